@@ -1,0 +1,14 @@
+//! ctxfold keeps LLM conversations inside the model's context window.
+//!
+//! This crate is the core: pure Rust, tested natively. [`tokenizer`] counts tokens exactly
+//! for OpenAI's encodings. The JavaScript face (`src/wasm/`) is compiled only for
+//! `wasm32` and is the only code that knows about JavaScript.
+
+pub mod error;
+pub mod tokenizer;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use error::Error;
+pub use tokenizer::{Encoding, Tokenizer};

@@ -1,0 +1,85 @@
+//! Turns core errors into real JavaScript errors with a stable `code`.
+//!
+//! Domain errors are `Error`s named `CtxfoldError`; bad arguments are `TypeError`s or
+//! `RangeError`s. Every one carries `code` (one of [`crate::Error::CODES`]), so callers
+//! branch on `err.code` and `isCtxfoldError(err)` recognises all of them.
+
+use js_sys::Reflect;
+use wasm_bindgen::prelude::*;
+
+use crate::Error;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_ERRORS: &str = r#"
+/** The stable code of every error ctxfold throws. */
+export type CtxfoldErrorCode =
+  | "UNKNOWN_ENCODING"
+  | "VOCABULARY_NOT_LOADED"
+  | "INVALID_VOCABULARY"
+  | "UNKNOWN_FORMAT"
+  | "INVALID_MESSAGE"
+  | "INVALID_ARGUMENT"
+  | "OUT_OF_RANGE";
+
+/**
+ * An error thrown by ctxfold. `name` is `"CtxfoldError"` for domain errors, and
+ * `"TypeError"` / `"RangeError"` for arguments of the wrong type or out of range.
+ */
+export interface CtxfoldError extends Error {
+  /** Branch on this, not on the message. */
+  code: CtxfoldErrorCode;
+}
+"#;
+
+/// Converts a core error into the JS error it is thrown as.
+pub fn to_js(err: Error) -> JsValue {
+    let message = err.to_string();
+    let js: js_sys::Error = match &err {
+        Error::InvalidArgument { .. } => js_sys::TypeError::new(&message).into(),
+        Error::OutOfRange { .. } => js_sys::RangeError::new(&message).into(),
+        _ => {
+            let e = js_sys::Error::new(&message);
+            e.set_name("CtxfoldError");
+            e
+        }
+    };
+    // Setting a property on a fresh Error cannot fail.
+    let _ = Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(err.code()));
+    js.into()
+}
+
+/// `true` if `value` is an error ctxfold threw.
+///
+/// ```ts
+/// try { countTokens(text, { encoding: "p50k" }); }
+/// catch (e) { if (isCtxfoldError(e) && e.code === "UNKNOWN_ENCODING") { ... } }
+/// ```
+#[wasm_bindgen(js_name = isCtxfoldError, unchecked_return_type = "value is CtxfoldError")]
+pub fn is_ctxfold_error(value: JsValue) -> bool {
+    if !value.is_instance_of::<js_sys::Error>() {
+        return false;
+    }
+    Reflect::get(&value, &JsValue::from_str("code"))
+        .ok()
+        .and_then(|c| c.as_string())
+        .is_some_and(|c| Error::CODES.contains(&c.as_str()))
+}
+
+/// What a JS value is, for error messages: `"number"`, `"null"`, `"array"`, ...
+pub fn describe(value: &JsValue) -> String {
+    if value.is_null() {
+        "null".into()
+    } else if js_sys::Array::is_array(value) {
+        "an array".into()
+    } else {
+        value.js_typeof().as_string().unwrap_or_default()
+    }
+}
+
+/// A `TypeError` for `argument`, which should have been `expected` but was `got`.
+pub fn invalid_argument(argument: &str, expected: &str, got: &JsValue) -> JsValue {
+    to_js(Error::InvalidArgument {
+        argument: argument.to_owned(),
+        expected: format!("{expected}, got {}", describe(got)),
+    })
+}
