@@ -5,3 +5,4 @@
 
 mod count;
 mod error;
+mod vocab;

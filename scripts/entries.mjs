@@ -1,0 +1,39 @@
+// Writes the package's entry points (node.js, browser.js, workerd.js and their lite
+// twins, plus index.d.ts files) from the templates in pkg-template/, filling in the
+// names the generated bindings export. Listing names, instead of `export *`, keeps
+// wasm-bindgen's initSync and default init out of the public API.
+// Usage: node scripts/entries.mjs pkg
+import { readFileSync, writeFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const out = process.argv[2] ?? "pkg";
+const internal = new Set(["initSync", "default", "installVocabulary"]);
+
+function exportsOf(dts) {
+  const text = readFileSync(dts, "utf8");
+  const values = new Set();
+  const types = new Set();
+  for (const m of text.matchAll(/^export (?:declare )?(function|class|const|type|interface|enum) (\w+)/gm)) {
+    const [, kind, name] = m;
+    if (internal.has(name)) continue;
+    (kind === "type" || kind === "interface" ? types : values).add(name);
+  }
+  return { values: [...values].sort(), types: [...types].sort() };
+}
+
+const list = (names) => names.map((n) => `  ${n},`).join("\n");
+
+for (const variant of ["full", "lite"]) {
+  const { values, types } = exportsOf(join(out, "dist", variant, "ctxfold.d.ts"));
+  const dir = variant === "full" ? out : join(out, "lite");
+  for (const file of readdirSync(dir)) {
+    if (!/\.(js|d\.ts)$/.test(file)) continue;
+    const path = join(dir, file);
+    const text = readFileSync(path, "utf8");
+    if (!text.includes("/* @exports */") && !text.includes("/* @types */")) continue;
+    writeFileSync(
+      path,
+      text.replace("/* @exports */", `\n${list(values)}\n`).replace("/* @types */", `\n${list(types)}\n`),
+    );
+  }
+}
