@@ -1,0 +1,168 @@
+//! Anthropic Messages API.
+//!
+//! `{ system?, messages: [{ role: "user" | "assistant", content }] }` (or the bare array);
+//! `content` is a string or blocks: `text`, `image`, `document`, `tool_use`,
+//! `tool_result`, `thinking`, `redacted_thinking`. Server-side tool blocks
+//! (`server_tool_use` and its results, MCP blocks) live inside one assistant message and
+//! are kept verbatim, counted by size. A user message holding only `tool_result` blocks
+//! is a tool message to compaction: it does not start a turn.
+
+use serde_json::{json, Value};
+
+use super::json::{id, object, opt_string, string, to_text, Path};
+use super::{MediaKind, Message, Part, Role};
+use crate::Error;
+
+/// Parses one message.
+pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
+    let obj = object(item, path)?;
+    let role = match string(obj, "role", path)? {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "system" => {
+            return Err(path
+                .field("role")
+                .error("Anthropic messages have no system role: pass { system, messages } instead"))
+        }
+        other => {
+            return Err(path
+                .field("role")
+                .error(format!("unknown role {other:?} (expected user or assistant)")))
+        }
+    };
+    let cp = path.field("content");
+    let parts = match obj.get("content") {
+        Some(Value::String(s)) => vec![Part::Text(s.clone())],
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| block(b, &cp.index(i), role))
+            .collect::<Result<_, _>>()?,
+        Some(other) => return Err(cp.expected("a string or an array of content blocks", other)),
+        None => return Err(cp.error("missing")),
+    };
+    let only_results = !parts.is_empty() && parts.iter().all(|p| matches!(p, Part::ToolResult { .. }));
+    let role = if role == Role::User && only_results {
+        Role::Tool
+    } else {
+        role
+    };
+    Ok(Message {
+        role,
+        parts,
+        name: None,
+    })
+}
+
+fn block(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
+    let obj = object(value, path)?;
+    let kind = string(obj, "type", path)?;
+    Ok(match kind {
+        "text" => Part::Text(string(obj, "text", path)?.to_owned()),
+        "image" => Part::Media {
+            kind: MediaKind::Image,
+        },
+        "document" => Part::Media {
+            kind: MediaKind::File,
+        },
+        "thinking" => Part::Reasoning(string(obj, "thinking", path)?.to_owned()),
+        "redacted_thinking" => Part::Opaque {
+            bytes: string(obj, "data", path)?.len(),
+        },
+        "tool_use" => {
+            if role != Role::Assistant {
+                return Err(path.error("tool_use blocks belong in assistant messages"));
+            }
+            Part::ToolCall {
+                id: id(obj, "id", path)?.to_owned(),
+                name: string(obj, "name", path)?.to_owned(),
+                arguments: to_text(obj.get("input").unwrap_or(&Value::Null)),
+            }
+        }
+        "tool_result" => {
+            if role != Role::User {
+                return Err(path.error("tool_result blocks belong in user messages"));
+            }
+            Part::ToolResult {
+                call_id: id(obj, "tool_use_id", path)?.to_owned(),
+                text: result_text(obj.get("content"), &path.field("content"))?,
+                is_error: obj.get("is_error").and_then(Value::as_bool).unwrap_or(false),
+            }
+        }
+        _ if kind == "server_tool_use" || kind.ends_with("_tool_result") || kind.starts_with("mcp_") => {
+            Part::Opaque {
+                bytes: value.to_string().len(),
+            }
+        }
+        other => {
+            return Err(path
+                .field("type")
+                .error(format!("unknown content block type {other:?}")))
+        }
+    })
+}
+
+/// A tool result's content as text.
+fn result_text(content: Option<&Value>, path: &Path) -> Result<String, Error> {
+    match content {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Array(blocks)) => {
+            let mut out = String::new();
+            for (i, b) in blocks.iter().enumerate() {
+                let p = path.index(i);
+                let o = object(b, &p)?;
+                if let Some(text) = opt_string(o, "text", &p)? {
+                    out.push_str(text);
+                }
+            }
+            Ok(out)
+        }
+        Some(other) => Err(path.expected("a string or an array of blocks", other)),
+    }
+}
+
+/// Parses the top-level `system` (a string or text blocks) as a system message.
+pub fn parse_system(system: &Value, path: &Path) -> Result<Message, Error> {
+    let text = match system {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => {
+            let mut out = String::new();
+            for (i, b) in blocks.iter().enumerate() {
+                let p = path.index(i);
+                out.push_str(string(object(b, &p)?, "text", &p)?);
+            }
+            out
+        }
+        other => return Err(path.expected("a string or an array of text blocks", other)),
+    };
+    Ok(Message {
+        role: Role::System,
+        parts: vec![Part::Text(text)],
+        name: None,
+    })
+}
+
+/// Replaces the content of the `tool_result` block answering `call_id`.
+pub fn set_result(item: &mut Value, call_id: &str, text: &str) {
+    if let Some(blocks) = item.get_mut("content").and_then(Value::as_array_mut) {
+        for b in blocks {
+            if b.get("type").and_then(Value::as_str) == Some("tool_result")
+                && b.get("tool_use_id").and_then(Value::as_str) == Some(call_id)
+            {
+                b["content"] = Value::String(text.to_owned());
+            }
+        }
+    }
+}
+
+/// A new text message. Anthropic has no system role inside `messages`; a system-role
+/// addition goes in as a user message.
+pub fn text_message(role: Role, text: &str) -> Value {
+    let role = if role == Role::Assistant {
+        "assistant"
+    } else {
+        "user"
+    };
+    json!({ "role": role, "content": text })
+}

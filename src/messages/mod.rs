@@ -1,0 +1,440 @@
+//! Conversations in the four formats chat apps send, read into one model.
+//!
+//! A [`Conversation`] keeps every item of the caller's array exactly as it came (the
+//! JSON value, unknown fields and all) next to a parsed view of it: a [`Message`] with a
+//! role and [`Part`]s (text, reasoning, tool calls, tool results, media). Compaction
+//! reads the parsed view and edits through [`Conversation::render`], which writes the
+//! original values back unchanged except for what was deliberately edited, so a round
+//! trip is lossless and output comes back in the caller's format.
+//!
+//! Formats: OpenAI Chat Completions ([`openai`]), OpenAI Responses input items
+//! ([`responses`]), Anthropic Messages ([`anthropic`]) and Vercel AI SDK model
+//! messages ([`ai_sdk`]). Malformed input is an [`Error::InvalidMessage`] naming the
+//! path, e.g. `messages[12].tool_call_id`.
+
+pub mod ai_sdk;
+pub mod anthropic;
+mod json;
+pub mod openai;
+pub mod responses;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Error;
+pub(crate) use json::Path;
+
+/// A wire format for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Format {
+    /// OpenAI Chat Completions `messages`.
+    #[serde(rename = "openai")]
+    OpenAiChat,
+    /// OpenAI Responses API `input` items.
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
+    /// Anthropic Messages API: `{ system?, messages }` or a bare `messages` array.
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    /// Vercel AI SDK `ModelMessage[]`.
+    #[serde(rename = "ai-sdk")]
+    AiSdk,
+}
+
+impl Format {
+    /// Every format, in the order the docs list them.
+    pub const ALL: [Format; 4] = [
+        Format::OpenAiChat,
+        Format::OpenAiResponses,
+        Format::Anthropic,
+        Format::AiSdk,
+    ];
+    const EXPECTED: &'static str = "\"openai\", \"openai-responses\", \"anthropic\", \"ai-sdk\"";
+
+    /// The name used in options and results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::OpenAiChat => "openai",
+            Format::OpenAiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::AiSdk => "ai-sdk",
+        }
+    }
+
+    /// Looks a format up by name.
+    pub fn from_name(name: &str) -> Result<Self, Error> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| Error::UnknownFormat {
+                name: name.to_owned(),
+                expected: Self::EXPECTED,
+            })
+    }
+}
+
+/// Who a message is from, as far as compaction cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// System or developer instructions.
+    System,
+    /// The user (in Anthropic format: a user message that is not only tool results).
+    User,
+    /// The model: text, reasoning, tool calls.
+    Assistant,
+    /// Tool results.
+    Tool,
+}
+
+/// One piece of a message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    /// Text the model reads.
+    Text(String),
+    /// Reasoning or thinking text (or a summary of it).
+    Reasoning(String),
+    /// Reasoning the provider keeps opaque (encrypted or redacted): counted by size.
+    Opaque { bytes: usize },
+    /// A tool call; `arguments` is JSON text.
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+    /// The result of the call `call_id`, as the text a model reads.
+    ToolResult {
+        call_id: String,
+        text: String,
+        is_error: bool,
+    },
+    /// An image, file or audio part.
+    Media { kind: MediaKind },
+}
+
+/// What a media part is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MediaKind {
+    /// An image.
+    Image,
+    /// A file or document.
+    File,
+    /// Audio.
+    Audio,
+}
+
+/// One item of the caller's array, parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    /// Who it is from.
+    pub role: Role,
+    /// What it says.
+    pub parts: Vec<Part>,
+    /// The `name` field, where the format has one and it is set.
+    pub name: Option<String>,
+}
+
+impl Message {
+    /// A message that starts a turn: from the user, with something other than tool results.
+    pub fn starts_turn(&self) -> bool {
+        self.role == Role::User && self.parts.iter().any(|p| !matches!(p, Part::ToolResult { .. }))
+    }
+
+    /// The ids of the tool calls this message makes.
+    pub fn call_ids(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolCall { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The ids of the calls this message answers.
+    pub fn result_ids(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// The caller's conversation: the original items, and the parsed messages beside them.
+#[derive(Clone, Debug)]
+pub struct Conversation {
+    format: Format,
+    /// `messages[i]` was parsed from `items[i]`.
+    messages: Vec<Message>,
+    items: Vec<Value>,
+    /// Anthropic's top-level `system`, parsed into `system_message` (not in `messages`).
+    envelope: Envelope,
+}
+
+/// What surrounded the array, so it can be rebuilt around the output.
+#[derive(Clone, Debug)]
+enum Envelope {
+    /// A bare array.
+    Array,
+    /// An object such as `{ system, messages, ...other fields }`: everything but
+    /// `messages` is kept as it came.
+    Object(serde_json::Map<String, Value>),
+}
+
+impl Conversation {
+    /// Reads `input` in `format`, or in the format [`detect`] finds.
+    pub fn parse(input: &Value, format: Option<Format>) -> Result<Self, Error> {
+        let (items, envelope) = match input {
+            Value::Array(items) => (items.clone(), Envelope::Array),
+            Value::Object(obj) => match obj.get("messages") {
+                Some(Value::Array(items)) => {
+                    let mut rest = obj.clone();
+                    rest.remove("messages");
+                    (items.clone(), Envelope::Object(rest))
+                }
+                Some(other) => {
+                    return Err(Error::InvalidMessage {
+                        path: "messages".into(),
+                        reason: format!("expected an array, got {}", json::kind(other)),
+                    })
+                }
+                None => {
+                    return Err(Error::InvalidArgument {
+                        argument: "messages".into(),
+                        expected: "an array of messages, or an object with a `messages` array".into(),
+                    })
+                }
+            },
+            other => {
+                return Err(Error::InvalidArgument {
+                    argument: "messages".into(),
+                    expected: format!("an array of messages, got {}", json::kind(other)),
+                })
+            }
+        };
+        let format = match format {
+            Some(f) => f,
+            None => detect(
+                &items,
+                matches!(&envelope, Envelope::Object(o) if o.contains_key("system")),
+            ),
+        };
+        let root = Path::root("messages");
+        let messages = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let path = root.index(i);
+                match format {
+                    Format::OpenAiChat => openai::parse(item, &path),
+                    Format::OpenAiResponses => responses::parse(item, &path),
+                    Format::Anthropic => anthropic::parse(item, &path),
+                    Format::AiSdk => ai_sdk::parse(item, &path),
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Envelope::Object(obj) = &envelope {
+            if format == Format::Anthropic {
+                if let Some(system) = obj.get("system") {
+                    anthropic::parse_system(system, &Path::root("system"))?;
+                }
+            }
+        }
+        let conv = Conversation {
+            format,
+            messages,
+            items,
+            envelope,
+        };
+        conv.check_tool_pairs()?;
+        Ok(conv)
+    }
+
+    /// The format the conversation came in.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The parsed messages, one per item of the caller's array.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The caller's items, as they came.
+    pub fn items(&self) -> &[Value] {
+        &self.items
+    }
+
+    /// Anthropic's top-level system prompt, parsed, if there is one.
+    pub fn system(&self) -> Option<Message> {
+        match (&self.envelope, self.format) {
+            (Envelope::Object(obj), Format::Anthropic) => obj
+                .get("system")
+                .and_then(|s| anthropic::parse_system(s, &Path::root("system")).ok()),
+            _ => None,
+        }
+    }
+
+    /// Every tool result answers a call made earlier; ids are unique.
+    fn check_tool_pairs(&self) -> Result<(), Error> {
+        let mut open: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        // Parts in order: a provider-executed call and its result may share a message.
+        for (i, m) in self.messages.iter().enumerate() {
+            for part in &m.parts {
+                match part {
+                    Part::ToolCall { id, .. } => {
+                        if !seen.insert(id) {
+                            return Err(Error::InvalidMessage {
+                                path: format!("messages[{i}]"),
+                                reason: format!("the tool call id {id:?} is used twice"),
+                            });
+                        }
+                        open.insert(id, i);
+                    }
+                    Part::ToolResult { call_id, .. } if open.remove(call_id.as_str()).is_none() => {
+                        let why = if seen.contains(call_id.as_str()) {
+                            "answers a call that was already answered"
+                        } else {
+                            "answers no earlier tool call"
+                        };
+                        return Err(Error::InvalidMessage {
+                            path: format!("messages[{i}]"),
+                            reason: format!("the tool result for {call_id:?} {why}"),
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The calls no later message answers, as (message index, call id). A provider
+    /// rejects these unless they are the last thing in the conversation.
+    pub fn unanswered_calls(&self) -> Vec<(usize, String)> {
+        let answered: std::collections::HashSet<&str> =
+            self.messages.iter().flat_map(|m| m.result_ids()).collect();
+        self.messages
+            .iter()
+            .enumerate()
+            .flat_map(|(i, m)| {
+                m.call_ids()
+                    .filter(|id| !answered.contains(id))
+                    .map(move |id| (i, id.to_owned()))
+            })
+            .collect()
+    }
+
+    /// Builds the output: `order` lists what goes out, in order. Kept items are written as
+    /// they came, except tool results replaced in `edits`.
+    pub fn render(&self, order: &[Out]) -> Value {
+        let items: Vec<Value> = order
+            .iter()
+            .map(|o| match o {
+                Out::Keep(i) => self.items[*i].clone(),
+                Out::Edited { index, results } => {
+                    let mut item = self.items[*index].clone();
+                    for (call_id, text) in results {
+                        match self.format {
+                            Format::OpenAiChat => openai::set_result(&mut item, text),
+                            Format::OpenAiResponses => responses::set_result(&mut item, text),
+                            Format::Anthropic => anthropic::set_result(&mut item, call_id, text),
+                            Format::AiSdk => ai_sdk::set_result(&mut item, call_id, text),
+                        }
+                    }
+                    item
+                }
+                Out::New(message) => self.new_item(message),
+            })
+            .collect();
+        match &self.envelope {
+            Envelope::Array => Value::Array(items),
+            Envelope::Object(rest) => {
+                let mut obj = rest.clone();
+                obj.insert("messages".into(), Value::Array(items));
+                Value::Object(obj)
+            }
+        }
+    }
+
+    /// A new text message (a summary, a marker) in this conversation's format.
+    fn new_item(&self, message: &NewMessage) -> Value {
+        match self.format {
+            Format::OpenAiChat => openai::text_message(message.role, &message.text),
+            Format::OpenAiResponses => responses::text_message(message.role, &message.text),
+            Format::Anthropic => anthropic::text_message(message.role, &message.text),
+            Format::AiSdk => ai_sdk::text_message(message.role, &message.text),
+        }
+    }
+}
+
+/// One item of rendered output.
+#[derive(Clone, Debug)]
+pub enum Out {
+    /// The caller's item `i`, unchanged.
+    Keep(usize),
+    /// The caller's item `index` with the results of some calls replaced: (call id, text).
+    Edited {
+        index: usize,
+        results: Vec<(String, String)>,
+    },
+    /// A message ctxfold adds.
+    New(NewMessage),
+}
+
+/// A text message ctxfold adds (a summary, a marker).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewMessage {
+    /// System, user or assistant.
+    pub role: Role,
+    /// Its text.
+    pub text: String,
+}
+
+/// Guesses the format from the first item that tells formats apart. Plain
+/// `{ role, content: string }` messages read the same in every format; they are taken as
+/// OpenAI Chat Completions, or as Anthropic when a top-level `system` came with them.
+pub fn detect(items: &[Value], has_top_level_system: bool) -> Format {
+    items
+        .iter()
+        .find_map(detect_item)
+        .unwrap_or(if has_top_level_system {
+            Format::Anthropic
+        } else {
+            // Includes a `developer` role, which both OpenAI formats have.
+            Format::OpenAiChat
+        })
+}
+
+fn detect_item(item: &Value) -> Option<Format> {
+    let obj = item.as_object()?;
+    if let Some(t) = obj.get("type").and_then(Value::as_str) {
+        if matches!(
+            t,
+            "message" | "function_call" | "function_call_output" | "reasoning"
+        ) || t.ends_with("_call")
+            || t.ends_with("_call_output")
+            || t == "item_reference"
+        {
+            return Some(Format::OpenAiResponses);
+        }
+    }
+    if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") {
+        return Some(Format::OpenAiChat);
+    }
+    for part in obj.get("content").and_then(Value::as_array).into_iter().flatten() {
+        match part.get("type").and_then(Value::as_str) {
+            Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document") => {
+                return Some(Format::Anthropic)
+            }
+            Some("tool-call" | "tool-result" | "reasoning") => return Some(Format::AiSdk),
+            Some("input_text" | "output_text" | "input_image" | "input_file" | "refusal") => {
+                return Some(Format::OpenAiResponses)
+            }
+            Some("image_url" | "input_audio") => return Some(Format::OpenAiChat),
+            Some("image") if part.get("source").is_some() => return Some(Format::Anthropic),
+            Some("image" | "file") if part.get("source").is_none() => return Some(Format::AiSdk),
+            _ => {}
+        }
+    }
+    None
+}

@@ -1,0 +1,180 @@
+//! OpenAI Responses API input items.
+//!
+//! Messages (`{ role, content }`, with or without `type: "message"`; content a string or
+//! `input_text` / `output_text` / `input_image` / `input_file` / `refusal` parts),
+//! `function_call` / `function_call_output` and `custom_tool_call` /
+//! `custom_tool_call_output` pairs (linked by `call_id`), `reasoning` items (summary and
+//! content text; `encrypted_content` is opaque), and the other built-in tool items, which
+//! are kept as they are and counted by size.
+
+use serde_json::{json, Map, Value};
+
+use super::json::{id, object, opt_array, opt_string, string, to_text, Path};
+use super::{MediaKind, Message, Part, Role};
+use crate::Error;
+
+/// Parses one input item.
+pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
+    let obj = object(item, path)?;
+    let kind = opt_string(obj, "type", path)?.unwrap_or("message");
+    match kind {
+        "message" => message(obj, path),
+        "function_call" | "custom_tool_call" => {
+            let arguments = match kind {
+                "function_call" => string(obj, "arguments", path)?.to_owned(),
+                _ => to_text(obj.get("input").unwrap_or(&Value::Null)),
+            };
+            Ok(Message {
+                role: Role::Assistant,
+                parts: vec![Part::ToolCall {
+                    id: id(obj, "call_id", path)?.to_owned(),
+                    name: string(obj, "name", path)?.to_owned(),
+                    arguments,
+                }],
+                name: None,
+            })
+        }
+        "function_call_output" | "custom_tool_call_output" => Ok(Message {
+            role: Role::Tool,
+            parts: vec![Part::ToolResult {
+                call_id: id(obj, "call_id", path)?.to_owned(),
+                text: output_text(obj.get("output"), &path.field("output"))?,
+                is_error: false,
+            }],
+            name: None,
+        }),
+        "reasoning" => {
+            let mut parts = Vec::new();
+            for key in ["summary", "content"] {
+                for (i, p) in opt_array(obj, key, path)?.iter().enumerate() {
+                    let pp = path.field(key).index(i);
+                    parts.push(Part::Reasoning(string(object(p, &pp)?, "text", &pp)?.to_owned()));
+                }
+            }
+            if let Some(enc) = opt_string(obj, "encrypted_content", path)? {
+                parts.push(Part::Opaque { bytes: enc.len() });
+            }
+            Ok(Message {
+                role: Role::Assistant,
+                parts,
+                name: None,
+            })
+        }
+        // Other built-in tool items: a call with a `call_id` and its `*_output` pair up;
+        // everything else (web search, file search, MCP listings, item references) is
+        // model-side state kept verbatim.
+        other => {
+            let bytes = item.to_string().len();
+            let call_id = opt_string(obj, "call_id", path)?;
+            let parts = match call_id {
+                Some(cid) if other.ends_with("_output") => vec![Part::ToolResult {
+                    call_id: cid.to_owned(),
+                    text: to_text(obj.get("output").unwrap_or(&Value::Null)),
+                    is_error: false,
+                }],
+                Some(cid) => vec![Part::ToolCall {
+                    id: cid.to_owned(),
+                    name: other.to_owned(),
+                    arguments: item.to_string(),
+                }],
+                None => vec![Part::Opaque { bytes }],
+            };
+            let role = if other.ends_with("_output") {
+                Role::Tool
+            } else {
+                Role::Assistant
+            };
+            Ok(Message {
+                role,
+                parts,
+                name: None,
+            })
+        }
+    }
+}
+
+fn message(obj: &Map<String, Value>, path: &Path) -> Result<Message, Error> {
+    let role = match string(obj, "role", path)? {
+        "system" | "developer" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        other => {
+            return Err(path.field("role").error(format!(
+                "unknown role {other:?} (expected system, developer, user or assistant)"
+            )))
+        }
+    };
+    let cp = path.field("content");
+    let parts = match obj.get("content") {
+        Some(Value::String(s)) => vec![Part::Text(s.clone())],
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, p)| content_part(p, &cp.index(i)))
+            .collect::<Result<_, _>>()?,
+        Some(other) => return Err(cp.expected("a string or an array of content parts", other)),
+        None => return Err(cp.error("missing")),
+    };
+    Ok(Message {
+        role,
+        parts,
+        name: None,
+    })
+}
+
+fn content_part(part: &Value, path: &Path) -> Result<Part, Error> {
+    let obj = object(part, path)?;
+    Ok(match string(obj, "type", path)? {
+        "input_text" | "output_text" | "text" | "summary_text" | "reasoning_text" => {
+            Part::Text(string(obj, "text", path)?.to_owned())
+        }
+        "refusal" => Part::Text(string(obj, "refusal", path)?.to_owned()),
+        "input_image" => Part::Media {
+            kind: MediaKind::Image,
+        },
+        "input_file" => Part::Media {
+            kind: MediaKind::File,
+        },
+        "input_audio" => Part::Media {
+            kind: MediaKind::Audio,
+        },
+        other => {
+            return Err(path
+                .field("type")
+                .error(format!("unknown content part type {other:?}")))
+        }
+    })
+}
+
+/// A function output: a string, or the text of its content parts.
+fn output_text(output: Option<&Value>, path: &Path) -> Result<String, Error> {
+    match output {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Array(items)) => {
+            let mut out = String::new();
+            for (i, p) in items.iter().enumerate() {
+                if let Part::Text(t) = content_part(p, &path.index(i))? {
+                    out.push_str(&t);
+                }
+            }
+            Ok(out)
+        }
+        Some(other) => Err(path.expected("a string or an array of content parts", other)),
+        None => Err(path.error("missing")),
+    }
+}
+
+/// Replaces a function output.
+pub fn set_result(item: &mut Value, text: &str) {
+    item["output"] = Value::String(text.to_owned());
+}
+
+/// A new text message.
+pub fn text_message(role: Role, text: &str) -> Value {
+    let role = match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant | Role::Tool => "assistant",
+    };
+    json!({ "type": "message", "role": role, "content": text })
+}

@@ -1,0 +1,353 @@
+//! The four message formats: detection, lossless round trips (unknown fields included),
+//! edits that touch only what they name, and malformed input reported with its path.
+
+mod common;
+
+use ctxfold::messages::{Conversation, Format, NewMessage, Out, Part, Role};
+use ctxfold::Error;
+use serde_json::{json, Value};
+
+fn openai() -> Value {
+    json!([
+        {"role": "system", "content": "You are terse.", "x_custom": {"keep": true}},
+        {"role": "user", "content": [{"type": "text", "text": "Read both files"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_a", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"/etc/hosts\"}"}},
+            {"id": "call_b", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"/etc/passwd\"}"}}
+        ], "refusal": null},
+        {"role": "tool", "tool_call_id": "call_a", "content": "127.0.0.1 localhost"},
+        {"role": "tool", "tool_call_id": "call_b", "content": [{"type": "text", "text": "root:x:0:0"}]},
+        {"role": "assistant", "content": "Done.", "name": "bot"},
+        {"role": "user", "content": "Thanks", "metadata": [1, 2, 3]}
+    ])
+}
+
+fn responses() -> Value {
+    json!([
+        {"role": "developer", "content": "Be brief."},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "What is 2+2?"}]},
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Add."}], "encrypted_content": "gAAAA"},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "calc", "arguments": "{\"e\":\"2+2\"}", "status": "completed"},
+        {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "calc", "arguments": "{\"e\":\"2*2\"}"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "4"},
+        {"type": "function_call_output", "call_id": "call_2", "output": [{"type": "input_text", "text": "4"}]},
+        {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed", "content": [{"type": "output_text", "text": "4", "annotations": []}]},
+        {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "x"}}
+    ])
+}
+
+fn anthropic() -> Value {
+    json!({
+        "model": "claude-sonnet-4-5",
+        "system": [{"type": "text", "text": "You help.", "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {"role": "user", "content": "List /tmp"},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "Use ls.", "signature": "sig"},
+                {"type": "redacted_thinking", "data": "opaque"},
+                {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"cmd": "ls /tmp"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "bash", "input": {"cmd": "ls /var"}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt"},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "log"}], "is_error": true}
+            ]},
+            {"role": "assistant", "content": [{"type": "text", "text": "a.txt", "citations": null}]},
+            {"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}, {"type": "text", "text": "and this?"}]}
+        ],
+        "max_tokens": 1024
+    })
+}
+
+fn ai_sdk() -> Value {
+    json!([
+        {"role": "system", "content": "You help."},
+        {"role": "user", "content": [{"type": "text", "text": "Weather in Paris?"}, {"type": "file", "data": "AAAA", "mediaType": "application/pdf"}]},
+        {"role": "assistant", "content": [
+            {"type": "reasoning", "text": "Call the tool."},
+            {"type": "tool-call", "toolCallId": "c1", "toolName": "weather", "input": {"city": "Paris"}, "providerOptions": {"x": {"y": 1}}},
+            {"type": "tool-call", "toolCallId": "c2", "toolName": "weather", "input": {"city": "Lyon"}}
+        ]},
+        {"role": "tool", "content": [
+            {"type": "tool-result", "toolCallId": "c1", "toolName": "weather", "output": {"type": "text", "value": "18C"}},
+            {"type": "tool-result", "toolCallId": "c2", "toolName": "weather", "output": {"type": "json", "value": {"t": 20}}}
+        ]},
+        {"role": "assistant", "content": "18C in Paris."}
+    ])
+}
+
+fn all_kept(conv: &Conversation) -> Vec<Out> {
+    (0..conv.items().len()).map(Out::Keep).collect()
+}
+
+#[test]
+fn formats_are_detected() {
+    for (input, want) in [
+        (openai(), Format::OpenAiChat),
+        (responses(), Format::OpenAiResponses),
+        (anthropic(), Format::Anthropic),
+        (ai_sdk(), Format::AiSdk),
+        (json!([{"role": "user", "content": "hi"}]), Format::OpenAiChat),
+        (
+            json!({"system": "s", "messages": [{"role": "user", "content": "hi"}]}),
+            Format::Anthropic,
+        ),
+    ] {
+        assert_eq!(
+            Conversation::parse(&input, None).unwrap().format(),
+            want,
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn round_trips_are_lossless() {
+    for (input, format) in [
+        (openai(), Format::OpenAiChat),
+        (responses(), Format::OpenAiResponses),
+        (anthropic(), Format::Anthropic),
+        (ai_sdk(), Format::AiSdk),
+    ] {
+        let conv = Conversation::parse(&input, Some(format)).unwrap();
+        assert_eq!(conv.render(&all_kept(&conv)), input, "{format:?}");
+    }
+}
+
+#[test]
+fn every_corpus_conversation_round_trips() {
+    for conv in common::conversations() {
+        let messages = &conv.json["messages"];
+        let parsed = Conversation::parse(messages, None).unwrap();
+        assert_eq!(parsed.format(), Format::OpenAiChat, "{}", conv.id);
+        assert_eq!(&parsed.render(&all_kept(&parsed)), messages, "{}", conv.id);
+        assert!(parsed.unanswered_calls().is_empty(), "{}", conv.id);
+    }
+}
+
+#[test]
+fn parsed_view_sees_roles_calls_and_results() {
+    let conv = Conversation::parse(&anthropic(), None).unwrap();
+    let roles: Vec<Role> = conv.messages().iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [
+            Role::User,
+            Role::Assistant,
+            Role::Tool,
+            Role::Assistant,
+            Role::User
+        ]
+    );
+    assert!(
+        conv.messages()[0].starts_turn()
+            && !conv.messages()[2].starts_turn()
+            && conv.messages()[4].starts_turn()
+    );
+    assert_eq!(
+        conv.messages()[1].call_ids().collect::<Vec<_>>(),
+        ["toolu_1", "toolu_2"]
+    );
+    assert_eq!(
+        conv.messages()[2].parts[1],
+        Part::ToolResult {
+            call_id: "toolu_2".into(),
+            text: "log".into(),
+            is_error: true
+        }
+    );
+    assert_eq!(conv.system().unwrap().parts, [Part::Text("You help.".into())]);
+
+    let conv = Conversation::parse(&ai_sdk(), None).unwrap();
+    assert_eq!(
+        conv.messages()[3].parts[1],
+        Part::ToolResult {
+            call_id: "c2".into(),
+            text: "{\"t\":20}".into(),
+            is_error: false
+        }
+    );
+}
+
+#[test]
+fn edits_change_only_the_named_result() {
+    // (input, edited item, call id, JSON pointer to the result in the output)
+    let cases = [
+        (openai(), 3, "call_a", "/3/content"),
+        (responses(), 5, "call_1", "/5/output"),
+        (anthropic(), 2, "toolu_2", "/messages/2/content/1/content"),
+        (ai_sdk(), 3, "c2", "/3/content/1/output/value"),
+    ];
+    for (input, index, call_id, at) in cases {
+        let conv = Conversation::parse(&input, None).unwrap();
+        let mut order = all_kept(&conv);
+        order[index] = Out::Edited {
+            index,
+            results: vec![(call_id.into(), "...truncated 9 bytes...".into())],
+        };
+        let out = conv.render(&order);
+        assert_eq!(
+            out.pointer(at).unwrap(),
+            "...truncated 9 bytes...",
+            "{:?}",
+            conv.format()
+        );
+        // Every other item is identical to the caller's.
+        let reparsed = Conversation::parse(&out, Some(conv.format())).unwrap();
+        assert_eq!(reparsed.messages().len(), conv.messages().len());
+        for (i, (a, b)) in conv.items().iter().zip(reparsed.items()).enumerate() {
+            assert_eq!(a == b, i != index, "{:?} item {i}", conv.format());
+        }
+    }
+}
+
+#[test]
+fn new_messages_come_out_in_the_callers_format() {
+    let summary = NewMessage {
+        role: Role::Assistant,
+        text: "## Conversation Summary".into(),
+    };
+    for (input, want) in [
+        (
+            openai(),
+            json!({"role": "assistant", "content": "## Conversation Summary"}),
+        ),
+        (
+            responses(),
+            json!({"type": "message", "role": "assistant", "content": "## Conversation Summary"}),
+        ),
+        (
+            anthropic(),
+            json!({"role": "assistant", "content": "## Conversation Summary"}),
+        ),
+        (
+            ai_sdk(),
+            json!({"role": "assistant", "content": "## Conversation Summary"}),
+        ),
+    ] {
+        let conv = Conversation::parse(&input, None).unwrap();
+        let out = conv.render(&[Out::Keep(0), Out::New(summary.clone())]);
+        let items = out.get("messages").unwrap_or(&out);
+        assert_eq!(items[1], want);
+        // And it parses back as a message of that format.
+        Conversation::parse(&out, Some(conv.format())).unwrap();
+    }
+}
+
+fn error_of(input: Value, format: Option<Format>) -> Error {
+    Conversation::parse(&input, format).unwrap_err()
+}
+
+fn assert_invalid(err: Error, path: &str, reason_part: &str) {
+    match &err {
+        Error::InvalidMessage { path: p, reason } => {
+            assert_eq!(p, path, "{err}");
+            assert!(reason.contains(reason_part), "{err}");
+            assert_eq!(err.code(), "INVALID_MESSAGE");
+        }
+        other => panic!("expected InvalidMessage at {path}, got {other:?}"),
+    }
+}
+
+#[test]
+fn malformed_openai() {
+    let mut v = openai();
+    v[3]["tool_call_id"] = json!("call_zzz");
+    assert_invalid(error_of(v, None), "messages[3]", "answers no earlier tool call");
+    let mut v = openai();
+    v[3].as_object_mut().unwrap().remove("tool_call_id");
+    assert_invalid(error_of(v, None), "messages[3].tool_call_id", "missing");
+    let mut v = openai();
+    v[1]["role"] = json!("narrator");
+    assert_invalid(error_of(v, None), "messages[1].role", "unknown role \"narrator\"");
+    let mut v = openai();
+    v[5]["content"] = json!(42);
+    assert_invalid(error_of(v, None), "messages[5].content", "got a number");
+    let mut v = openai();
+    v[2]["tool_calls"][1]["id"] = json!("call_a");
+    assert_invalid(error_of(v, None), "messages[2]", "used twice");
+    let mut v = openai();
+    v[1]["content"][0]["text"] = Value::Null;
+    assert_invalid(error_of(v, None), "messages[1].content[0].text", "got null");
+}
+
+#[test]
+fn malformed_responses() {
+    let mut v = responses();
+    v[5]["call_id"] = json!("nope");
+    assert_invalid(error_of(v, None), "messages[5]", "answers no earlier tool call");
+    let mut v = responses();
+    v[3].as_object_mut().unwrap().remove("call_id");
+    assert_invalid(error_of(v, None), "messages[3].call_id", "missing");
+    let mut v = responses();
+    v[1]["role"] = json!("tool");
+    assert_invalid(error_of(v, None), "messages[1].role", "unknown role");
+    let mut v = responses();
+    v[7]["content"][0]["type"] = json!("output_blob");
+    assert_invalid(
+        error_of(v, None),
+        "messages[7].content[0].type",
+        "unknown content part type",
+    );
+}
+
+#[test]
+fn malformed_anthropic() {
+    let mut v = anthropic();
+    v["messages"][2]["content"][0]["tool_use_id"] = json!("toolu_9");
+    assert_invalid(error_of(v, None), "messages[2]", "answers no earlier tool call");
+    let mut v = anthropic();
+    v["messages"][1]["content"][2]
+        .as_object_mut()
+        .unwrap()
+        .remove("id");
+    assert_invalid(error_of(v, None), "messages[1].content[2].id", "missing");
+    let mut v = anthropic();
+    v["messages"][0]["role"] = json!("system");
+    assert_invalid(error_of(v, None), "messages[0].role", "no system role");
+    let mut v = anthropic();
+    v["messages"][3]["content"] = json!({"text": "x"});
+    assert_invalid(error_of(v, None), "messages[3].content", "got an object");
+    let mut v = anthropic();
+    v["system"] = json!(7);
+    assert_invalid(error_of(v, None), "system", "got a number");
+}
+
+#[test]
+fn malformed_ai_sdk() {
+    let mut v = ai_sdk();
+    v[3]["content"][0]["toolCallId"] = json!("c9");
+    assert_invalid(error_of(v, None), "messages[3]", "answers no earlier tool call");
+    let mut v = ai_sdk();
+    v[2]["content"][1].as_object_mut().unwrap().remove("toolCallId");
+    assert_invalid(error_of(v, None), "messages[2].content[1].toolCallId", "missing");
+    let mut v = ai_sdk();
+    v[0]["role"] = json!("admin");
+    assert_invalid(error_of(v, None), "messages[0].role", "unknown role");
+    let mut v = ai_sdk();
+    v[3]["content"] = json!("18C");
+    assert_invalid(
+        error_of(v, Some(Format::AiSdk)),
+        "messages[3].content",
+        "tool-result parts",
+    );
+    let mut v = ai_sdk();
+    v[1]["content"][0]["type"] = json!("tool-call");
+    assert_invalid(
+        error_of(v, Some(Format::AiSdk)),
+        "messages[1].content[0].type",
+        "cannot hold",
+    );
+}
+
+#[test]
+fn bad_top_level_and_unknown_format() {
+    let err = Conversation::parse(&json!("hello"), None).unwrap_err();
+    assert_eq!(err.code(), "INVALID_ARGUMENT");
+    assert!(err.to_string().contains("got a string"), "{err}");
+    let err = Conversation::parse(&json!({"messages": 3}), None).unwrap_err();
+    assert_eq!(err.code(), "INVALID_MESSAGE");
+    let err = Format::from_name("gemini").unwrap_err();
+    assert_eq!(err.code(), "UNKNOWN_FORMAT");
+    assert!(err.to_string().contains("\"openai-responses\""), "{err}");
+}
