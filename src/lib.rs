@@ -5,6 +5,7 @@
 //! `wasm32` and is the only code that knows about JavaScript.
 
 pub mod error;
+pub mod messages;
 pub mod tokenizer;
 
 #[cfg(target_arch = "wasm32")]
