@@ -5,4 +5,14 @@
 
 mod count;
 mod error;
+mod options;
 mod vocab;
+
+use wasm_bindgen::JsValue;
+
+/// A result as a plain JS object (objects, not `Map`s).
+fn to_plain<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))
+}

@@ -17,7 +17,9 @@ export type Encoding = "o200k_base" | "cl100k_base";
 
 /// Reads an encoding name argument.
 pub fn encoding_arg(argument: &str, value: &JsValue) -> Result<Encoding, JsValue> {
-    let name = value.as_string().ok_or_else(|| invalid_argument(argument, "an encoding name", value))?;
+    let name = value
+        .as_string()
+        .ok_or_else(|| invalid_argument(argument, "an encoding name", value))?;
     Encoding::from_name(&name).map_err(to_js)
 }
 
@@ -27,7 +29,9 @@ pub fn encoding_arg(argument: &str, value: &JsValue) -> Result<Encoding, JsValue
 /// if (!hasVocabulary("o200k_base")) await loadVocabulary("o200k_base");
 /// ```
 #[wasm_bindgen(js_name = hasVocabulary)]
-pub fn has_vocabulary(#[wasm_bindgen(unchecked_param_type = "Encoding")] encoding: JsValue) -> Result<bool, JsValue> {
+pub fn has_vocabulary(
+    #[wasm_bindgen(unchecked_param_type = "Encoding")] encoding: JsValue,
+) -> Result<bool, JsValue> {
     Ok(tokenizer::is_available(encoding_arg("encoding", &encoding)?))
 }
 

@@ -1,0 +1,323 @@
+//! Counting whole conversations: every message with its format's framing tokens, a
+//! per-message breakdown, and a cache so a conversation counted again with one new
+//! message costs only that message.
+//!
+//! Framing follows OpenAI's published accounting for chat models (the cookbook's
+//! "How to count tokens with tiktoken", as tiktoken-rs implements it): 3 tokens per
+//! message plus the role, 1 more for a `name`, 3 to prime the reply; a tool call costs
+//! its name, its JSON arguments and 1. Providers do not publish framing for the other
+//! formats, so the same constants are used there (an estimate, like the counts of models
+//! without a public tokenizer). Media parts have no text to count: an image is charged
+//! as one 1024x1024 high-detail image on GPT-4o (765 tokens), files and audio as
+//! [`FILE_TOKENS`] and [`AUDIO_TOKENS`], opaque reasoning as one token per 4 bytes.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::messages::{Conversation, Format, MediaKind, Message, Part, Role};
+use crate::tokenizer::hash::hash_bytes_seeded;
+
+/// Tokens around every message (start, separator, end).
+pub const PER_MESSAGE: usize = 3;
+/// Extra tokens when a message has a `name`.
+pub const PER_NAME: usize = 1;
+/// Tokens that prime the model's reply, once per request.
+pub const REPLY_PRIMING: usize = 3;
+/// Extra tokens per tool call, beyond its name and arguments.
+pub const PER_TOOL_CALL: usize = 1;
+/// An image without known dimensions: one 1024x1024 high-detail image on GPT-4o.
+pub const IMAGE_TOKENS: usize = 765;
+/// A file or document part without extracted text.
+pub const FILE_TOKENS: usize = 1_000;
+/// An audio part.
+pub const AUDIO_TOKENS: usize = 1_000;
+
+/// Something that counts the tokens of a text: an exact tokenizer or an estimator.
+pub trait TextCounter {
+    /// Tokens in `text`.
+    fn count(&self, text: &str) -> usize;
+    /// Identifies the counter in the cache: two counters with the same key must count
+    /// every text the same.
+    fn cache_key(&self) -> u64;
+}
+
+impl TextCounter for crate::tokenizer::Tokenizer {
+    fn count(&self, text: &str) -> usize {
+        crate::tokenizer::Tokenizer::count(self, text)
+    }
+    fn cache_key(&self) -> u64 {
+        self.encoding() as u64 + 1
+    }
+}
+
+/// Tokens by role.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ByRole {
+    /// System and developer messages.
+    pub system: usize,
+    /// User messages.
+    pub user: usize,
+    /// Assistant messages (text, reasoning, tool calls).
+    pub assistant: usize,
+    /// Tool results.
+    pub tool: usize,
+}
+
+impl ByRole {
+    fn add(&mut self, role: Role, tokens: usize) {
+        match role {
+            Role::System => self.system += tokens,
+            Role::User => self.user += tokens,
+            Role::Assistant => self.assistant += tokens,
+            Role::Tool => self.tool += tokens,
+        }
+    }
+}
+
+/// One message's count.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageCount {
+    /// Index in the caller's array; `None` for Anthropic's top-level `system`.
+    pub index: Option<usize>,
+    /// The message's role.
+    pub role: Role,
+    /// Its tokens, framing included.
+    pub tokens: usize,
+}
+
+/// A conversation's count.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Breakdown {
+    /// Every message plus reply priming: the request's input tokens.
+    pub total: usize,
+    /// The format the messages were read in.
+    pub format: Format,
+    /// Per message, in order (Anthropic's system first).
+    pub messages: Vec<MessageCount>,
+    /// Tokens per role.
+    pub by_role: ByRole,
+    /// The reply-priming tokens included in `total`.
+    pub reply_priming: usize,
+    /// How many message counts came from the cache.
+    pub cached: usize,
+}
+
+/// Counts every message of `conv` with `counter`, through the process-wide cache.
+pub fn count_conversation(conv: &Conversation, counter: &dyn TextCounter) -> Breakdown {
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut scratch = Vec::new();
+    let mut cached = 0;
+    let mut count = |message: &Message| {
+        let key = message_key(message, counter.cache_key(), &mut scratch);
+        if let Some(&n) = cache.get(key) {
+            cached += 1;
+            return n as usize;
+        }
+        let n = count_message(message, counter);
+        cache.put(key, n as u32);
+        n
+    };
+    let mut messages = Vec::with_capacity(conv.messages().len() + 1);
+    if let Some(system) = conv.system() {
+        messages.push(MessageCount {
+            index: None,
+            role: Role::System,
+            tokens: count(&system),
+        });
+    }
+    for (i, m) in conv.messages().iter().enumerate() {
+        messages.push(MessageCount {
+            index: Some(i),
+            role: m.role,
+            tokens: count(m),
+        });
+    }
+    let mut by_role = ByRole::default();
+    for m in &messages {
+        by_role.add(m.role, m.tokens);
+    }
+    Breakdown {
+        total: messages.iter().map(|m| m.tokens).sum::<usize>() + REPLY_PRIMING,
+        format: conv.format(),
+        messages,
+        by_role,
+        reply_priming: REPLY_PRIMING,
+        cached,
+    }
+}
+
+/// One message's tokens, framing included, without the cache.
+pub fn count_message(message: &Message, counter: &dyn TextCounter) -> usize {
+    let role = match message.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    let mut n = PER_MESSAGE + counter.count(role);
+    if let Some(name) = &message.name {
+        n += counter.count(name) + PER_NAME;
+    }
+    for part in &message.parts {
+        n += match part {
+            Part::Text(t) | Part::Reasoning(t) => counter.count(t),
+            Part::ToolResult { text, .. } => counter.count(text),
+            Part::ToolCall { name, arguments, .. } => {
+                counter.count(name) + counter.count(arguments) + PER_TOOL_CALL
+            }
+            Part::Opaque { bytes } => bytes.div_ceil(4),
+            Part::Media {
+                kind: MediaKind::Image,
+            } => IMAGE_TOKENS,
+            Part::Media {
+                kind: MediaKind::File,
+            } => FILE_TOKENS,
+            Part::Media {
+                kind: MediaKind::Audio,
+            } => AUDIO_TOKENS,
+        };
+    }
+    n
+}
+
+/// Two independent 64-bit hashes of everything the count depends on: a wrong hit needs
+/// both to collide at once.
+type Key = (u64, u64);
+
+fn message_key(message: &Message, counter: u64, buf: &mut Vec<u8>) -> Key {
+    buf.clear();
+    buf.extend_from_slice(&counter.to_le_bytes());
+    buf.push(message.role as u8);
+    let mut field = |tag: u8, s: &str| {
+        buf.push(tag);
+        buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        buf.extend_from_slice(s.as_bytes());
+    };
+    if let Some(name) = &message.name {
+        field(1, name);
+    }
+    for part in &message.parts {
+        match part {
+            Part::Text(t) => field(2, t),
+            Part::Reasoning(t) => field(3, t),
+            Part::Opaque { bytes } => field(4, &bytes.to_string()),
+            Part::ToolCall { id, name, arguments } => {
+                field(5, id);
+                field(6, name);
+                field(7, arguments);
+            }
+            Part::ToolResult {
+                call_id,
+                text,
+                is_error,
+            } => {
+                field(8, call_id);
+                field(9, text);
+                field(10, if *is_error { "e" } else { "" });
+            }
+            Part::Media { kind } => field(11, &format!("{kind:?}")),
+        }
+    }
+    (hash_bytes_seeded(buf, 0x51), hash_bytes_seeded(buf, 0xC0FFEE))
+}
+
+/// Message counts by content hash, bounded: it starts over past [`CountCache::LIMIT`].
+struct CountCache {
+    map: Option<HashMap<Key, u32>>,
+}
+
+impl CountCache {
+    const LIMIT: usize = 200_000;
+
+    fn get(&self, key: Key) -> Option<&u32> {
+        self.map.as_ref()?.get(&key)
+    }
+
+    fn put(&mut self, key: Key, tokens: u32) {
+        let map = self.map.get_or_insert_with(HashMap::new);
+        if map.len() >= Self::LIMIT {
+            map.clear();
+        }
+        map.insert(key, tokens);
+    }
+}
+
+static CACHE: Mutex<CountCache> = Mutex::new(CountCache { map: None });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenizer::{tokenizer, Encoding};
+    use serde_json::json;
+
+    #[test]
+    fn cookbook_example() {
+        // The OpenAI cookbook's example conversation: 129 prompt tokens for gpt-4o-class
+        // models ("How to count tokens with tiktoken", 2024 revision).
+        let conv = Conversation::parse(
+            &json!([
+                {"role": "system", "content": "You are a helpful, pattern-following assistant that translates corporate jargon into plain English."},
+                {"role": "system", "name": "example_user", "content": "New synergies will help drive top-line growth."},
+                {"role": "system", "name": "example_assistant", "content": "Things working well together will increase revenue."},
+                {"role": "system", "name": "example_user", "content": "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage."},
+                {"role": "system", "name": "example_assistant", "content": "Let's talk later when we're less busy about how to do better."},
+                {"role": "user", "content": "This late pivot means we don't have time to boil the ocean for the client deliverable."}
+            ]),
+            None,
+        )
+        .unwrap();
+        let b = count_conversation(&conv, tokenizer(Encoding::O200kBase).unwrap());
+        assert_eq!(b.total, 124);
+        let b = count_conversation(&conv, tokenizer(Encoding::Cl100kBase).unwrap());
+        assert_eq!(b.total, 129);
+        assert_eq!(b.messages.len(), 6);
+        assert_eq!(b.by_role.system + b.by_role.user + b.reply_priming, b.total);
+    }
+
+    #[test]
+    fn cache_counts_only_what_is_new() {
+        let mut items = vec![json!({"role": "system", "content": "cache test system prompt 8d1f"})];
+        for i in 0..20 {
+            items.push(json!({"role": "user", "content": format!("cache test question {i}")}));
+        }
+        let enc = tokenizer(Encoding::O200kBase).unwrap();
+        let first = count_conversation(&Conversation::parse(&json!(items), None).unwrap(), enc);
+        items.push(json!({"role": "assistant", "content": "a new answer 8d1f"}));
+        let second = count_conversation(&Conversation::parse(&json!(items), None).unwrap(), enc);
+        assert_eq!(second.cached, 21);
+        assert_eq!(second.total, first.total + second.messages[21].tokens);
+        // The same texts under another encoding are not served from the cache.
+        let other = count_conversation(
+            &Conversation::parse(&json!(items), None).unwrap(),
+            tokenizer(Encoding::Cl100kBase).unwrap(),
+        );
+        assert_eq!(other.cached, 0);
+    }
+
+    #[test]
+    fn tool_calls_and_results_count() {
+        let conv = Conversation::parse(
+            &json!([
+                {"role": "user", "content": "x"},
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a.txt\"}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "hello world"}
+            ]),
+            None,
+        )
+        .unwrap();
+        let enc = tokenizer(Encoding::O200kBase).unwrap();
+        let b = count_conversation(&conv, enc);
+        let call =
+            PER_MESSAGE + enc.count("assistant") + enc.count("read") + enc.count("{\"path\":\"a.txt\"}") + 1;
+        assert_eq!(b.messages[1].tokens, call);
+        assert_eq!(
+            b.messages[2].tokens,
+            PER_MESSAGE + enc.count("tool") + enc.count("hello world")
+        );
+        assert_eq!(b.by_role.tool, b.messages[2].tokens);
+    }
+}
