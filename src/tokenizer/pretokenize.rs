@@ -165,6 +165,9 @@ fn punct(s: &[u8], i: usize, m0: u8, tail: impl Fn(u8) -> bool) -> Option<usize>
 /// |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 /// ```
 fn o200k_end(s: &[u8], i: usize) -> usize {
+    if let Some(e) = ascii_word(s, i, true) {
+        return e;
+    }
     let (c0, l0) = class_at(s, i);
     let m0 = bit(c0);
     let prefix = m0 & PREFIX != 0 && !is_newline(s[i]) && i + l0 < s.len();
@@ -208,6 +211,45 @@ fn o200k_end(s: &[u8], i: usize) -> usize {
     }
 }
 
+/// The common case of both patterns, all in ASCII: an optional space or punctuation
+/// byte, then upper-case letters, then lower-case ones (`o200k_base` with its contraction
+/// suffix). Returns `None`, and the caller takes the general path, unless the whole
+/// match is ASCII and ends before an ASCII byte: a non-ASCII letter or mark could
+/// continue it. In ASCII there are no characters in both upper- and lower-ish sets, so
+/// the regex never backtracks here.
+#[inline(always)]
+fn ascii_word(s: &[u8], i: usize, o200k: bool) -> Option<usize> {
+    let n = s.len();
+    let b0 = s[i];
+    let j = if b0.is_ascii_alphabetic() {
+        i
+    } else if (b0.is_ascii_punctuation() || b0 == b' ' || b0 == b'\t' || (0x0b..=0x0c).contains(&b0))
+        && i + 1 < n
+        && s[i + 1].is_ascii_alphabetic()
+    {
+        i + 1
+    } else {
+        return None;
+    };
+    let mut k = j;
+    if o200k {
+        while k < n && s[k].is_ascii_uppercase() {
+            k += 1;
+        }
+        while k < n && s[k].is_ascii_lowercase() {
+            k += 1;
+        }
+    } else {
+        while k < n && s[k].is_ascii_alphabetic() {
+            k += 1;
+        }
+    }
+    if k < n && s[k] >= 0x80 {
+        return None;
+    }
+    Some(if o200k { contraction(s, k) } else { k })
+}
+
 /// `\p{N}{1,3}` at `i`, whose first character (`l0` bytes) is a number.
 #[inline(always)]
 fn numbers(s: &[u8], i: usize, l0: usize) -> usize {
@@ -237,6 +279,9 @@ fn cl100k_end(s: &[u8], i: usize) -> usize {
         if e != i {
             return e;
         }
+    }
+    if let Some(e) = ascii_word(s, i, false) {
+        return e;
     }
     let (c0, l0) = class_at(s, i);
     let m0 = bit(c0);
