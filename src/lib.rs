@@ -6,6 +6,7 @@
 
 pub mod count;
 pub mod error;
+pub mod estimate;
 pub mod messages;
 pub mod tokenizer;
 
