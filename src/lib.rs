@@ -8,6 +8,7 @@ pub mod count;
 pub mod error;
 pub mod estimate;
 pub mod messages;
+pub mod models;
 pub mod tokenizer;
 
 #[cfg(target_arch = "wasm32")]
