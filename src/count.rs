@@ -150,6 +150,24 @@ pub fn count_conversation(conv: &Conversation, counter: &dyn TextCounter) -> Bre
     }
 }
 
+/// Each message's tokens, framing included, through the cache.
+pub fn count_each(messages: &[Message], counter: &dyn TextCounter) -> Vec<usize> {
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut scratch = Vec::new();
+    messages
+        .iter()
+        .map(|m| {
+            let key = message_key(m, counter.cache_key(), &mut scratch);
+            if let Some(&n) = cache.get(key) {
+                return n as usize;
+            }
+            let n = count_message(m, counter);
+            cache.put(key, n as u32);
+            n
+        })
+        .collect()
+}
+
 /// One message's tokens, framing included, without the cache.
 pub fn count_message(message: &Message, counter: &dyn TextCounter) -> usize {
     let role = match message.role {
@@ -187,6 +205,11 @@ pub fn count_message(message: &Message, counter: &dyn TextCounter) -> usize {
 /// Two independent 64-bit hashes of everything the count depends on: a wrong hit needs
 /// both to collide at once.
 type Key = (u64, u64);
+
+/// A hash of a message's content (what it says, not how it is formatted).
+pub fn message_digest(message: &Message) -> u64 {
+    message_key(message, 0, &mut Vec::new()).0
+}
 
 fn message_key(message: &Message, counter: u64, buf: &mut Vec<u8>) -> Key {
     buf.clear();

@@ -31,6 +31,22 @@ pub enum Error {
     /// An argument of the right type but out of range.
     #[error("{argument} out of range: {reason}")]
     OutOfRange { argument: String, reason: String },
+
+    /// Even the head and the newest user message do not fit the input budget.
+    #[error("context overflow: the head and the newest user message need {needed} tokens, the input budget is {available} (window minus reserved output); {hint}")]
+    ContextOverflow {
+        needed: usize,
+        available: usize,
+        hint: &'static str,
+    },
+
+    /// The summarizer failed and the options say to throw (`fallback: "error"`, or a manual compaction).
+    #[error("summarizer failed: {reason}")]
+    SummarizerFailed { reason: String },
+
+    /// The `state` passed in is not a ctxfold state.
+    #[error("invalid state at {path}: {reason}")]
+    InvalidState { path: String, reason: String },
 }
 
 impl Error {
@@ -44,11 +60,14 @@ impl Error {
             Error::InvalidMessage { .. } => "INVALID_MESSAGE",
             Error::InvalidArgument { .. } => "INVALID_ARGUMENT",
             Error::OutOfRange { .. } => "OUT_OF_RANGE",
+            Error::ContextOverflow { .. } => "CONTEXT_OVERFLOW",
+            Error::SummarizerFailed { .. } => "SUMMARIZER_FAILED",
+            Error::InvalidState { .. } => "INVALID_STATE",
         }
     }
 
     /// Every code, in declaration order (the TypeScript union is checked against it).
-    pub const CODES: [&'static str; 7] = [
+    pub const CODES: [&'static str; 10] = [
         "UNKNOWN_ENCODING",
         "VOCABULARY_NOT_LOADED",
         "INVALID_VOCABULARY",
@@ -56,5 +75,8 @@ impl Error {
         "INVALID_MESSAGE",
         "INVALID_ARGUMENT",
         "OUT_OF_RANGE",
+        "CONTEXT_OVERFLOW",
+        "SUMMARIZER_FAILED",
+        "INVALID_STATE",
     ];
 }

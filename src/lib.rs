@@ -4,9 +4,11 @@
 //! for OpenAI's encodings. The JavaScript face (`src/wasm/`) is compiled only for
 //! `wasm32` and is the only code that knows about JavaScript.
 
+pub mod config;
 pub mod count;
 pub mod error;
 pub mod estimate;
+pub mod ids;
 pub mod messages;
 pub mod models;
 pub mod tokenizer;

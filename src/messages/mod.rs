@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Error;
+pub use json::kind as json_kind;
 pub(crate) use json::Path;
 
 /// A wire format for messages.

@@ -51,8 +51,10 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
                     parts.push(Part::Reasoning(string(object(p, &pp)?, "text", &pp)?.to_owned()));
                 }
             }
-            if let Some(enc) = opt_string(obj, "encrypted_content", path)? {
-                parts.push(Part::Opaque { bytes: enc.len() });
+            let encrypted = opt_string(obj, "encrypted_content", path)?.map_or(0, str::len);
+            if encrypted > 0 || parts.is_empty() {
+                // Even an empty reasoning item keeps a part, so it reads as reasoning.
+                parts.push(Part::Opaque { bytes: encrypted });
             }
             Ok(Message {
                 role: Role::Assistant,

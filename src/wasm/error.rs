@@ -19,7 +19,10 @@ export type CtxfoldErrorCode =
   | "UNKNOWN_FORMAT"
   | "INVALID_MESSAGE"
   | "INVALID_ARGUMENT"
-  | "OUT_OF_RANGE";
+  | "OUT_OF_RANGE"
+  | "CONTEXT_OVERFLOW"
+  | "SUMMARIZER_FAILED"
+  | "INVALID_STATE";
 
 /**
  * An error thrown by ctxfold. `name` is `"CtxfoldError"` for domain errors, and

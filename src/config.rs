@@ -1,0 +1,469 @@
+//! Compaction options: every knob, its default, the presets, and validation.
+//!
+//! Options arrive as one camelCase object. Unknown keys and out-of-range values are
+//! errors naming the key (`options.thresholdRatio: expected a number in (0, 1], got 1.5`).
+//! A preset (`off | conservative | aggressive`, seed 001's table) sets several knobs at
+//! once; keys given alongside it win.
+//!
+//! | knob | default | conservative | aggressive |
+//! |---|---|---|---|
+//! | `thresholdRatio` | 0.7 | 0.75 | 0.6 |
+//! | `bufferTurns` | 4 | 4 | 2 |
+//! | `bufferMaxRatio` | 0.3 | 0.1 | 0.2 |
+//! | `toolOutputMaxBytes` | 4096 | 4096 | 1024 |
+//!
+//! Seed 001's `keep_recent_pct` becomes `bufferMaxRatio`; its `target_tokens` is what
+//! the summary, ledger and tail budgets add up to here.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// A named set of defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// Never compact: the input comes back unchanged (still counted and checked).
+    Off,
+    /// The defaults below.
+    #[default]
+    Default,
+    /// Compact later, keep less verbatim tail.
+    Conservative,
+    /// Compact earlier, prune harder.
+    Aggressive,
+}
+
+/// How summaries accumulate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// Each compaction adds a chunk; chunks fold into one when they grow past `foldRatio`.
+    #[default]
+    Additive,
+    /// One summary, rewritten each time from the previous one and the newly evicted turns.
+    Rolling,
+}
+
+/// What a failed summary falls back to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fallback {
+    /// A deterministic extractive summary in the same schema, with the identifier ledger.
+    #[default]
+    Extractive,
+    /// The static marker `[Earlier messages truncated]`.
+    Marker,
+    /// Throw.
+    Error,
+}
+
+/// The role the summary message is given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SummaryRole {
+    /// An assistant message (a second system message is dropped by some validators).
+    /// When it would be the first non-system message, it goes out as a user message.
+    #[default]
+    Assistant,
+    /// A user message.
+    User,
+    /// A system message (formats without a system role inside `messages` use user).
+    System,
+}
+
+/// What to do with one tool's old outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolPolicy {
+    /// Never prune.
+    Keep,
+    /// Keep the start and the end: `head ...truncated N bytes... tail`.
+    Truncate,
+    /// Replace with one line naming the tool.
+    Stub,
+    /// Do not prune; leave the whole output for the summarizer.
+    Summarize,
+}
+
+/// What to do when even the head and the newest user message do not fit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Overflow {
+    /// Throw `CONTEXT_OVERFLOW` with the tokens needed and available.
+    #[default]
+    Error,
+    /// Truncate the single largest message with a marker until it fits.
+    Truncate,
+}
+
+/// Resolved options: every knob has a value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Config {
+    /// The preset the defaults came from.
+    pub preset: Preset,
+    /// Compact when the input passes `max(tokenFloor, thresholdRatio x contextWindow)`.
+    pub threshold_ratio: f64,
+    /// Never compact below this many tokens.
+    pub token_floor: usize,
+    /// The model's context window (from the registry unless overridden).
+    pub context_window: Option<usize>,
+    /// Tokens kept free for the reply.
+    pub reserved_output_tokens: Option<usize>,
+    /// Recent turns kept verbatim, degrading to fewer when they do not fit.
+    pub buffer_turns: usize,
+    /// The verbatim tail never takes more than this share of the window.
+    pub buffer_max_ratio: f64,
+    /// Alternative to `bufferTurns`: keep as many recent turns as fit this many tokens.
+    pub keep_recent_tokens: Option<usize>,
+    /// Pin the first user turn (the task) in the head.
+    pub pin_first_user_turn: bool,
+    /// Tool outputs larger than this (outside the tail) are pruned.
+    pub tool_output_max_bytes: usize,
+    /// Pruning runs when tool output tokens past the prune boundary exceed this.
+    pub prune_threshold_tokens: Option<usize>,
+    /// Policy for tools not in `toolPolicies`.
+    pub default_tool_policy: ToolPolicy,
+    /// Per tool name.
+    pub tool_policies: Vec<(String, ToolPolicy)>,
+    /// Hard cap on one summary chunk's tokens (the prompt asks for ~200 words).
+    pub summary_max_tokens: usize,
+    /// Budget for the identifier ledger line appended to a summary.
+    pub ledger_max_tokens: usize,
+    /// Summarizer deadline in milliseconds.
+    pub summarizer_timeout_ms: u64,
+    /// Largest input one summarizer call gets; larger middles are split into chunks.
+    pub summarizer_input_tokens: Option<usize>,
+    /// The summary message's role.
+    pub summary_role: SummaryRole,
+    /// `additive` or `rolling`.
+    pub strategy: Strategy,
+    /// Chunks fold into one when together they pass this share of the window.
+    pub fold_ratio: f64,
+    /// What a failed summary falls back to.
+    pub fallback: Fallback,
+    /// What to do when nothing but the head and the newest user message fits.
+    pub overflow: Overflow,
+    /// A domain prompt added to the summarizer's instructions.
+    pub summary_prompt: Option<String>,
+    /// Per-call instructions (e.g. from `/compact focus on the API design`).
+    pub instructions: Option<String>,
+}
+
+impl Config {
+    /// The values of a preset.
+    pub fn preset(preset: Preset) -> Self {
+        let mut c = Config {
+            preset,
+            threshold_ratio: 0.7,
+            token_floor: 4096,
+            context_window: None,
+            reserved_output_tokens: None,
+            buffer_turns: 4,
+            buffer_max_ratio: 0.3,
+            keep_recent_tokens: None,
+            pin_first_user_turn: false,
+            tool_output_max_bytes: 4096,
+            prune_threshold_tokens: None,
+            default_tool_policy: ToolPolicy::Truncate,
+            tool_policies: Vec::new(),
+            summary_max_tokens: 512,
+            ledger_max_tokens: 160,
+            summarizer_timeout_ms: 25_000,
+            summarizer_input_tokens: None,
+            summary_role: SummaryRole::Assistant,
+            strategy: Strategy::Additive,
+            fold_ratio: 0.15,
+            fallback: Fallback::Extractive,
+            overflow: Overflow::Error,
+            summary_prompt: None,
+            instructions: None,
+        };
+        match preset {
+            Preset::Off | Preset::Default => {}
+            Preset::Conservative => {
+                c.threshold_ratio = 0.75;
+                c.buffer_max_ratio = 0.1;
+            }
+            Preset::Aggressive => {
+                c.threshold_ratio = 0.6;
+                c.buffer_turns = 2;
+                c.buffer_max_ratio = 0.2;
+                c.tool_output_max_bytes = 1024;
+            }
+        }
+        c
+    }
+
+    /// Reads options from JSON (camelCase keys), validating every key.
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, Error> {
+        let obj = match value {
+            serde_json::Value::Null => return Ok(Config::preset(Preset::Default)),
+            serde_json::Value::Object(obj) => obj,
+            other => {
+                return Err(Error::InvalidArgument {
+                    argument: "options".into(),
+                    expected: format!("an options object, got {}", crate::messages::json_kind(other)),
+                })
+            }
+        };
+        let preset = match obj.get("preset") {
+            None | Some(serde_json::Value::Null) => Preset::Default,
+            Some(v) => enum_value(
+                v,
+                "preset",
+                "\"off\", \"default\", \"conservative\" or \"aggressive\"",
+            )?,
+        };
+        let mut c = Config::preset(preset);
+        for (key, v) in obj {
+            let r = Reader { key, value: v };
+            match key.as_str() {
+                "preset" => {}
+                "thresholdRatio" => c.threshold_ratio = r.ratio(false)?,
+                "tokenFloor" => c.token_floor = r.count()?,
+                "contextWindow" => c.context_window = Some(r.positive()?),
+                "reservedOutputTokens" => c.reserved_output_tokens = Some(r.count()?),
+                "bufferTurns" => c.buffer_turns = r.count()?,
+                "bufferMaxRatio" => c.buffer_max_ratio = r.ratio(false)?,
+                "keepRecentTokens" => c.keep_recent_tokens = Some(r.count()?),
+                "pinFirstUserTurn" => c.pin_first_user_turn = r.boolean()?,
+                "toolOutputMaxBytes" => c.tool_output_max_bytes = r.positive()?,
+                "pruneThresholdTokens" => c.prune_threshold_tokens = Some(r.count()?),
+                "defaultToolPolicy" => c.default_tool_policy = r.tool_policy()?,
+                "toolPolicies" => {
+                    let map = v
+                        .as_object()
+                        .ok_or_else(|| r.expected("an object of tool name -> policy"))?;
+                    c.tool_policies = map
+                        .iter()
+                        .map(|(name, p)| {
+                            let key = format!("{key}.{name}");
+                            Ok((name.clone(), Reader { key: &key, value: p }.tool_policy()?))
+                        })
+                        .collect::<Result<_, Error>>()?;
+                }
+                "summaryMaxTokens" => c.summary_max_tokens = r.range(32, 32_768)?,
+                "ledgerMaxTokens" => c.ledger_max_tokens = r.count()?,
+                "summarizerTimeoutMs" => c.summarizer_timeout_ms = r.range(1, 3_600_000)? as u64,
+                "summarizerInputTokens" => c.summarizer_input_tokens = Some(r.range(256, usize::MAX)?),
+                "summaryRole" => {
+                    c.summary_role = enum_value(v, key, "\"assistant\", \"user\" or \"system\"")?
+                }
+                "strategy" => c.strategy = enum_value(v, key, "\"additive\" or \"rolling\"")?,
+                "foldRatio" => c.fold_ratio = r.ratio(false)?,
+                "fallback" => c.fallback = enum_value(v, key, "\"extractive\", \"marker\" or \"error\"")?,
+                "overflow" => c.overflow = enum_value(v, key, "\"error\" or \"truncate\"")?,
+                "summaryPrompt" => c.summary_prompt = r.opt_string()?,
+                "instructions" => c.instructions = r.opt_string()?,
+                _ => {
+                    return Err(Error::InvalidArgument {
+                        argument: format!("options.{key}"),
+                        expected: format!("no such option (known: {})", KNOWN.join(", ")),
+                    })
+                }
+            }
+        }
+        Ok(c)
+    }
+
+    /// The policy for a tool's outputs.
+    pub fn tool_policy(&self, tool: &str) -> ToolPolicy {
+        self.tool_policies
+            .iter()
+            .find(|(n, _)| n == tool)
+            .map_or(self.default_tool_policy, |(_, p)| *p)
+    }
+}
+
+/// Every option key, for error messages (the JS layer adds its own, e.g. `summarize`).
+pub const KNOWN: &[&str] = &[
+    "preset",
+    "thresholdRatio",
+    "tokenFloor",
+    "contextWindow",
+    "reservedOutputTokens",
+    "bufferTurns",
+    "bufferMaxRatio",
+    "keepRecentTokens",
+    "pinFirstUserTurn",
+    "toolOutputMaxBytes",
+    "pruneThresholdTokens",
+    "defaultToolPolicy",
+    "toolPolicies",
+    "summaryMaxTokens",
+    "ledgerMaxTokens",
+    "summarizerTimeoutMs",
+    "summarizerInputTokens",
+    "summaryRole",
+    "strategy",
+    "foldRatio",
+    "fallback",
+    "overflow",
+    "summaryPrompt",
+    "instructions",
+];
+
+struct Reader<'a> {
+    key: &'a str,
+    value: &'a serde_json::Value,
+}
+
+impl Reader<'_> {
+    fn expected(&self, what: &str) -> Error {
+        Error::InvalidArgument {
+            argument: format!("options.{}", self.key),
+            expected: format!("{what}, got {}", crate::messages::json_kind(self.value)),
+        }
+    }
+
+    fn out_of_range(&self, what: &str) -> Error {
+        Error::OutOfRange {
+            argument: format!("options.{}", self.key),
+            reason: format!("expected {what}, got {}", self.value),
+        }
+    }
+
+    fn number(&self) -> Result<f64, Error> {
+        self.value
+            .as_f64()
+            .filter(|f| f.is_finite())
+            .ok_or_else(|| self.expected("a number"))
+    }
+
+    fn ratio(&self, zero_ok: bool) -> Result<f64, Error> {
+        let f = self.number()?;
+        if f > 1.0 || f < 0.0 || (!zero_ok && f == 0.0) {
+            return Err(self.out_of_range("a number in (0, 1]"));
+        }
+        Ok(f)
+    }
+
+    fn range(&self, min: usize, max: usize) -> Result<usize, Error> {
+        let f = self.number()?;
+        if f.fract() != 0.0 {
+            return Err(self.expected("an integer"));
+        }
+        if f < min as f64 || f > max as f64 {
+            let hi = if max == usize::MAX {
+                "".to_string()
+            } else {
+                format!(" and {max}")
+            };
+            return Err(self.out_of_range(&format!("an integer of at least {min}{hi}")));
+        }
+        Ok(f as usize)
+    }
+
+    fn count(&self) -> Result<usize, Error> {
+        self.range(0, usize::MAX)
+    }
+
+    fn positive(&self) -> Result<usize, Error> {
+        self.range(1, usize::MAX)
+    }
+
+    fn boolean(&self) -> Result<bool, Error> {
+        self.value.as_bool().ok_or_else(|| self.expected("a boolean"))
+    }
+
+    fn opt_string(&self) -> Result<Option<String>, Error> {
+        match self.value {
+            serde_json::Value::Null => Ok(None),
+            serde_json::Value::String(s) => Ok(Some(s.clone())),
+            _ => Err(self.expected("a string")),
+        }
+    }
+
+    fn tool_policy(&self) -> Result<ToolPolicy, Error> {
+        enum_value(
+            self.value,
+            self.key,
+            "\"keep\", \"truncate\", \"stub\" or \"summarize\"",
+        )
+    }
+}
+
+fn enum_value<T: serde::de::DeserializeOwned>(
+    v: &serde_json::Value,
+    key: &str,
+    expected: &str,
+) -> Result<T, Error> {
+    serde_json::from_value(v.clone()).map_err(|_| Error::InvalidArgument {
+        argument: format!("options.{key}"),
+        expected: format!("{expected}, got {v}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_and_presets() {
+        let c = Config::from_json(&json!({})).unwrap();
+        assert_eq!(
+            (
+                c.threshold_ratio,
+                c.token_floor,
+                c.buffer_turns,
+                c.buffer_max_ratio
+            ),
+            (0.7, 4096, 4, 0.3)
+        );
+        assert_eq!(c.summarizer_timeout_ms, 25_000);
+        let a = Config::from_json(&json!({"preset": "aggressive"})).unwrap();
+        assert_eq!(
+            (a.threshold_ratio, a.tool_output_max_bytes, a.buffer_turns),
+            (0.6, 1024, 2)
+        );
+        let o = Config::from_json(&json!({"preset": "aggressive", "thresholdRatio": 0.9})).unwrap();
+        assert_eq!(o.threshold_ratio, 0.9);
+        assert_eq!(o.tool_output_max_bytes, 1024);
+    }
+
+    #[test]
+    fn tool_policies() {
+        let c = Config::from_json(&json!({"toolPolicies": {"read_file": "stub", "search": "keep"}})).unwrap();
+        assert_eq!(c.tool_policy("read_file"), ToolPolicy::Stub);
+        assert_eq!(c.tool_policy("search"), ToolPolicy::Keep);
+        assert_eq!(c.tool_policy("bash"), ToolPolicy::Truncate);
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let err = |v| Config::from_json(&v).unwrap_err();
+        let e = err(json!({"thresholdRatio": 1.5}));
+        assert_eq!(
+            (e.code(), e.to_string().contains("options.thresholdRatio")),
+            ("OUT_OF_RANGE", true),
+            "{e}"
+        );
+        let e = err(json!({"treshold": 0.5}));
+        assert_eq!(e.code(), "INVALID_ARGUMENT");
+        assert!(
+            e.to_string().contains("options.treshold") && e.to_string().contains("thresholdRatio"),
+            "{e}"
+        );
+        let e = err(json!({"bufferTurns": "four"}));
+        assert!(
+            e.to_string().contains("expected an integer") || e.to_string().contains("a number"),
+            "{e}"
+        );
+        let e = err(json!({"bufferTurns": 2.5}));
+        assert!(e.to_string().contains("an integer"), "{e}");
+        let e = err(json!({"strategy": "recursive"}));
+        assert!(
+            e.to_string().contains("options.strategy") && e.to_string().contains("\"rolling\""),
+            "{e}"
+        );
+        let e = err(json!({"toolPolicies": {"bash": "drop"}}));
+        assert!(e.to_string().contains("options.toolPolicies.bash"), "{e}");
+        let e = err(json!({"summaryMaxTokens": 5}));
+        assert_eq!(e.code(), "OUT_OF_RANGE");
+        let e = err(json!([1]));
+        assert!(e.to_string().contains("an options object"), "{e}");
+    }
+}
