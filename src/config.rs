@@ -334,7 +334,7 @@ impl Reader<'_> {
 
     fn ratio(&self, zero_ok: bool) -> Result<f64, Error> {
         let f = self.number()?;
-        if f > 1.0 || f < 0.0 || (!zero_ok && f == 0.0) {
+        if !(0.0..=1.0).contains(&f) || (!zero_ok && f == 0.0) {
             return Err(self.out_of_range("a number in (0, 1]"));
         }
         Ok(f)
