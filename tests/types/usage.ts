@@ -1,0 +1,81 @@
+// Type-checked against the built package's .d.ts (scripts/test.sh runs tsc --noEmit with
+// tsconfig.json, moduleResolution "bundler", and tsconfig.node16.json). Every export is
+// used with its intended types; each `@ts-expect-error` line proves a wrong use is rejected
+// (tsc fails if the line below it compiles).
+import {
+  countTokens,
+  hasVocabulary,
+  isCtxfoldError,
+  loadVocabulary,
+  type CountOptions,
+  type CtxfoldError,
+  type CtxfoldErrorCode,
+  type Encoding,
+  type VocabularySource,
+} from "ctxfold";
+import * as lite from "ctxfold/lite";
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function expectType<T extends true>(): T | void {}
+
+const encoding: Encoding = "o200k_base";
+const options: CountOptions = { encoding };
+const n: number = countTokens("Hello, world!", options);
+const m: number = countTokens("Hello, world!", { encoding: "cl100k_base" });
+const available: boolean = hasVocabulary("cl100k_base");
+const loading: Promise<void> = loadVocabulary("o200k_base");
+expectType<Equal<Encoding, "o200k_base" | "cl100k_base">>();
+expectType<Equal<ReturnType<typeof countTokens>, number>>();
+expectType<Equal<Parameters<typeof countTokens>[1], CountOptions>>();
+
+async function sources(bytes: Uint8Array, buffer: ArrayBuffer, response: Response): Promise<void> {
+  const all: VocabularySource[] = [bytes, buffer, response, new URL("https://example.test/o200k_base.ctxv"), "/vocab/x"];
+  for (const source of all) await lite.loadVocabulary("o200k_base", source);
+  await lite.loadVocabulary("cl100k_base");
+  const k: number = lite.countTokens("hello", { encoding: "cl100k_base" });
+  const has: boolean = lite.hasVocabulary("o200k_base");
+  void [k, has];
+}
+
+function handle(e: unknown): CtxfoldErrorCode | undefined {
+  if (isCtxfoldError(e)) {
+    const err: CtxfoldError = e;
+    const asError: Error = err;
+    void asError;
+    switch (err.code) {
+      case "UNKNOWN_ENCODING":
+      case "VOCABULARY_NOT_LOADED":
+      case "INVALID_VOCABULARY":
+      case "INVALID_ARGUMENT":
+        return err.code;
+      // @ts-expect-error: not one of the codes
+      case "NOT_A_CODE":
+        return undefined;
+    }
+  }
+  if (lite.isCtxfoldError(e)) return e.code;
+  return undefined;
+}
+
+// @ts-expect-error: text must be a string
+countTokens(42, { encoding: "o200k_base" });
+// @ts-expect-error: options are required
+countTokens("x");
+// @ts-expect-error: not an encoding ctxfold knows
+countTokens("x", { encoding: "p50k_base" });
+// @ts-expect-error: unknown option
+countTokens("x", { encoding: "o200k_base", model: "gpt-4o" });
+// @ts-expect-error: the count is a number
+const s: string = countTokens("x", options);
+// @ts-expect-error: not an encoding ctxfold knows
+hasVocabulary("gpt2");
+// @ts-expect-error: not a vocabulary source
+void loadVocabulary("o200k_base", 42);
+// @ts-expect-error: not a vocabulary source
+void lite.loadVocabulary("o200k_base", { bytes: new Uint8Array() });
+// @ts-expect-error: loadVocabulary resolves to nothing
+const loaded: Promise<number> = loadVocabulary("o200k_base");
+// @ts-expect-error: not a code
+const code: CtxfoldErrorCode = "ENOENT";
+
+void [n, m, available, loading, sources, handle, s, loaded, code];
