@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The one test command. Runs every layer in order and stops at the first failure:
+#
+#   fmt        cargo fmt --check
+#   clippy     cargo clippy, natively (all targets) and for wasm32 (lib, wasm tests, lite)
+#   native     cargo test: the core against tiktoken-rs, the corpus, unit and doc tests
+#   wasm-node  the wasm32 tests (tests/wasm_node.rs) in Node, default and lite features
+#   wasm-chromium  the same tests in headless Chromium (tests/wasm_browser.rs)
+#   build      bash scripts/build.sh: the release package in pkg/, with wasm-opt
+#   js         node --test tests/js/: the package as Node users import it
+#   page       node --test tests/browser/: the package in a page in headless Chromium
+#   workerd    node --test tests/workerd/: the package in a Worker, via Miniflare
+#   types      tsc --noEmit on tests/types/ against the package's .d.ts
+#
+#   bash scripts/test.sh               every layer
+#   bash scripts/test.sh js page       only these (later layers need pkg/ from "build")
+#
+# Needs what scripts/setup.sh installs. The JS layers import "ctxfold" through
+# tests/node_modules/ctxfold, a link to pkg/ that this script makes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+all_layers=(fmt clippy native wasm-node wasm-chromium build js page workerd types)
+layers=("${@:-${all_layers[@]}}")
+for l in "${layers[@]}"; do
+  [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
+done
+
+log=$(mktemp -t ctxfold-test.XXXXXX)
+times=()
+current=""
+began=$SECONDS
+
+finish() {
+  local rc=$?
+  echo
+  echo "================ summary"
+  for t in "${times[@]}"; do echo "  $t"; done
+  if [ "$rc" -ne 0 ] && [ -n "$current" ]; then
+    echo "  FAILED: $current (exit $rc)"
+  fi
+  # Totals over the test runners' own summaries (cargo test and node:test).
+  local totals
+  totals=$(awk '
+    /^test result: / { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+    /^ℹ pass [0-9]+$/ { p += $3 }
+    /^ℹ fail [0-9]+$/ { f += $3 }
+    END { printf "%d passed, %d failed", p, f }' "$log")
+  echo "  total $(clock $((SECONDS - began)))"
+  echo "tests: $totals"
+  rm -f "$log"
+  exit "$rc"
+}
+trap finish EXIT
+
+clock() { printf '%d m %02d s' $(($1 / 60)) $(($1 % 60)); }
+
+# run NAME: runs layer_NAME with a banner and its time.
+run() {
+  current=$1
+  local start=$SECONDS
+  printf '\n================ %s\n' "$1"
+  "layer_${1//-/_}"
+  times+=("$(printf '%-14s ok  %s' "$1" "$(clock $((SECONDS - start)))")")
+  current=""
+}
+
+# Runs a test command, keeping its output for the totals.
+counted() {
+  "$@" 2>&1 | tee -a "$log"
+}
+
+wasm_test() { # cargo test arguments...
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+    counted cargo test --target wasm32-unknown-unknown "$@"
+}
+
+layer_fmt() {
+  cargo fmt --check
+}
+
+layer_clippy() {
+  cargo clippy --all-targets -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --lib --test wasm_node --test wasm_browser -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --no-default-features --lib --test wasm_node -- -D warnings
+}
+
+layer_native() {
+  counted cargo test
+}
+
+layer_wasm_node() {
+  wasm_test --test wasm_node
+  echo "-- again without the embedded vocabularies (the lite build)"
+  wasm_test --no-default-features --test wasm_node
+}
+
+layer_wasm_chromium() {
+  # Chromium's flags are in webdriver.json, which the runner reads from the crate root.
+  CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120} \
+    wasm_test --test wasm_browser
+}
+
+layer_build() {
+  # What ships: the release build with wasm-opt, even if CTXFOLD_FAST is set.
+  env -u CTXFOLD_FAST bash scripts/build.sh
+}
+
+link_package() {
+  if [ ! -f pkg/package.json ]; then
+    echo "pkg/ is not built: run the build layer first (bash scripts/test.sh build ...)" >&2
+    return 1
+  fi
+  mkdir -p tests/node_modules
+  ln -sfn ../../pkg tests/node_modules/ctxfold
+}
+
+node_tests() { # directory
+  link_package
+  counted node --test --test-reporter=spec "$1"
+}
+
+layer_js() { node_tests tests/js/; }
+layer_page() { node_tests tests/browser/; }
+layer_workerd() { node_tests tests/workerd/; }
+
+layer_types() {
+  link_package
+  node_modules/.bin/tsc --version
+  node_modules/.bin/tsc -p tests/types/tsconfig.json
+  node_modules/.bin/tsc -p tests/types/tsconfig.node16.json
+}
+
+for l in "${layers[@]}"; do run "$l"; done
