@@ -210,6 +210,7 @@ fn char_before(b: &[u8], i: usize) -> Option<char> {
     std::str::from_utf8(&b[start..i]).ok()?.chars().next()
 }
 
+#[inline]
 fn word_at(b: &[u8], i: usize) -> bool {
     match b.get(i) {
         Some(&c) if c < 0x80 => c.is_ascii_alphanumeric() || c == b'_',
@@ -218,6 +219,7 @@ fn word_at(b: &[u8], i: usize) -> bool {
     }
 }
 
+#[inline]
 fn word_before(b: &[u8], i: usize) -> bool {
     match i.checked_sub(1).map(|j| b[j]) {
         Some(c) if c < 0x80 => c.is_ascii_alphanumeric() || c == b'_',
@@ -227,11 +229,13 @@ fn word_before(b: &[u8], i: usize) -> bool {
 }
 
 /// `\b`: a word character on exactly one side of `i`.
+#[inline]
 fn boundary(b: &[u8], i: usize) -> bool {
     word_before(b, i) != word_at(b, i)
 }
 
 /// The byte length of the character at `i` (1 past the end).
+#[inline]
 fn char_len(b: &[u8], i: usize) -> usize {
     match b.get(i) {
         Some(&c) if c >= 0xF0 => 4,
@@ -239,6 +243,11 @@ fn char_len(b: &[u8], i: usize) -> usize {
         Some(&c) if c >= 0xC0 => 2,
         _ => 1,
     }
+}
+
+/// The first `byte` at or after `i`.
+fn find(b: &[u8], i: usize, byte: u8) -> Option<usize> {
+    b.get(i..)?.iter().position(|&c| c == byte).map(|p| p + i)
 }
 
 /// The end of the run of bytes from `i` that satisfy `f`.
@@ -257,25 +266,32 @@ fn digits_then_boundary(b: &[u8], i: usize, min: usize, max: usize) -> Option<us
 // url: \b(?:https?|ftp|wss?)://[^\s<>"'`)\]}]+
 
 fn scan_url(b: &[u8], out: &mut Vec<(usize, usize)>) {
+    // Anchored on `://`: at most one of the schemes ends right before it.
     let mut i = 0;
-    while i < b.len() {
-        if matches!(b[i], b'h' | b'f' | b'w') && !word_before(b, i) {
-            if let Some(e) = url_at(b, i) {
-                out.push((i, e));
-                i = e;
-                continue;
-            }
+    while let Some(colon) = find(b, i, b':') {
+        i = colon + 1;
+        if !b[colon..].starts_with(b"://") {
+            continue;
         }
-        i += 1;
+        let Some(scheme) = ["https", "http", "ftp", "wss", "ws"]
+            .iter()
+            .find(|s| b[..colon].ends_with(s.as_bytes()))
+        else {
+            continue;
+        };
+        let s = colon - scheme.len();
+        if word_before(b, s) {
+            continue;
+        }
+        if let Some(e) = url_end(b, colon + 3) {
+            out.push((s, e));
+            i = e;
+        }
     }
 }
 
-fn url_at(b: &[u8], i: usize) -> Option<usize> {
-    let rest = &b[i..];
-    let scheme = ["https://", "http://", "ftp://", "wss://", "ws://"]
-        .iter()
-        .find(|s| rest.starts_with(s.as_bytes()))?;
-    let start = i + scheme.len();
+/// `[^\s<>"'`)\]}]+` from `start`.
+fn url_end(b: &[u8], start: usize) -> Option<usize> {
     let mut j = start;
     while let Some(c) = char_at(b, j) {
         if is_space(c) || matches!(c, '<' | '>' | '"' | '\'' | '`' | ')' | ']' | '}') {
@@ -370,29 +386,36 @@ fn is_host_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'-' || c == b'.'
 }
 
+/// The longest host name DNS allows; a longer run before a `:` is not a host, and
+/// bounding it keeps a pathological run from being rescanned from each of its starts.
+const MAX_HOST: usize = 253;
+
 fn scan_host_port(b: &[u8], out: &mut Vec<(usize, usize)>) {
+    // Anchored on `:` and a digit. Everything before the `:` is in [A-Za-z0-9.-], so the
+    // match starts in the run of those that ends at the `:`.
+    let mut from = 0;
     let mut i = 0;
-    while i < b.len() {
-        if !is_host_byte(b[i]) {
-            i += 1;
+    while let Some(colon) = find(b, i, b':') {
+        i = colon + 1;
+        if !b.get(colon + 1).is_some_and(u8::is_ascii_digit) {
             continue;
         }
-        // Everything before the `:` is in [A-Za-z0-9.-]: a run not followed by `:` has
-        // no match anywhere in it.
-        let end = run(b, i, is_host_byte);
-        if b.get(end) != Some(&b':') {
-            i = end;
+        let mut s = colon;
+        while s > from && is_host_byte(b[s - 1]) {
+            s -= 1;
+        }
+        if colon - s > MAX_HOST {
             continue;
         }
-        while i < end {
-            if boundary(b, i) {
-                if let Some(e) = host_port_at(b, i) {
-                    out.push((i, e));
+        for start in s..colon {
+            if boundary(b, start) {
+                if let Some(e) = host_port_at(b, start) {
+                    out.push((start, e));
+                    from = e;
                     i = e;
                     break;
                 }
             }
-            i += 1;
         }
     }
 }
@@ -450,6 +473,7 @@ fn host_port_at(b: &[u8], i: usize) -> Option<usize> {
 //   (?<![\w/.:-])(?:~|\.{1,2})?(?:/[\w.+@-]+){2,}/?           absolute, ~/ and ./
 // | \b[\w.+@-]+(?:/[\w.+@-]+)+\.[A-Za-z][A-Za-z0-9]{0,5}\b     relative dir/file.ext
 
+#[inline]
 fn seg_at(b: &[u8], i: usize) -> bool {
     matches!(b.get(i), Some(b'.' | b'+' | b'@' | b'-')) || word_at(b, i)
 }
@@ -517,22 +541,26 @@ fn scan_path(b: &[u8], out: &mut Vec<(usize, usize)>) {
     let mut i = 0;
     let mut run_end = 0;
     while i < b.len() {
-        // Every match lies in a run of [\w.+@-/~] holding a `/`.
+        // Every match lies in a run of [\w.+@-/~] holding a `/`: go to the next `/`,
+        // back to the start of its run, and try the starts of that run.
         if i >= run_end {
-            let mut j = i;
-            let mut slash = false;
+            let Some(slash) = find(b, i, b'/') else {
+                break;
+            };
+            let mut s = slash;
+            while s > i {
+                match char_before(b, s) {
+                    Some(c) if is_word(c) || matches!(c, '.' | '+' | '@' | '-' | '/' | '~') => {
+                        s -= c.len_utf8()
+                    }
+                    _ => break,
+                }
+            }
+            let mut j = slash;
             while j < b.len() && (seg_at(b, j) || matches!(b[j], b'/' | b'~')) {
-                slash |= b[j] == b'/';
                 j += char_len(b, j);
             }
-            if j == i {
-                i += char_len(b, i);
-                continue;
-            }
-            if !slash {
-                i = j;
-                continue;
-            }
+            i = s;
             run_end = j;
         }
         if let Some(e) = absolute_path_at(b, i) {
@@ -597,8 +625,13 @@ fn scan_words(b: &[u8], out: &mut Vec<(usize, usize)>, keep: impl Fn(&[u8]) -> b
             continue;
         }
         let mut e = i;
-        while word_at(b, e) {
-            e += char_len(b, e);
+        loop {
+            e = run(b, e, |c| c.is_ascii_alphanumeric() || c == b'_');
+            if b.get(e).is_some_and(|&c| c >= 0x80) && word_at(b, e) {
+                e += char_len(b, e);
+            } else {
+                break;
+            }
         }
         if keep(&b[i..e]) {
             out.push((i, e));
@@ -1494,7 +1527,12 @@ mod tests {
     #[test]
     fn pathological_input_is_linear() {
         // Long runs with many word boundaries and slashes, no matches at the end.
-        let text = "a-b+c/".repeat(50_000) + &"x.y.".repeat(50_000) + &"/+".repeat(50_000);
+        let text = "a-b+c/".repeat(50_000)
+            + &"x.y.".repeat(50_000)
+            + &"/+".repeat(50_000)
+            + &"a-".repeat(100_000)
+            + ":80 ~/"
+            + &"é/".repeat(50_000);
         let t = std::time::Instant::now();
         let _ = extract(&text);
         assert!(t.elapsed().as_secs() < 5);
