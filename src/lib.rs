@@ -4,6 +4,7 @@
 //! for OpenAI's encodings. The JavaScript face (`src/wasm/`) is compiled only for
 //! `wasm32` and is the only code that knows about JavaScript.
 
+pub mod compact;
 pub mod config;
 pub mod count;
 pub mod error;

@@ -156,7 +156,7 @@ pub fn resolve(id: &str) -> ResolvedModel {
             if key == *name {
                 return found(e.info(), MatchedBy::Exact);
             }
-            if is_prefix(name, &key) && best.map_or(true, |(_, len)| name.len() > len) {
+            if is_prefix(name, &key) && best.is_none_or(|(_, len)| name.len() > len) {
                 best = Some((e, name.len()));
             }
         }
@@ -277,7 +277,7 @@ fn is_prefix(name: &str, key: &str) -> bool {
         && key[name.len()..]
             .chars()
             .next()
-            .map_or(true, |c| !c.is_ascii_alphanumeric())
+            .is_none_or(|c| !c.is_ascii_alphanumeric())
 }
 
 /// The provider named by an id's prefix (`anthropic/…`, `us.anthropic.…`), for the default.

@@ -65,3 +65,4 @@ pub fn message_texts(conv: &Conversation) -> Vec<String> {
     }
     out
 }
+pub mod compact;

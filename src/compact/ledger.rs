@@ -1,0 +1,104 @@
+//! The identifier ledger: identifiers are checked, not hoped for.
+//!
+//! The identifiers of the evicted messages (paths, host:port, URLs, tickets, hashes,
+//! error names, commands, quantities, e-mails) are extracted deterministically and
+//! ranked, most referenced first. Those a summary does not mention are appended to it
+//! verbatim in one `Identifiers:` line, as many as fit the ledger budget; the rest are
+//! reported lost. Identifiers in a summary that appear nowhere in the conversation are
+//! reported unsupported: a hallucination, or something injected through a tool output.
+
+use crate::count::TextCounter;
+use crate::ids::{self, Identifier, Ledger};
+use crate::messages::{Message, Part};
+
+/// The identifiers of `messages`, ranked.
+pub fn collect<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<(Identifier, usize)> {
+    let mut ledger = Ledger::new();
+    for m in messages {
+        for part in &m.parts {
+            match part {
+                Part::Text(t) | Part::ToolResult { text: t, .. } => {
+                    ids::extract(t).into_iter().for_each(|i| ledger.add(i))
+                }
+                Part::ToolCall { name, arguments, .. } => {
+                    ids::extract(arguments).into_iter().for_each(|i| ledger.add(i));
+                    ids::commands_from_call(name, arguments)
+                        .into_iter()
+                        .for_each(|i| ledger.add(i));
+                }
+                _ => {}
+            }
+        }
+    }
+    ledger.ranked()
+}
+
+/// The outcome of checking one summary against the identifiers it had to keep.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Applied {
+    /// The summary with the ledger line appended (if any identifier was missing).
+    pub text: String,
+    /// Identifiers the summary or the ledger line keeps.
+    pub kept: Vec<String>,
+    /// Identifiers that did not fit the ledger budget.
+    pub lost: Vec<String>,
+}
+
+/// Appends the identifiers `summary` does not mention, within `budget` tokens.
+pub fn apply(
+    summary: &str,
+    ids: &[(Identifier, usize)],
+    counter: &dyn TextCounter,
+    budget: usize,
+) -> Applied {
+    let mut kept = Vec::new();
+    let mut missing = Vec::new();
+    for (id, _) in ids {
+        if ids::mentions(summary, &id.text) {
+            kept.push(id.text.clone());
+        } else {
+            missing.push(id.text.clone());
+        }
+    }
+    let mut line = String::new();
+    let mut lost = Vec::new();
+    let prefix = "\nIdentifiers: ";
+    let mut used = counter.count(prefix);
+    for id in missing {
+        // An identifier a longer one already carries (a path inside a kept URL) is kept.
+        if ids::mentions(summary, &id) || ids::mentions(&line, &id) {
+            kept.push(id);
+            continue;
+        }
+        let piece = if line.is_empty() {
+            id.clone()
+        } else {
+            format!(", {id}")
+        };
+        let cost = counter.count(&piece);
+        if used + cost <= budget {
+            used += cost;
+            line.push_str(&piece);
+            kept.push(id);
+        } else {
+            lost.push(id);
+        }
+    }
+    let text = if line.is_empty() {
+        summary.to_owned()
+    } else {
+        format!("{summary}{prefix}{line}")
+    };
+    Applied { text, kept, lost }
+}
+
+/// Identifiers in `summary` that appear nowhere in `source`.
+pub fn unsupported(summary: &str, source: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in ids::extract(summary) {
+        if !source.contains(id.text.as_str()) && !out.contains(&id.text) {
+            out.push(id.text);
+        }
+    }
+    out
+}

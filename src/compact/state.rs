@@ -1,0 +1,117 @@
+//! The state a stateless caller passes back each turn.
+//!
+//! Small and JSON-serialisable: the summary chunks (their text, and what they cover),
+//! where the verbatim part starts, where pruning stops, and which user message is pinned.
+//! Each position carries a check, a hash of the message just before it, so state that
+//! does not belong to the history it comes with (edited, truncated, another
+//! conversation) is noticed and discarded instead of silently misapplied.
+
+use serde::{Deserialize, Serialize};
+
+use crate::count::message_digest;
+use crate::messages::Message;
+
+/// The current version of [`State`]; other versions are discarded.
+pub const VERSION: u32 = 1;
+
+/// One compaction's summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Chunk {
+    /// 1 for the first compaction of a conversation, then counting up (a fold takes the
+    /// next number).
+    pub generation: u32,
+    /// The summary text, ledger included.
+    pub text: String,
+    /// Index of the last message this chunk covers.
+    pub through: usize,
+    /// Its tokens.
+    pub tokens: usize,
+    /// When it was made (ISO 8601), if the caller's clock was known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// The summarizer's model, if it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `threshold`, `manual` or `fold`.
+    pub trigger: String,
+    /// The summarizer's usage report, as it gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<serde_json::Value>,
+    /// Identifiers of the evicted messages that the chunk keeps.
+    #[serde(default)]
+    pub kept_ids: Vec<String>,
+    /// Identifiers of the evicted messages that did not fit.
+    #[serde(default)]
+    pub lost_ids: Vec<String>,
+    /// `null`, or the fallback used and why: `{ kind, reason }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<FallbackUsed>,
+}
+
+/// A fallback that replaced a summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FallbackUsed {
+    /// `extractive` or `marker`.
+    pub kind: String,
+    /// Why the summarizer's reply was not used.
+    pub reason: String,
+}
+
+/// A position in the history with a check on the message before it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mark {
+    /// The position (a message index).
+    pub index: usize,
+    /// A hash of the message at `index - 1`, in hex.
+    #[serde(with = "hex")]
+    pub check: u64,
+}
+
+impl Mark {
+    /// A mark at `index` in `messages`.
+    pub fn at(messages: &[Message], index: usize) -> Self {
+        let check = if index == 0 {
+            0
+        } else {
+            message_digest(&messages[index - 1])
+        };
+        Mark { index, check }
+    }
+
+    /// Whether this mark still fits `messages`.
+    pub fn holds(&self, messages: &[Message]) -> bool {
+        self.index <= messages.len() && *self == Mark::at(messages, self.index)
+    }
+}
+
+mod hex {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v:016x}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        let s = String::deserialize(d)?;
+        u64::from_str_radix(&s, 16).map_err(serde::de::Error::custom)
+    }
+}
+
+/// What a caller keeps between turns.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct State {
+    /// [`VERSION`].
+    pub version: u32,
+    /// The summaries, oldest first.
+    pub chunks: Vec<Chunk>,
+    /// Messages from here on are sent verbatim (pruned where `pruneBoundary` says).
+    pub boundary: Option<Mark>,
+    /// Tool outputs before this are pruned.
+    pub prune_boundary: Option<Mark>,
+    /// The user message kept verbatim although it lies before `boundary` (the newest
+    /// user message, when its own turn had to be split).
+    pub pinned: Option<Mark>,
+}

@@ -1,0 +1,123 @@
+//! Driving compactions in tests, and the invariants every output must hold.
+#![allow(dead_code)]
+
+use ctxfold::compact::{Compaction, Input, Outcome, Reply, Request, State};
+use ctxfold::config::Config;
+use ctxfold::count::TextCounter;
+use ctxfold::messages::{Conversation, Out, Part};
+use ctxfold::Error;
+use serde_json::Value;
+
+/// How the tests answer summarizer requests.
+pub enum Summarizer<'a> {
+    /// The built-in extractive summary.
+    Extractive,
+    /// A test double for the remote LLM.
+    Fake(&'a mut dyn FnMut(&Request) -> Reply),
+}
+
+/// Runs one compaction to the end. Returns the outcome and how many summarizer calls it made.
+pub fn run(
+    conv: &Conversation,
+    config: &Config,
+    counter: &dyn TextCounter,
+    window: usize,
+    reserved: usize,
+    state: Option<State>,
+    mut summarizer: Summarizer,
+) -> Result<(Outcome, usize), Error> {
+    let mut c = Compaction::new(Input {
+        conv,
+        config,
+        counter,
+        window,
+        reserved_output: reserved,
+        state,
+        manual: false,
+        now: Some("2026-11-22T00:00:00Z".into()),
+    })?;
+    let mut calls = 0;
+    while !c.requests().is_empty() {
+        calls += c.requests().len();
+        match &mut summarizer {
+            Summarizer::Extractive => c.submit_extractive()?,
+            Summarizer::Fake(f) => {
+                let replies = c.requests().iter().map(&mut **f).collect();
+                c.submit(replies)?
+            }
+        }
+    }
+    Ok((c.finish()?, calls))
+}
+
+/// Checks what must hold for any output; panics with `what` on a violation.
+pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: usize, what: &str) {
+    let rendered = conv.render(&outcome.order);
+    // Fits.
+    assert!(
+        outcome.report.tokens_after <= budget_input,
+        "{what}: {} tokens out, budget {budget_input}",
+        outcome.report.tokens_after
+    );
+    // Valid for the provider: parses back in its format (every result has its call) and
+    // no call lacks its results.
+    let back = Conversation::parse(&rendered, Some(conv.format()))
+        .unwrap_or_else(|e| panic!("{what}: output does not parse back: {e}"));
+    assert!(
+        back.unanswered_calls().is_empty(),
+        "{what}: unanswered calls {:?}",
+        back.unanswered_calls()
+    );
+    // Order preserved, and only tool results edited.
+    let mut last = None;
+    for o in &outcome.order {
+        let i = match o {
+            Out::Keep(i) => *i,
+            Out::Edited { index, results } => {
+                for (call_id, _) in results {
+                    assert!(
+                        conv.messages()[*index]
+                            .parts
+                            .iter()
+                            .any(|p| matches!(p, Part::ToolResult { call_id: c, .. } if c == call_id)),
+                        "{what}: edited something that is not a tool result"
+                    );
+                }
+                *index
+            }
+            Out::New(m) => {
+                assert!(
+                    m.text.starts_with("## Conversation Summary")
+                        || m.text.starts_with("[Earlier messages truncated]"),
+                    "{what}: inserted message is not a summary: {:.80}",
+                    m.text
+                );
+                continue;
+            }
+        };
+        assert!(last.is_none_or(|l| l < i), "{what}: order broken at message {i}");
+        last = Some(i);
+    }
+    // Head and newest user message verbatim.
+    let kept: Vec<usize> = outcome
+        .order
+        .iter()
+        .filter_map(|o| if let Out::Keep(i) = o { Some(*i) } else { None })
+        .collect();
+    let head = conv
+        .messages()
+        .iter()
+        .take_while(|m| m.role == ctxfold::messages::Role::System)
+        .count();
+    for i in 0..head {
+        assert!(kept.contains(&i), "{what}: head message {i} missing");
+    }
+    if let Some(u) = conv.messages().iter().rposition(|m| m.starts_turn()) {
+        assert!(kept.contains(&u), "{what}: newest user message {u} missing");
+    }
+}
+
+/// The rendered output as JSON.
+pub fn output(conv: &Conversation, outcome: &Outcome) -> Value {
+    conv.render(&outcome.order)
+}
