@@ -4,26 +4,33 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{invalid_argument, to_js};
 use super::options::{json_arg, Options};
-use crate::count::{count_conversation, TextCounter};
+use super::tokenizer_choice::Counting;
+use crate::count::count_conversation;
 use crate::messages::{Conversation, Format};
-use crate::tokenizer::{tokenizer, Encoding};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_COUNT: &str = r#"
-/** Which tokenizer counts. */
-export interface CountOptions {
-  /** An exact encoding: `"o200k_base"` (GPT-4o, GPT-4.1, GPT-5, o-series) or `"cl100k_base"` (GPT-4, GPT-3.5). */
-  encoding: Encoding;
-}
+/** Which tokenizer counts: an encoding, or a model (its encoding, or its calibrated estimate). */
+export type CountOptions =
+  | {
+      /** An exact encoding: `"o200k_base"` (GPT-4o, GPT-4.1, GPT-5, o-series) or `"cl100k_base"` (GPT-4, GPT-3.5). */
+      encoding: Encoding;
+      model?: never;
+    }
+  | {
+      /** A model id, e.g. `"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`. Unknown ids get the documented default. */
+      model: string;
+      encoding?: never;
+    };
 
 /** A message format. Output always comes back in the format it came in. */
 export type MessageFormat = "openai" | "openai-responses" | "anthropic" | "ai-sdk";
 
 /** Options of `countMessages`. */
-export interface CountMessagesOptions extends CountOptions {
+export type CountMessagesOptions = CountOptions & {
   /** The messages' format; detected when omitted. */
   format?: MessageFormat;
-}
+};
 
 /** Who a message is from. Anthropic user messages holding only tool results count as `"tool"`. */
 export type MessageRole = "system" | "user" | "assistant" | "tool";
@@ -52,22 +59,12 @@ export interface MessagesCount {
   replyPriming: number;
   /** How many message counts came from the cache (content-hash keyed). */
   cached: number;
+  /** `"exact"`, or `"estimate"` for a model without a public (or loaded) tokenizer. */
+  method: "exact" | "estimate";
+  /** The model counted for, as the registry resolved it (with `options.model`). */
+  model?: ModelInfoResolved;
 }
 "#;
-
-/// The counter `options` asks for.
-fn counter(options: &Options) -> Result<&'static dyn TextCounter, JsValue> {
-    let encoding = match options.string("encoding")? {
-        Some(name) => Encoding::from_name(&name).map_err(to_js)?,
-        None => {
-            return Err(to_js(crate::Error::InvalidArgument {
-                argument: options.path("encoding"),
-                expected: "an encoding name (\"o200k_base\" or \"cl100k_base\")".into(),
-            }))
-        }
-    };
-    Ok(tokenizer(encoding).map_err(to_js)?)
-}
 
 /// The number of tokens in `text`. Special-token strings such as `<|endoftext|>` count as
 /// ordinary text, as providers count message content.
@@ -83,8 +80,9 @@ pub fn count_tokens(
     let text = text
         .as_string()
         .ok_or_else(|| invalid_argument("text", "a string", &text))?;
-    let options = Options::new("options", &options, &["encoding"], false)?;
-    Ok(counter(&options)?.count(&text) as u32)
+    let options = Options::new("options", &options, &["encoding", "model"], false)?;
+    let counting = Counting::from_options(&options, false)?.expect("required");
+    Ok(counting.counter().count(&text) as u32)
 }
 
 /// Counts a conversation as a request would: every message with its format's framing,
@@ -102,8 +100,8 @@ pub fn count_messages(
     #[wasm_bindgen(unchecked_param_type = "unknown[] | { messages: unknown[]; system?: unknown }")] messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "CountMessagesOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let options = Options::new("options", &options, &["encoding", "format"], false)?;
-    let counter = counter(&options)?;
+    let options = Options::new("options", &options, &["encoding", "model", "format"], false)?;
+    let counting = Counting::from_options(&options, false)?.expect("required");
     let format = options
         .string("format")?
         .map(|f| Format::from_name(&f))
@@ -111,6 +109,11 @@ pub fn count_messages(
         .map_err(to_js)?;
     let input = json_arg("messages", &messages)?;
     let conv = Conversation::parse(&input, format).map_err(to_js)?;
-    let breakdown = count_conversation(&conv, counter);
-    super::to_plain(&breakdown)
+    let breakdown = count_conversation(&conv, counting.counter());
+    let result = super::to_plain(&breakdown)?;
+    js_sys::Reflect::set(&result, &"method".into(), &counting.method().into())?;
+    if let Some(model) = counting.model() {
+        js_sys::Reflect::set(&result, &"model".into(), &super::to_plain(model)?)?;
+    }
+    Ok(result)
 }

@@ -3,9 +3,12 @@
 //! Each submodule exports one group of functions; they translate arguments, call the
 //! core, and turn core errors into JS errors ([`error`]).
 
+mod compact;
 mod count;
 mod error;
+mod models;
 mod options;
+mod tokenizer_choice;
 mod vocab;
 
 use wasm_bindgen::JsValue;
