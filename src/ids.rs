@@ -49,9 +49,10 @@ pub enum IdKind {
     Code,
     /// `name@example.com`.
     Email,
-    /// A shell command: from a tool call ([`commands_from_call`]), a line starting with
-    /// `$ ` or `> `, the first line of a ```` ```bash ```` block, or an inline code span
-    /// starting with a common CLI program (`` `git checkout src/a.py` ``).
+    /// A shell command: from a tool call ([`commands_from_call`]); in text, a line
+    /// starting with `$ ` or `> ` and a known program (`$ pytest -x`), the first line of
+    /// a ```` ```bash ```` block if it starts with one, or an inline code span with a
+    /// known program and an argument (`` `git checkout src/a.py` ``).
     Command,
     /// A number with a unit: `512MB`, `2.5 GiB`, `30s`, `3 ms`, `99.9%`, `10k tokens`,
     /// `2.4GHz`, `40 MB/s`. See [`QUANTITY_UNITS`].
@@ -100,21 +101,22 @@ pub struct Identifier {
 }
 
 impl Identifier {
-    fn new(kind: IdKind, text: &str) -> Self {
+    /// An identifier of `kind` with `text`.
+    pub fn new(kind: IdKind, text: impl Into<String>) -> Self {
         Identifier {
             kind,
-            text: text.to_owned(),
+            text: text.into(),
         }
     }
 }
 
-/// Units a number must carry to be a [`IdKind::Quantity`]. `MB`-style units may follow
-/// the number after one space (`2.5 GiB`); `s`, `h`, `us` and `%` must be attached
-/// (`30s`, `99.9%`), as `2 s` or `3 us` is more often prose. A trailing `/s` makes a rate (`40 MB/s`); any other `/`
-/// makes it something else (`8080/tcp`, `sed '1073s/a/b/'`). `tokens` may have a `k`
-/// or `M` multiplier on the number (`10k tokens`). Decades (`90s`, `1960s`) and
-/// progress bars (`[ 42%]`) are not quantities. Spelled-out time (`3 days`) is not
-/// counted: in chat it is prose, not a setting.
+/// Units a number must carry to be a [`IdKind::Quantity`]. Most may follow the number
+/// after one space (`2.5 GiB`, `3 ms`); `s`, `h`, `us` and `%` must be attached (`30s`,
+/// `99.9%`), as `2 s` or `3 us` is more often prose. A trailing `/s` makes a rate
+/// (`40 MB/s`); any other `/` makes it something else (`8080/tcp`, `sed '1073s/a/b/'`).
+/// `tokens` may have a `k` or `M` multiplier on the number (`10k tokens`). Decades
+/// (`1960s`, `the 90s`) and progress bars (`[ 42%]`) are not quantities. Spelled-out
+/// time (`3 days`) is not counted: in chat it is prose, not a setting.
 pub const QUANTITY_UNITS: &[&str] = &[
     "KB", "MB", "GB", "TB", "PB", "kB", "KiB", "MiB", "GiB", "TiB", "PiB", "bytes", "ns", "us", "µs", "μs",
     "ms", "s", "sec", "secs", "min", "mins", "h", "hr", "hrs", "Hz", "kHz", "MHz", "GHz", "tokens", "%",
@@ -1056,22 +1058,15 @@ pub fn commands_from_call(tool_name: &str, arguments_json: &str) -> Vec<Identifi
         .unwrap_or_default()
 }
 
+/// Tool names containing one of these run shell commands (`execute_bash`, `local_shell`,
+/// `run_terminal_cmd`); so do names with the word `run` or `sh`.
+#[rustfmt::skip]
+const SHELL_TOOLS: &[&str] = &["bash", "shell", "terminal", "exec", "command", "cmd", "zsh", "pwsh", "powershell"];
+
 fn is_shell_tool(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     let name = name.rsplit('/').next().unwrap_or(&name);
-    [
-        "bash",
-        "shell",
-        "terminal",
-        "exec",
-        "command",
-        "cmd",
-        "zsh",
-        "powershell",
-        "pwsh",
-    ]
-    .iter()
-    .any(|w| name.contains(w))
+    SHELL_TOOLS.iter().any(|w| name.contains(w))
         || name
             .split(|c: char| !c.is_ascii_alphanumeric())
             .any(|w| matches!(w, "run" | "sh"))
