@@ -96,7 +96,7 @@ pub fn apply(
 pub fn unsupported(summary: &str, source: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for id in ids::extract(summary) {
-        if !source.contains(id.text.as_str()) && !out.contains(&id.text) {
+        if !ids::mentions(source, &id.text) && !out.contains(&id.text) {
             out.push(id.text);
         }
     }
