@@ -53,10 +53,29 @@ const OUTCOME_CUES: &[&str] = &[
 ];
 const MAX_ITEM: usize = 220;
 
-fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split(['\n', '.', '!', '?'])
-        .map(str::trim)
-        .filter(|s| s.len() > 12)
+/// Sentences: split at line breaks and at `.`, `!` or `?` followed by whitespace (or
+/// the end of the line), so `numpy_handler.py` and `v1.2` stay whole.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    fn push<'a>(out: &mut Vec<&'a str>, s: &'a str) {
+        let t = s.trim();
+        if t.len() > 12 {
+            out.push(t);
+        }
+    }
+    for line in text.lines() {
+        let bytes = line.as_bytes();
+        let mut start = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            // ASCII punctuation: i + 1 is a character boundary.
+            if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace()) {
+                push(&mut out, &line[start..i]);
+                start = i + 1;
+            }
+        }
+        push(&mut out, &line[start..]);
+    }
+    out
 }
 
 fn clip(s: &str) -> String {
@@ -92,7 +111,7 @@ pub fn summarize(
         for part in &m.parts {
             match (m.role, part) {
                 (Role::User, Part::Text(t)) => {
-                    let s = sentences(t).next().map(clip);
+                    let s = sentences(t).first().map(|s| clip(s));
                     if first_user.is_none() {
                         first_user = s.clone();
                     }
@@ -227,4 +246,15 @@ pub fn fold(summaries: &[&str], counter: &dyn TextCounter, max_tokens: usize) ->
     }
     let [decisions, entities, facts, open] = lists;
     fit(decisions, entities, facts, open, counter, max_tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_keep_file_names_and_versions_whole() {
+        let s = sentences("Open numpy_handler.py in v1.2 first. Then run the tests! Done?\nNext line here.");
+        assert_eq!(s, ["Open numpy_handler.py in v1.2 first", "Then run the tests", "Next line here"]);
+    }
 }
