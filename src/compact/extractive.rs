@@ -78,6 +78,16 @@ fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
+/// `SomethingError: message` or `SomethingException...`, the last line of a traceback.
+fn is_error_line(line: &str) -> bool {
+    let head = line.split([':', ' ', '(']).next().unwrap_or("");
+    let name = head.rsplit('.').next().unwrap_or(head);
+    name.len() > 5
+        && name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && (name.ends_with("Error") || name.ends_with("Exception"))
+        && !line.starts_with("Traceback")
+}
+
 fn clip(s: &str) -> String {
     if s.len() <= MAX_ITEM {
         return s.to_owned();
@@ -138,15 +148,14 @@ pub fn summarize(
                     }
                 }
                 (_, Part::ToolResult { text, is_error, .. }) => {
-                    let line = text
-                        .lines()
-                        .map(str::trim)
-                        .find(|l| {
-                            let lower = l.to_lowercase();
-                            *is_error || OUTCOME_CUES.iter().any(|c| lower.contains(c))
-                        })
-                        .filter(|l| l.len() > 3);
-                    if let Some(l) = line {
+                    // The exception a traceback ends with says more than its first line.
+                    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| l.len() > 3).collect();
+                    let error = lines.iter().rev().find(|l| is_error_line(l));
+                    let outcome = lines.iter().find(|l| {
+                        let lower = l.to_lowercase();
+                        *is_error || OUTCOME_CUES.iter().any(|c| lower.contains(c))
+                    });
+                    if let Some(l) = error.or(outcome) {
                         push_unique(&mut facts, clip(l));
                     }
                 }
@@ -253,8 +262,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn facts_take_the_exception_a_traceback_ends_with() {
+        let conv = crate::messages::Conversation::parse(
+            &serde_json::json!([
+                {"role": "user", "content": "run it please now"},
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c", "content": "Traceback (most recent call last):\n  File \"x.py\", line 1\nsqlite3.OperationalError: no such table: t"}
+            ]),
+            None,
+        )
+        .unwrap();
+        let m: Vec<&Message> = conv.messages().iter().collect();
+        let enc = crate::tokenizer::tokenizer(crate::Encoding::O200kBase).unwrap();
+        let s = summarize(&m, &[], enc, 512);
+        assert!(s.contains("sqlite3.OperationalError: no such table: t"), "{s}");
+        assert!(!s.contains("most recent call last"), "{s}");
+    }
+
+    #[test]
     fn sentences_keep_file_names_and_versions_whole() {
         let s = sentences("Open numpy_handler.py in v1.2 first. Then run the tests! Done?\nNext line here.");
-        assert_eq!(s, ["Open numpy_handler.py in v1.2 first", "Then run the tests", "Next line here"]);
+        assert_eq!(
+            s,
+            [
+                "Open numpy_handler.py in v1.2 first",
+                "Then run the tests",
+                "Next line here"
+            ]
+        );
     }
 }
