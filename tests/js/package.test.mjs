@@ -90,6 +90,11 @@ describe("countTokens", () => {
       () => countTokens("x", { encoding: 200 }),
       ctxfoldError("TypeError", "INVALID_ARGUMENT", /options\.encoding/),
     );
+    // Unknown keys are an error, not silence (a typo'd option would otherwise be ignored).
+    assert.throws(
+      () => countTokens("x", { encoding: "o200k_base", encodng: "cl100k_base" }),
+      ctxfoldError("TypeError", "INVALID_ARGUMENT", /options\.encodng/),
+    );
   });
 });
 
