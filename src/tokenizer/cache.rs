@@ -1,67 +1,104 @@
-//! A small exact cache of how many tokens a merged piece became.
+//! An exact cache of how many tokens a piece is.
 //!
-//! Pieces that are not a token themselves (identifiers, paths, long or rare words) cost
-//! ten or more lookups to merge, and in real conversations the same ones come back again
-//! and again. The cache keys on the piece's bytes (kept in an arena, compared in full),
-//! so a hit is always right; it is direct-mapped and starts over when the arena fills,
-//! so its memory is bounded.
+//! Real text repeats its pieces: words, identifiers, paths, and in CJK text whole runs of
+//! characters. A piece's count costs a vocabulary lookup (two or three cache misses in a
+//! table of megabytes) or, when it is not one token, a merge of ten or more lookups. This
+//! cache answers repeats from one slot: pieces of up to eight bytes are keyed exactly by
+//! their bytes packed in a word (no comparison needed); longer ones keep their bytes in an
+//! arena and are compared in full, so a hit is always right. It is two-way set-associative
+//! (both ways share a cache line; a new piece goes in front and the older way is dropped)
+//! and starts over when the arena fills, so its memory is bounded (2 MB of slots, 4 MB of
+//! arena). 131,072 slots hold the 61,010 distinct pieces of the 7.5 MB benchmark corpus.
 
+use super::hash::word;
 use super::vocab::eq_bytes;
 
-const SLOTS: usize = 1 << 12;
-const ARENA: usize = 1 << 17;
+const SETS: usize = 1 << 16;
+const ARENA: usize = 1 << 22;
 /// Longer pieces are rare and would crowd the arena.
-pub const MAX_PIECE: usize = 96;
+pub const MAX_PIECE: usize = 1024;
 
+/// `len == 0` marks an empty slot (pieces are never empty).
 #[derive(Clone, Copy, Default)]
 struct Slot {
-    hash: u64,
+    /// The piece as a word (up to 8 bytes), or its hash.
+    key: u64,
+    /// Where a longer piece's bytes are in the arena.
     start: u32,
     len: u16,
     count: u16,
 }
 
 /// Piece bytes -> token count.
-pub struct MergeCache {
+pub struct PieceCache {
     slots: Vec<Slot>,
     arena: Vec<u8>,
 }
 
-impl Default for MergeCache {
+impl Default for PieceCache {
     fn default() -> Self {
-        MergeCache {
-            slots: vec![Slot::default(); SLOTS],
-            arena: Vec::with_capacity(ARENA),
+        PieceCache {
+            slots: vec![Slot::default(); 2 * SETS],
+            arena: Vec::new(),
         }
     }
 }
 
-impl MergeCache {
-    /// The cached count of `piece`, whose hash is `hash`.
-    #[inline]
+#[inline(always)]
+fn set_of(hash: u64) -> usize {
+    2 * ((hash as usize) & (SETS - 1))
+}
+
+impl PieceCache {
+    /// The cached count of `piece` (at most [`MAX_PIECE`] bytes), whose hash is `hash`.
+    #[inline(always)]
     pub fn get(&self, piece: &[u8], hash: u64) -> Option<usize> {
-        let s = self.slots[(hash as usize) & (SLOTS - 1)];
-        (s.hash == hash
-            && s.len as usize == piece.len()
-            && eq_bytes(
-                &self.arena[s.start as usize..s.start as usize + piece.len()],
-                piece,
-            ))
-        .then_some(s.count as usize)
+        let set = set_of(hash);
+        let (len, short) = (piece.len(), piece.len() <= 8);
+        let key = if short { word(piece) } else { hash };
+        for s in &self.slots[set..set + 2] {
+            if s.len as usize == len
+                && s.key == key
+                && (short || eq_bytes(&self.arena[s.start as usize..s.start as usize + len], piece))
+            {
+                return Some(s.count as usize);
+            }
+        }
+        None
     }
 
-    /// Remembers that `piece` (at most [`MAX_PIECE`] bytes) merges into `count` tokens.
+    /// Remembers that `piece` (at most [`MAX_PIECE`] bytes) is `count` tokens.
     #[inline]
     pub fn put(&mut self, piece: &[u8], hash: u64, count: usize) {
-        debug_assert!(piece.len() <= MAX_PIECE);
+        debug_assert!(!piece.is_empty() && piece.len() <= MAX_PIECE);
+        let set = set_of(hash);
+        // The newer way goes in front; the older one is dropped.
+        self.slots[set + 1] = self.slots[set];
+        if piece.len() <= 8 {
+            self.slots[set] = Slot {
+                key: word(piece),
+                start: 0,
+                len: piece.len() as u16,
+                count: count as u16,
+            };
+            return;
+        }
         if self.arena.len() + piece.len() > ARENA {
+            // Start over: forget every long piece (their bytes are gone); short ones stay.
             self.arena.clear();
-            self.slots.fill(Slot::default());
+            for s in &mut self.slots {
+                if s.len > 8 {
+                    *s = Slot::default();
+                }
+            }
+        }
+        if self.arena.capacity() == 0 {
+            self.arena.reserve_exact(ARENA);
         }
         let start = self.arena.len() as u32;
         self.arena.extend_from_slice(piece);
-        self.slots[(hash as usize) & (SLOTS - 1)] = Slot {
-            hash,
+        self.slots[set] = Slot {
+            key: hash,
             start,
             len: piece.len() as u16,
             count: count as u16,
@@ -72,25 +109,45 @@ impl MergeCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tokenizer::hash::hash_bytes;
 
     #[test]
     fn hits_only_on_equal_bytes() {
-        let mut c = MergeCache::default();
+        let mut c = PieceCache::default();
         c.put(b"identifier", 7, 3);
         assert_eq!(c.get(b"identifier", 7), Some(3));
         // Same hash and length, other bytes: a miss, never a wrong count.
         assert_eq!(c.get(b"identifiex", 7), None);
         assert_eq!(c.get(b"identifier", 8), None);
+        c.put(b" the", hash_bytes(b" the"), 1);
+        assert_eq!(c.get(b" the", hash_bytes(b" the")), Some(1));
+        // A short piece sharing the slot but not the bytes misses.
+        assert_eq!(c.get(b" thx", hash_bytes(b" the")), None);
     }
 
     #[test]
-    fn starts_over_when_full() {
-        let mut c = MergeCache::default();
+    fn two_pieces_in_one_set_both_hit() {
+        let mut c = PieceCache::default();
+        c.put(b"alpha", 42, 1);
+        c.put(b"beta", 42 + (SETS as u64), 2);
+        assert_eq!(c.get(b"alpha", 42), Some(1));
+        assert_eq!(c.get(b"beta", 42 + (SETS as u64)), Some(2));
+        c.put(b"gamma", 42, 3);
+        assert_eq!(c.get(b"alpha", 42), None, "the oldest way is dropped");
+        assert_eq!(c.get(b"gamma", 42), Some(3));
+    }
+
+    #[test]
+    fn starts_over_when_the_arena_is_full() {
+        let mut c = PieceCache::default();
         let piece = [b'x'; MAX_PIECE];
+        c.put(b"short", 1, 2);
         for i in 0..(ARENA / MAX_PIECE + 10) as u64 {
-            c.put(&piece, i, 5);
+            c.put(&piece, i << 20 | 2, 5);
         }
         assert!(c.arena.len() <= ARENA);
-        assert_eq!(c.get(&piece, (ARENA / MAX_PIECE + 9) as u64), Some(5));
+        let last = (ARENA / MAX_PIECE + 9) as u64;
+        assert_eq!(c.get(&piece, last << 20 | 2), Some(5));
+        assert_eq!(c.get(b"short", 1), Some(2), "short pieces survive a restart");
     }
 }

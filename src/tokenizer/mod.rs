@@ -98,7 +98,7 @@ impl std::fmt::Display for Encoding {
 pub struct Tokenizer {
     encoding: Encoding,
     vocab: Vocab,
-    merges: Mutex<cache::MergeCache>,
+    pieces: Mutex<cache::PieceCache>,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -121,7 +121,7 @@ impl Tokenizer {
         Ok(Tokenizer {
             encoding,
             vocab,
-            merges: Mutex::default(),
+            pieces: Mutex::default(),
         })
     }
 
@@ -138,35 +138,42 @@ impl Tokenizer {
     /// The number of tokens in `text`.
     pub fn count(&self, text: &str) -> usize {
         // Another thread counting with this tokenizer holds the cache: go without it.
-        let mut merges = self.merges.try_lock().ok();
+        let mut guard = self.pieces.try_lock().ok();
         let mut n = 0;
         pretokenize::split(self.encoding.pattern(), text, |piece| {
             n += match piece.len() {
                 1 => 1,
-                2 => {
-                    if self.vocab.rank(piece).is_some() {
-                        1
-                    } else {
-                        2
-                    }
-                }
                 len => {
                     let h = hash::hash_bytes(piece);
-                    if self.vocab.rank_with_hash(piece, h).is_some() {
-                        1
-                    } else if let Some(cache) = merges.as_deref_mut().filter(|_| len <= cache::MAX_PIECE) {
-                        cache.get(piece, h).unwrap_or_else(|| {
-                            let k = bpe::merge_count(&self.vocab, piece);
+                    match guard.as_deref_mut().filter(|_| len <= cache::MAX_PIECE) {
+                        Some(cache) => cache.get(piece, h).unwrap_or_else(|| {
+                            let k = self.count_piece(piece, h);
                             cache.put(piece, h, k);
                             k
-                        })
-                    } else {
-                        bpe::merge_count(&self.vocab, piece)
+                        }),
+                        None => self.count_piece(piece, h),
                     }
                 }
             };
         });
         n
+    }
+
+    /// Tokens in one piece of two bytes or more, whose hash is `h`.
+    #[inline]
+    fn count_piece(&self, piece: &[u8], h: u64) -> usize {
+        let known = if piece.len() == 2 {
+            self.vocab.rank(piece).is_some()
+        } else {
+            self.vocab.rank_with_hash(piece, h).is_some()
+        };
+        if known {
+            1
+        } else if piece.len() == 2 {
+            2
+        } else {
+            bpe::merge_count(&self.vocab, piece)
+        }
     }
 
     /// The tokens of `text`.
