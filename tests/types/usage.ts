@@ -64,7 +64,7 @@ countTokens("x");
 // @ts-expect-error: not an encoding ctxfold knows
 countTokens("x", { encoding: "p50k_base" });
 // @ts-expect-error: unknown option
-countTokens("x", { encoding: "o200k_base", model: "gpt-4o" });
+countTokens("x", { encoding: "o200k_base", encodng: "cl100k_base" });
 // @ts-expect-error: the count is a number
 const s: string = countTokens("x", options);
 // @ts-expect-error: not an encoding ctxfold knows
