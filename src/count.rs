@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use crate::messages::{Conversation, Format, MediaKind, Message, Part, Role};
-use crate::tokenizer::hash::hash_bytes_seeded;
+use crate::tokenizer::hash::Hash128;
 
 /// Tokens around every message (start, separator, end).
 pub const PER_MESSAGE: usize = 3;
@@ -109,10 +109,9 @@ pub struct Breakdown {
 /// Counts every message of `conv` with `counter`, through the process-wide cache.
 pub fn count_conversation(conv: &Conversation, counter: &dyn TextCounter) -> Breakdown {
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    let mut scratch = Vec::new();
     let mut cached = 0;
     let mut count = |message: &Message| {
-        let key = message_key(message, counter.cache_key(), &mut scratch);
+        let key = message_key(message, counter.cache_key());
         if let Some(&n) = cache.get(key) {
             cached += 1;
             return n as usize;
@@ -153,11 +152,10 @@ pub fn count_conversation(conv: &Conversation, counter: &dyn TextCounter) -> Bre
 /// Each message's tokens, framing included, through the cache.
 pub fn count_each(messages: &[Message], counter: &dyn TextCounter) -> Vec<usize> {
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    let mut scratch = Vec::new();
     messages
         .iter()
         .map(|m| {
-            let key = message_key(m, counter.cache_key(), &mut scratch);
+            let key = message_key(m, counter.cache_key());
             if let Some(&n) = cache.get(key) {
                 return n as usize;
             }
@@ -208,44 +206,52 @@ type Key = (u64, u64);
 
 /// A hash of a message's content (what it says, not how it is formatted).
 pub fn message_digest(message: &Message) -> u64 {
-    message_key(message, 0, &mut Vec::new()).0
+    message_key(message, 0).0
 }
 
-fn message_key(message: &Message, counter: u64, buf: &mut Vec<u8>) -> Key {
-    buf.clear();
-    buf.extend_from_slice(&counter.to_le_bytes());
-    buf.push(message.role as u8);
-    let mut field = |tag: u8, s: &str| {
-        buf.push(tag);
-        buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
-        buf.extend_from_slice(s.as_bytes());
-    };
+fn message_key(message: &Message, counter: u64) -> Key {
+    let mut h = Hash128::new(counter);
+    h.number(message.role as u64);
     if let Some(name) = &message.name {
-        field(1, name);
+        h.number(1);
+        h.field(name.as_bytes());
     }
     for part in &message.parts {
         match part {
-            Part::Text(t) => field(2, t),
-            Part::Reasoning(t) => field(3, t),
-            Part::Opaque { bytes } => field(4, &bytes.to_string()),
+            Part::Text(t) => {
+                h.number(2);
+                h.field(t.as_bytes());
+            }
+            Part::Reasoning(t) => {
+                h.number(3);
+                h.field(t.as_bytes());
+            }
+            Part::Opaque { bytes } => {
+                h.number(4);
+                h.number(*bytes as u64);
+            }
             Part::ToolCall { id, name, arguments } => {
-                field(5, id);
-                field(6, name);
-                field(7, arguments);
+                h.number(5);
+                h.field(id.as_bytes());
+                h.field(name.as_bytes());
+                h.field(arguments.as_bytes());
             }
             Part::ToolResult {
                 call_id,
                 text,
                 is_error,
             } => {
-                field(8, call_id);
-                field(9, text);
-                field(10, if *is_error { "e" } else { "" });
+                h.number(6 + *is_error as u64);
+                h.field(call_id.as_bytes());
+                h.field(text.as_bytes());
             }
-            Part::Media { kind } => field(11, &format!("{kind:?}")),
+            Part::Media { kind } => {
+                h.number(8);
+                h.number(*kind as u64);
+            }
         }
     }
-    (hash_bytes_seeded(buf, 0x51), hash_bytes_seeded(buf, 0xC0FFEE))
+    h.finish()
 }
 
 /// Message counts by content hash, bounded: it starts over past [`CountCache::LIMIT`].
@@ -270,6 +276,11 @@ impl CountCache {
 }
 
 static CACHE: Mutex<CountCache> = Mutex::new(CountCache { map: None });
+
+/// Forgets every cached message count.
+pub fn clear_cache() {
+    CACHE.lock().unwrap_or_else(|e| e.into_inner()).map = None;
+}
 
 #[cfg(test)]
 mod tests {

@@ -18,4 +18,11 @@ pub mod tokenizer;
 mod wasm;
 
 pub use error::Error;
+
+/// Forgets every cache: message counts and the tokenizers' piece counts (to free their
+/// memory, or to measure counting from scratch).
+pub fn clear_caches() {
+    count::clear_cache();
+    tokenizer::clear_caches();
+}
 pub use tokenizer::{Encoding, Tokenizer};

@@ -183,18 +183,19 @@ enum Envelope {
 impl Conversation {
     /// Reads `input` in `format`, or in the format [`detect`] finds.
     pub fn parse(input: &Value, format: Option<Format>) -> Result<Self, Error> {
+        Self::from_json(input.clone(), format)
+    }
+
+    /// [`Conversation::parse`], taking the JSON by value (no copy of it is made).
+    pub fn from_json(input: Value, format: Option<Format>) -> Result<Self, Error> {
         let (items, envelope) = match input {
-            Value::Array(items) => (items.clone(), Envelope::Array),
-            Value::Object(obj) => match obj.get("messages") {
-                Some(Value::Array(items)) => {
-                    let mut rest = obj.clone();
-                    rest.remove("messages");
-                    (items.clone(), Envelope::Object(rest))
-                }
+            Value::Array(items) => (items, Envelope::Array),
+            Value::Object(mut obj) => match obj.remove("messages") {
+                Some(Value::Array(items)) => (items, Envelope::Object(obj)),
                 Some(other) => {
                     return Err(Error::InvalidMessage {
                         path: "messages".into(),
-                        reason: format!("expected an array, got {}", json::kind(other)),
+                        reason: format!("expected an array, got {}", json::kind(&other)),
                     })
                 }
                 None => {
@@ -207,7 +208,7 @@ impl Conversation {
             other => {
                 return Err(Error::InvalidArgument {
                     argument: "messages".into(),
-                    expected: format!("an array of messages, got {}", json::kind(other)),
+                    expected: format!("an array of messages, got {}", json::kind(&other)),
                 })
             }
         };

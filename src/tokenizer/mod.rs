@@ -159,6 +159,13 @@ impl Tokenizer {
         n
     }
 
+    /// Forgets the cached piece counts.
+    pub fn clear_cache(&self) {
+        if let Ok(mut cache) = self.pieces.lock() {
+            *cache = cache::PieceCache::default();
+        }
+    }
+
     /// Tokens in one piece of two bytes or more, whose hash is `h`.
     #[inline]
     fn count_piece(&self, piece: &[u8], h: u64) -> usize {
@@ -244,6 +251,15 @@ pub fn tokenizer(encoding: Encoding) -> Result<&'static Tokenizer, Error> {
     })?;
     let t = Tokenizer::from_bytes(Cow::Borrowed(data), false)?;
     Ok(slot.get_or_init(|| t))
+}
+
+/// Forgets the piece counts every loaded tokenizer has cached.
+pub fn clear_caches() {
+    for e in Encoding::ALL {
+        if let Some(t) = e.slot().get() {
+            t.clear_cache();
+        }
+    }
 }
 
 /// Whether `encoding` is ready without loading anything.

@@ -371,7 +371,7 @@ fn setup(messages: &JsValue, options: &JsValue) -> Result<Setup, JsValue> {
     };
     let (window, reserved) = window_for(counting.model(), &config).map_err(to_js)?;
     let input = json_arg("messages", messages)?;
-    let conv = Conversation::parse(&input, format).map_err(to_js)?;
+    let conv = Conversation::from_json(input, format).map_err(to_js)?;
     let items = if Array::is_array(messages) {
         messages.clone()
     } else {

@@ -108,7 +108,7 @@ pub fn count_messages(
         .transpose()
         .map_err(to_js)?;
     let input = json_arg("messages", &messages)?;
-    let conv = Conversation::parse(&input, format).map_err(to_js)?;
+    let conv = Conversation::from_json(input, format).map_err(to_js)?;
     let breakdown = count_conversation(&conv, counting.counter());
     let result = super::to_plain(&breakdown)?;
     js_sys::Reflect::set(&result, &"method".into(), &counting.method().into())?;
@@ -116,4 +116,15 @@ pub fn count_messages(
         js_sys::Reflect::set(&result, &"model".into(), &super::to_plain(model)?)?;
     }
     Ok(result)
+}
+
+/// Forgets every cache ctxfold keeps: message counts (by content hash) and the
+/// tokenizers' piece counts. They are bounded; this frees their memory now.
+///
+/// ```ts
+/// clearCaches();
+/// ```
+#[wasm_bindgen(js_name = clearCaches)]
+pub fn clear_caches() {
+    crate::clear_caches();
 }

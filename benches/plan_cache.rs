@@ -1,0 +1,99 @@
+//! plan() with the count cache, against counting from scratch, natively.
+//!
+//! On the largest corpus conversation: counting all its messages with every cache empty,
+//! then plan() (the whole compaction decision: counts, structure, tail, pruning) on the
+//! same conversation with one more message, caches warm. Prints both and the ratio; the
+//! target is at most 1/20. Run: `cargo bench --bench plan_cache`.
+
+use std::time::Instant;
+
+use ctxfold::compact::{Compaction, Input};
+use ctxfold::config::Config;
+use ctxfold::count::count_each;
+use ctxfold::messages::Conversation;
+use ctxfold::tokenizer::{tokenizer, Encoding};
+use serde_json::{json, Value};
+
+fn corpus_dir() -> std::path::PathBuf {
+    [
+        std::env::var("CTXFOLD_CORPUS").ok(),
+        Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus").into()),
+        Some("/work/shared/corpus".into()),
+    ]
+    .into_iter()
+    .flatten()
+    .map(std::path::PathBuf::from)
+    .find(|p| p.join("conversations").is_dir())
+    .expect("corpus not found: set CTXFOLD_CORPUS")
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn main() {
+    // The largest conversation, by bytes.
+    let dir = corpus_dir().join("conversations");
+    let (name, messages) = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .max_by_key(|(_, b)| b.len())
+        .map(|(n, b)| {
+            (
+                n,
+                serde_json::from_slice::<Value>(&b).unwrap()["messages"].clone(),
+            )
+        })
+        .unwrap();
+    let counter = tokenizer(Encoding::O200kBase).unwrap();
+    let config = Config::from_json(&json!({})).unwrap();
+    let base = Conversation::parse(&messages, None).unwrap();
+    let bytes: usize = messages.to_string().len();
+
+    let rounds = 15;
+    let mut scratch = Vec::new();
+    let mut planned = Vec::new();
+    for r in 0..rounds {
+        ctxfold::clear_caches();
+        let t = Instant::now();
+        let counts = count_each(base.messages(), counter);
+        scratch.push(t.elapsed().as_secs_f64() * 1e3);
+        assert!(counts.iter().sum::<usize>() > 0);
+
+        // One more message, new each round; parsed before timing (plan's input).
+        let mut more = messages.as_array().unwrap().clone();
+        more.push(
+            json!({"role": "user", "content": format!("And now round {r}: what failed in the last run?")}),
+        );
+        let conv = Conversation::parse(&Value::Array(more), None).unwrap();
+        count_each(base.messages(), counter); // warm, as after the previous turn
+        let t = Instant::now();
+        let c = Compaction::new(Input {
+            conv: &conv,
+            config: &config,
+            counter,
+            window: 128_000,
+            reserved_output: 8_000,
+            state: None,
+            manual: false,
+            now: None,
+        })
+        .unwrap();
+        planned.push(t.elapsed().as_secs_f64() * 1e3);
+        assert!(c.plan().tokens.total > 0);
+    }
+    let (s, p) = (median(scratch), median(planned));
+    println!("{name}: {} messages, {} bytes", base.messages().len(), bytes);
+    println!("count from scratch (caches empty): {s:.3} ms   plan() with one more message: {p:.3} ms   ratio 1/{:.1}", s / p);
+    println!(
+        "{}  plan() <= 1/20 of counting from scratch (native)",
+        if p * 20.0 <= s { "PASS" } else { "FAIL" }
+    );
+}
