@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::ledger;
 use super::partition::{choose_tail, head_len, Structure};
 use super::prune::prune_text;
-use super::state::{Chunk, FallbackUsed, Mark, State, VERSION};
+use super::state::{prefix_digests, Chunk, FallbackUsed, Mark, State, VERSION};
 use super::{extractive, summary};
 use crate::config::{Config, Fallback, Overflow, Preset, Strategy, SummaryRole};
 use crate::count::{count_each, count_message, TextCounter, REPLY_PRIMING};
@@ -251,7 +251,12 @@ pub struct Compaction<'a> {
     ids_lost: Vec<String>,
     pinned_first: Option<usize>,
     source_text: Option<String>,
+    /// [`prefix_digests`] of the messages, for the state's marks.
+    digests: Vec<u64>,
 }
+
+/// Tokens a rendered message may take beyond its own count (the `[role calls tool]` prefix).
+const RENDER_SLACK: usize = 8;
 
 /// The default tokens kept free for the reply: 1/16 of the window, at least 1024, at
 /// most the model's output cap and half the window.
@@ -323,6 +328,7 @@ impl<'a> Compaction<'a> {
         };
 
         // The state, checked against this history.
+        let digests = prefix_digests(messages);
         let (mut state, state_reset) = match input.state.clone() {
             None => (State::default(), None),
             Some(s) if s.version != VERSION => (
@@ -336,7 +342,7 @@ impl<'a> Compaction<'a> {
                     ("pinned", s.pinned),
                 ]
                 .into_iter()
-                .find(|(_, m)| m.is_some_and(|m| !m.holds(messages)));
+                .find(|(_, m)| m.is_some_and(|m| !m.holds(&digests)));
                 match bad {
                     Some((name, _)) => (
                         State::default(),
@@ -367,9 +373,10 @@ impl<'a> Compaction<'a> {
         }
         let pinned_first = pinned_first.filter(|&i| i >= head_end);
         let boundary = state.boundary.map_or(head_end, |m| m.index.max(head_end));
+        // The pinned mark sits just after the pinned message.
         let old_pinned = state
             .pinned
-            .map(|m| m.index)
+            .and_then(|m| m.index.checked_sub(1))
             .filter(|&i| i < boundary && i >= head_end);
 
         // Pruning: tool outputs before the prune boundary; the boundary moves up to the
@@ -493,14 +500,24 @@ impl<'a> Compaction<'a> {
                     evict.push(p);
                 }
                 evict.extend((boundary..tail_start).filter(|&i| Some(i) != pin && Some(i) != pinned_first));
-                let rendered: Vec<String> = evict
-                    .iter()
-                    .map(|&i| summary::render_message(&messages[i], &names))
-                    .collect();
+                // Summarizer calls, bounded from the cached counts without rendering: a
+                // rendered message is elided and never longer than the message plus its
+                // `[role]` prefix, so packing those sizes in order gives at least as many
+                // parts as the real rendering will.
                 let calls = if evict.is_empty() {
                     0
                 } else {
-                    summary::chunk(&rendered, input.counter, input_budget).len()
+                    let mut parts = 1;
+                    let mut used = 0;
+                    for &i in &evict {
+                        let cost = (tokens[i] + RENDER_SLACK).min(input_budget);
+                        if used + cost > input_budget && used > 0 {
+                            parts += 1;
+                            used = 0;
+                        }
+                        used += cost;
+                    }
+                    parts
                 };
                 plan_parts = (
                     tail_start,
@@ -555,6 +572,7 @@ impl<'a> Compaction<'a> {
             ids_lost: Vec::new(),
             pinned_first,
             source_text: None,
+            digests,
             plan,
         };
         c.check_fits()?;
@@ -976,13 +994,11 @@ impl<'a> Compaction<'a> {
         let state = State {
             version: VERSION,
             chunks: self.chunks.clone(),
-            boundary: Some(Mark::at(messages, start)).filter(|_| !self.chunks.is_empty()),
-            prune_boundary: Some(Mark::at(messages, self.plan.pruned.boundary))
+            boundary: Some(Mark::at(&self.digests, start)).filter(|_| !self.chunks.is_empty()),
+            prune_boundary: Some(Mark::at(&self.digests, self.plan.pruned.boundary))
                 .filter(|_| self.plan.pruned.boundary > self.plan.head_end),
-            pinned: pinned.map(|i| Mark::at(messages, i + 1)).map(|m| Mark {
-                index: m.index - 1,
-                check: Mark::at(messages, m.index - 1).check,
-            }),
+            // Just after the pinned message, so its check covers the message itself.
+            pinned: pinned.map(|i| Mark::at(&self.digests, i + 1)),
         };
         let report = Report {
             tokens_before: self.plan.tokens.total,

@@ -2,9 +2,10 @@
 //!
 //! Small and JSON-serialisable: the summary chunks (their text, and what they cover),
 //! where the verbatim part starts, where pruning stops, and which user message is pinned.
-//! Each position carries a check, a hash of the message just before it, so state that
-//! does not belong to the history it comes with (edited, truncated, another
-//! conversation) is noticed and discarded instead of silently misapplied.
+//! Each position carries a check, a running hash of every message before it, so state
+//! that does not belong to the history it comes with (an earlier message edited, the
+//! history truncated, another conversation) is noticed and discarded instead of silently
+//! misapplied.
 
 use serde::{Deserialize, Serialize};
 
@@ -59,30 +60,40 @@ pub struct FallbackUsed {
     pub reason: String,
 }
 
-/// A position in the history with a check on the message before it.
+/// A position in the history with a check on every message before it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mark {
     /// The position (a message index).
     pub index: usize,
-    /// A hash of the message at `index - 1`, in hex.
+    /// A running hash of messages `0..index`, in hex.
     #[serde(with = "hex")]
     pub check: u64,
 }
 
+/// `digests[i]`: the running hash of messages `0..i` (`len + 1` entries).
+pub fn prefix_digests(messages: &[Message]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    let mut h = 0u64;
+    out.push(h);
+    for m in messages {
+        h = (h.rotate_left(5) ^ message_digest(m)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        out.push(h);
+    }
+    out
+}
+
 impl Mark {
-    /// A mark at `index` in `messages`.
-    pub fn at(messages: &[Message], index: usize) -> Self {
-        let check = if index == 0 {
-            0
-        } else {
-            message_digest(&messages[index - 1])
-        };
-        Mark { index, check }
+    /// A mark at `index`, given [`prefix_digests`] of the messages.
+    pub fn at(digests: &[u64], index: usize) -> Self {
+        Mark {
+            index,
+            check: digests[index],
+        }
     }
 
-    /// Whether this mark still fits `messages`.
-    pub fn holds(&self, messages: &[Message]) -> bool {
-        self.index <= messages.len() && *self == Mark::at(messages, self.index)
+    /// Whether this mark still fits the messages whose [`prefix_digests`] these are.
+    pub fn holds(&self, digests: &[u64]) -> bool {
+        self.index < digests.len() && digests[self.index] == self.check
     }
 }
 
@@ -111,7 +122,7 @@ pub struct State {
     pub boundary: Option<Mark>,
     /// Tool outputs before this are pruned.
     pub prune_boundary: Option<Mark>,
-    /// The user message kept verbatim although it lies before `boundary` (the newest
-    /// user message, when its own turn had to be split).
+    /// Just after the user message kept verbatim although it lies before `boundary` (the
+    /// newest user message, when its own turn had to be split).
     pub pinned: Option<Mark>,
 }
