@@ -1,0 +1,98 @@
+// The README's JavaScript examples run as written. Lines of the form `expr; // N` become
+// assertions that `expr` equals N. The summarizer example talks to an OpenAI-compatible
+// server on 127.0.0.1 (a double for the remote LLM only), over real HTTP.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { repoRoot, testsDir } from "../support/paths.mjs";
+
+const run = promisify(execFile);
+const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+
+/** The ```js blocks that follow a heading. */
+function blocks(heading) {
+  const at = readme.indexOf(`\n${heading}\n`);
+  assert.ok(at >= 0, `README has no "${heading}" section`);
+  const rest = readme.slice(at + heading.length + 2);
+  const end = rest.search(/\n#{2,3} /);
+  return [...rest.slice(0, end < 0 ? undefined : end).matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+}
+
+/** `expr; // 4 (...)` -> `assert.equal(expr, 4);` */
+function withAssertions(code) {
+  const lines = code.split("\n").map((line) => {
+    const m = line.match(/^(\s*)(.+?);\s*\/\/ (\d+)\b/);
+    return m ? `${m[1]}assert.equal(${m[2]}, ${m[3]}, ${JSON.stringify(m[2])});` : line;
+  });
+  return `import assert from "node:assert/strict";\n${lines.join("\n")}`;
+}
+
+let server;
+let requests = [];
+let dir;
+
+before(async () => {
+  // An OpenAI-compatible chat completions endpoint that answers with a schema'd summary.
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      requests.push({ url: req.url, auth: req.headers.authorization, body: JSON.parse(body) });
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({
+        choices: [{ message: { role: "assistant", content: "## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** The user asked about France.\n- **Open Items:** None" } }],
+      }));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  // Modules written here resolve "ctxfold" through tests/node_modules, as a user's would.
+  dir = mkdtempSync(join(testsDir, ".readme-"));
+});
+
+after(() => {
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function runModule(name, code, env = {}) {
+  const file = join(dir, name);
+  writeFileSync(file, withAssertions(code));
+  return run(process.execPath, [file], { env: { ...process.env, ...env }, timeout: 60_000 });
+}
+
+test("the Node quick start runs, and its numbers are right", async () => {
+  const [code] = blocks("### Node");
+  assert.match(code, /countTokens\("Hello, world!"/);
+  await runModule("node-quick-start.mjs", code, {
+    OPENAI_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`,
+    OPENAI_API_KEY: "test-key",
+  });
+});
+
+test("the Node quick start's summarizer works against an OpenAI-compatible server", async () => {
+  const [code] = blocks("### Node");
+  // The same code on a conversation long enough to compact.
+  const long = code.replace(
+    'const history = [',
+    'const history = [...Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} `.repeat(400) })), ',
+  ).replace('model: "gpt-4o",\n  state,', 'model: "gpt-4o",\n  contextWindow: 16000,\n  state,');
+  requests = [];
+  await runModule("node-summarizer.mjs", long.replace(/^.*\/\/ \d+.*$/gm, "") + "\nif (contextStatus !== 'summarized' || report.fallback) throw new Error(JSON.stringify(report));\n", {
+    OPENAI_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`,
+    OPENAI_API_KEY: "test-key",
+  });
+  assert.ok(requests.length >= 1, "the summarizer was called over HTTP");
+  assert.equal(requests[0].url, "/v1/chat/completions");
+  assert.equal(requests[0].auth, "Bearer test-key");
+  assert.equal(requests[0].body.messages[0].role, "system");
+  assert.equal(requests[0].body.max_tokens, 512);
+});
+
+test("the lite example runs", async () => {
+  const [code] = blocks("### Lite build");
+  await runModule("lite.mjs", code);
+});
