@@ -83,7 +83,9 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 fn turns() -> impl Strategy<Value = Vec<(String, Vec<Step>)>> {
-    prop::collection::vec((text(80), prop::collection::vec(step(), 0..5)), 1..10)
+    // Now and then a user message larger than small windows (pasted documents).
+    let user = prop_oneof![20 => text(80), 1 => text(80).prop_map(|t| t.repeat(60))];
+    prop::collection::vec((user, prop::collection::vec(step(), 0..5)), 1..10)
 }
 
 /// Builds a conversation in OpenAI Chat (or, with `responses`, Responses items with
@@ -177,9 +179,10 @@ proptest! {
         preset in prop::sample::select(vec!["default", "conservative", "aggressive"]),
         strategy in prop::sample::select(vec!["additive", "rolling"]),
         pin in any::<bool>(),
+        overflow in prop::sample::select(vec!["error", "truncate"]),
     ) {
         let input = build("You are a careful assistant.", &turns, responses);
-        let cfg = config(json!({"preset": preset, "strategy": strategy, "pinFirstUserTurn": pin, "tokenFloor": 256}));
+        let cfg = config(json!({"preset": preset, "strategy": strategy, "pinFirstUserTurn": pin, "tokenFloor": 256, "overflow": overflow}));
         compact_and_check(&input, &cfg, window, &format!("window {window} {preset} {strategy}"));
     }
 }
@@ -374,6 +377,39 @@ fn overflow_is_a_typed_error() {
         } => assert!(needed > 3000 && available == 1_500),
         other => panic!("{other}"),
     }
+}
+
+#[test]
+fn overflow_truncate_cuts_the_largest_message_to_fit() {
+    let input = json!([
+        {"role": "system", "content": "You are terse."},
+        {"role": "user", "content": format!("Summarize this document: {}", "lorem ipsum dolor sit amet ".repeat(2_000))},
+    ]);
+    let conv = Conversation::parse(&input, None).unwrap();
+    let cfg = config(json!({"overflow": "truncate"}));
+    let (o, _) = run(&conv, &cfg, enc(), 4_000, 500, None, Summarizer::Extractive).unwrap();
+    check_invariants(&conv, &o, 3_500, "overflow truncate");
+    assert_eq!(o.context_status, ContextStatus::Truncated);
+    assert_eq!(o.report.truncated_messages, [1]);
+    let out = output(&conv, &o);
+    let text = out[1]["content"].as_str().unwrap();
+    assert!(
+        text.starts_with("Summarize this document: lorem") && text.contains("[… truncated"),
+        "{text:.120}"
+    );
+    assert_eq!(out[0], input[0]);
+    // Without the option the same input is a typed error.
+    let e = run(
+        &conv,
+        &config(json!({})),
+        enc(),
+        4_000,
+        500,
+        None,
+        Summarizer::Extractive,
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), "CONTEXT_OVERFLOW");
 }
 
 /// Identifier retention on every corpus conversation at three windows.

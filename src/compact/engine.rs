@@ -206,6 +206,8 @@ pub struct Report {
     pub pruned: Pruned,
     /// Why the state passed in was not used, if it was not.
     pub state_reset: Option<String>,
+    /// Messages cut to fit (`overflow: "truncate"` only).
+    pub truncated_messages: Vec<usize>,
 }
 
 /// The result of a compaction.
@@ -960,30 +962,27 @@ impl<'a> Compaction<'a> {
         breakpoints.dedup();
 
         // Count what goes out, and check it fits.
-        let system_tokens = conv.system().map_or(0, |s| count_message(&s, self.input.counter));
-        let mut tokens_after = system_tokens + REPLY_PRIMING;
-        for o in &order {
-            tokens_after += match o {
-                Out::Keep(i) | Out::Edited { index: i, .. } => self.tokens[*i],
-                Out::New(m) => count_message(
-                    &Message {
-                        role: m.role,
-                        parts: vec![Part::Text(m.text.clone())],
-                        name: None,
-                    },
-                    self.input.counter,
-                ),
-            };
+        let mut tokens_after = self.output_tokens(&order);
+        let mut truncated_messages = Vec::new();
+        if tokens_after > self.budget.input && cfg.overflow == Overflow::Truncate && cfg.preset != Preset::Off
+        {
+            truncated_messages = self.truncate_to_fit(&mut order, tokens_after - self.budget.input);
+            tokens_after = self.output_tokens(&order);
         }
-        if tokens_after > self.budget.input && cfg.overflow == Overflow::Error && cfg.preset != Preset::Off {
+        if tokens_after > self.budget.input && cfg.preset != Preset::Off {
             return Err(Error::ContextOverflow {
                 needed: tokens_after,
                 available: self.budget.input,
-                hint: "the newest turn and the summaries together do not fit; lower summaryMaxTokens or raise contextWindow",
+                hint: if cfg.overflow == Overflow::Truncate {
+                    "even with the largest messages truncated the input does not fit (an Anthropic top-level system prompt is never truncated)"
+                } else {
+                    "the newest turn and the summaries together do not fit; lower summaryMaxTokens, raise contextWindow, or set overflow: \"truncate\""
+                },
             });
         }
 
-        let truncated = self.chunks.iter().any(|c| c.text == summary::MARKER);
+        let truncated =
+            !truncated_messages.is_empty() || self.chunks.iter().any(|c| c.text == summary::MARKER);
         let context_status = if truncated {
             ContextStatus::Truncated
         } else if !self.chunks.is_empty() {
@@ -1022,6 +1021,7 @@ impl<'a> Compaction<'a> {
             cache_breakpoints: breakpoints,
             pruned: self.plan.pruned.clone(),
             state_reset: self.plan.state_reset.clone(),
+            truncated_messages,
         };
         Ok(Outcome {
             order,
@@ -1030,6 +1030,114 @@ impl<'a> Compaction<'a> {
             state,
         })
     }
+}
+
+impl Compaction<'_> {
+    /// Input tokens of an output order.
+    fn output_tokens(&self, order: &[Out]) -> usize {
+        let counter = self.input.counter;
+        let text_message = |role, text: &str| Message {
+            role,
+            parts: vec![Part::Text(text.to_owned())],
+            name: None,
+        };
+        let system = self.input.conv.system().map_or(0, |s| count_message(&s, counter));
+        system
+            + REPLY_PRIMING
+            + order
+                .iter()
+                .map(|o| match o {
+                    Out::Keep(i) | Out::Edited { index: i, .. } => self.tokens[*i],
+                    Out::Truncated { index, text } => count_message(
+                        &text_message(self.input.conv.messages()[*index].role, text),
+                        counter,
+                    ),
+                    Out::New(m) => count_message(&text_message(m.role, &m.text), counter),
+                })
+                .sum::<usize>()
+    }
+
+    /// Cuts the largest kept text messages (system or user, text only) to their start and
+    /// end around a marker until `over` tokens are gone. Returns the indexes cut.
+    fn truncate_to_fit(&self, order: &mut [Out], mut over: usize) -> Vec<usize> {
+        let messages = self.input.conv.messages();
+        let counter = self.input.counter;
+        let mut candidates: Vec<(usize, usize)> = order
+            .iter()
+            .enumerate()
+            .filter_map(|(k, o)| match o {
+                Out::Keep(i)
+                    if matches!(messages[*i].role, Role::System | Role::User)
+                        && messages[*i].parts.len() == 1
+                        && matches!(messages[*i].parts[0], Part::Text(_)) =>
+                {
+                    Some((k, *i))
+                }
+                _ => None,
+            })
+            .collect();
+        candidates.sort_by_key(|&(_, i)| std::cmp::Reverse(self.tokens[i]));
+        let mut cut = Vec::new();
+        for (k, i) in candidates {
+            if over == 0 {
+                break;
+            }
+            let Part::Text(text) = &messages[i].parts[0] else {
+                continue;
+            };
+            let want = self.tokens[i].saturating_sub(over);
+            let as_message = |t: &str| {
+                count_message(
+                    &Message {
+                        role: messages[i].role,
+                        parts: vec![Part::Text(t.to_owned())],
+                        name: None,
+                    },
+                    counter,
+                )
+            };
+            // Shrink the kept share until the message fits `want` tokens.
+            let mut keep = text.len() as f64 * want as f64 / self.tokens[i].max(1) as f64;
+            let mut result = None;
+            for _ in 0..24 {
+                let t = cut_middle(text, keep as usize);
+                let n = as_message(&t);
+                if n <= want {
+                    result = Some((t, n));
+                    break;
+                }
+                keep *= 0.8 * want as f64 / n as f64;
+            }
+            let (t, n) = result.unwrap_or_else(|| {
+                let t = cut_middle(text, 0);
+                let n = as_message(&t);
+                (t, n)
+            });
+            over = over.saturating_sub(self.tokens[i].saturating_sub(n));
+            order[k] = Out::Truncated { index: i, text: t };
+            cut.push(i);
+        }
+        cut
+    }
+}
+
+/// `text` with its middle replaced by a marker, keeping about `keep` bytes (two thirds from
+/// the start, one third from the end), cut at character boundaries.
+fn cut_middle(text: &str, keep: usize) -> String {
+    let mut head = (keep * 2 / 3).min(text.len());
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - (keep - keep * 2 / 3).min(text.len() - head);
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let removed = text[head..tail].chars().count();
+    format!(
+        "{}\n[… truncated {removed} characters to fit the context window …]\n{}",
+        &text[..head],
+        &text[tail..]
+    )
 }
 
 fn join_chunks(chunks: &[Chunk]) -> String {

@@ -345,6 +345,12 @@ impl Conversation {
                     }
                     item
                 }
+                Out::Truncated { index, text } => {
+                    // Every format takes a plain string as a system, user or assistant message's content.
+                    let mut item = self.items[*index].clone();
+                    item["content"] = Value::String(text.clone());
+                    item
+                }
                 Out::New(message) => self.new_item(message),
             })
             .collect();
@@ -379,6 +385,9 @@ pub enum Out {
         index: usize,
         results: Vec<(String, String)>,
     },
+    /// The caller's text message `index` with its content cut to `text` (only with
+    /// `overflow: "truncate"`, when nothing else fits).
+    Truncated { index: usize, text: String },
     /// A message ctxfold adds.
     New(NewMessage),
 }

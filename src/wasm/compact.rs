@@ -472,7 +472,7 @@ pub async fn compact(
     for o in &outcome.order {
         let item = match o {
             Out::Keep(i) => items.get(*i as u32),
-            Out::Edited { .. } | Out::New(_) => {
+            Out::Edited { .. } | Out::Truncated { .. } | Out::New(_) => {
                 let json = s.conv.render(std::slice::from_ref(o));
                 let one = json.get("messages").unwrap_or(&json)[0].clone();
                 plain(&one)?

@@ -85,6 +85,13 @@ pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: us
                 }
                 *index
             }
+            Out::Truncated { index, text } => {
+                assert!(
+                    text.contains("truncated"),
+                    "{what}: a cut message carries the marker"
+                );
+                *index
+            }
             Out::New(m) => {
                 assert!(
                     m.text.starts_with("## Conversation Summary")
@@ -98,11 +105,15 @@ pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: us
         assert!(last.is_none_or(|l| l < i), "{what}: order broken at message {i}");
         last = Some(i);
     }
-    // Head and newest user message verbatim.
+    // Head and newest user message verbatim (with overflow: "truncate", a message cut to
+    // fit still counts as present).
     let kept: Vec<usize> = outcome
         .order
         .iter()
-        .filter_map(|o| if let Out::Keep(i) = o { Some(*i) } else { None })
+        .filter_map(|o| match o {
+            Out::Keep(i) | Out::Truncated { index: i, .. } => Some(*i),
+            _ => None,
+        })
         .collect();
     let head = conv
         .messages()
