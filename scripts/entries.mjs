@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const out = process.argv[2] ?? "pkg";
-const internal = new Set(["initSync", "default", "installVocabulary"]);
+// wasm-bindgen's loader API is not ctxfold's: the entry points initialise the module.
+const internal = new Set(["initSync", "default", "installVocabulary", "InitInput", "InitOutput", "SyncInitInput"]);
 
 function exportsOf(dts) {
   const text = readFileSync(dts, "utf8");

@@ -192,6 +192,8 @@ export interface CompactReport {
   pruned: PruneReport;
   /** Why `options.state` was not used, if it was not. */
   stateReset: string | null;
+  /** Messages cut to fit (`overflow: "truncate"` only). */
+  truncatedMessages: number[];
   /** Milliseconds spent: planning, waiting for summarizers, and in all. */
   timings: { planMs: number; summarizeMs: number; totalMs: number };
 }

@@ -58,7 +58,7 @@ pub fn to_js(err: Error) -> JsValue {
 /// catch (e) { if (isCtxfoldError(e) && e.code === "UNKNOWN_ENCODING") { ... } }
 /// ```
 #[wasm_bindgen(js_name = isCtxfoldError, unchecked_return_type = "value is CtxfoldError")]
-pub fn is_ctxfold_error(value: JsValue) -> bool {
+pub fn is_ctxfold_error(#[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue) -> bool {
     if !value.is_instance_of::<js_sys::Error>() {
         return false;
     }
