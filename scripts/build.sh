@@ -16,6 +16,11 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$bindgen_version"; then
   exit 1
 fi
 
+if [ -z "${CTXFOLD_FAST:-}" ] && [ ! -x "$wasm_opt" ]; then
+  echo "$wasm_opt is missing: run scripts/setup.sh (or npm ci), or set CTXFOLD_FAST=1 to skip wasm-opt" >&2
+  exit 1
+fi
+
 rm -rf "$out"
 mkdir -p "$out/dist"
 
