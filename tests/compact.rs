@@ -573,3 +573,43 @@ fn replay_with_state_is_cache_stable() {
     );
     assert!(stable_checks > turns / 2);
 }
+
+/// `report.newChunks` counts the chunks this turn really made: the plan's summarizer-call
+/// count is an upper bound from cached counts, and the rendered middle can need fewer calls
+/// (short chat messages, whose framing the rendering does not carry).
+#[test]
+fn new_chunks_counts_the_chunks_made_not_the_planned_calls() {
+    let mut messages = vec![json!({"role": "system", "content": "Two friends chat."})];
+    for i in 0..170 {
+        messages
+            .push(json!({"role": "user", "content": format!("Ana: I went hiking on day {i}, it was nice.")}));
+        messages.push(
+            json!({"role": "assistant", "content": format!("Ben: Glad to hear it, day {i} sounds fun.")}),
+        );
+    }
+    let conv = Conversation::parse(&Value::Array(messages), None).unwrap();
+    let cfg = config(json!({"summarizerInputTokens": 3000}));
+    let mut c = ctxfold::compact::Compaction::new(ctxfold::compact::Input {
+        conv: &conv,
+        config: &cfg,
+        counter: enc(),
+        window: 8_000,
+        reserved_output: 1_000,
+        state: None,
+        manual: false,
+        now: None,
+    })
+    .unwrap();
+    let planned = c.plan().summarizer_calls;
+    let made = c.requests().len();
+    assert!(
+        planned > made,
+        "the case needs a plan estimate above the real calls: {planned} vs {made}"
+    );
+    c.submit_extractive().unwrap();
+    let o = c.finish().unwrap();
+    assert!(!o.report.folded);
+    assert_eq!(o.report.new_chunks, made);
+    assert_eq!(o.report.new_chunks, o.state.chunks.len());
+    assert_eq!(o.report.summary_chunks, o.state.chunks.len());
+}

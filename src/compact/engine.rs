@@ -111,7 +111,8 @@ pub struct Plan {
     pub pinned: Option<usize>,
     /// Messages a compaction would summarize.
     pub evict: Vec<usize>,
-    /// Summarizer calls a compaction would make (before any fold).
+    /// Summarizer calls a compaction would make (before any fold): an upper bound from the
+    /// cached counts; the rendered middle may need fewer (`Report::new_chunks` says how many).
     pub summarizer_calls: usize,
     /// Pruning.
     pub pruned: Pruned,
@@ -1010,7 +1011,7 @@ impl<'a> Compaction<'a> {
                 Vec::new()
             },
             summary_chunks: self.chunks.len(),
-            new_chunks: if compacted { self.plan.summarizer_calls } else { 0 },
+            new_chunks: if compacted { self.pending.len() } else { 0 },
             folded: self.folded,
             kept_ids: self.ids_kept,
             lost_ids: self.ids_lost,
