@@ -7,6 +7,7 @@ use super::options::{json_arg, Options};
 use super::tokenizer_choice::Counting;
 use crate::count::count_conversation;
 use crate::messages::{Conversation, Format};
+use crate::tokenizer::{tokenizer, Encoding};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_COUNT: &str = r#"
@@ -66,6 +67,29 @@ export interface MessagesCount {
 }
 "#;
 
+#[wasm_bindgen(inline_js = r#"
+export function encodingOnly(o) {
+  if (typeof o !== "object" || o === null) return -1;
+  const e = o.encoding;
+  const i = e === "o200k_base" ? 0 : e === "cl100k_base" ? 1 : -1;
+  return i >= 0 && Object.keys(o).length === 1 ? i : -1;
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = encodingOnly)]
+    fn encoding_only_js(options: &JsValue) -> i32;
+}
+
+/// The hot path's options check, in one call into JS: `{ encoding }` alone, with a known
+/// encoding. Anything else is `None`, and the full check runs and says what is wrong.
+fn encoding_only(options: &JsValue) -> Option<Encoding> {
+    match encoding_only_js(options) {
+        0 => Some(Encoding::O200kBase),
+        1 => Some(Encoding::Cl100kBase),
+        _ => None,
+    }
+}
+
 /// The number of tokens in `text`. Special-token strings such as `<|endoftext|>` count as
 /// ordinary text, as providers count message content.
 ///
@@ -80,6 +104,9 @@ pub fn count_tokens(
     let text = text
         .as_string()
         .ok_or_else(|| invalid_argument("text", "a string", &text))?;
+    if let Some(encoding) = encoding_only(&options) {
+        return Ok(tokenizer(encoding).map_err(to_js)?.count(&text) as u32);
+    }
     let options = Options::new("options", &options, &["encoding", "model"], false)?;
     let counting = Counting::from_options(&options, false)?.expect("required");
     Ok(counting.counter().count(&text) as u32)

@@ -32,6 +32,12 @@ pub fn json_arg(argument: &str, value: &JsValue) -> Result<serde_json::Value, Js
     })
 }
 
+/// A JS string for a Rust constant, made once: a fresh `JsValue::from_str` decodes UTF-8
+/// on every call, which costs more than the rest of a short `countTokens`.
+pub fn js_str(s: &'static str) -> JsValue {
+    JsValue::from_str(wasm_bindgen::intern(s))
+}
+
 /// An options object: checks its keys on construction, then reads them.
 pub struct Options<'a> {
     name: &'a str,
@@ -65,11 +71,11 @@ impl<'a> Options<'a> {
         Ok(Options { name, value })
     }
 
-    fn get(&self, key: &str) -> Result<Option<JsValue>, JsValue> {
+    fn get(&self, key: &'static str) -> Result<Option<JsValue>, JsValue> {
         if !self.value.is_object() {
             return Ok(None);
         }
-        let v = Reflect::get(self.value, &JsValue::from_str(key))?;
+        let v = Reflect::get(self.value, &js_str(key))?;
         Ok((!v.is_undefined()).then_some(v))
     }
 
@@ -79,7 +85,7 @@ impl<'a> Options<'a> {
     }
 
     /// An optional string option.
-    pub fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
+    pub fn string(&self, key: &'static str) -> Result<Option<String>, JsValue> {
         match self.get(key)? {
             None => Ok(None),
             Some(v) => v
