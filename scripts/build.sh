@@ -47,6 +47,6 @@ build lite --no-default-features
 cp -r pkg-template/. "$out/"
 mkdir -p "$out/vocab"
 cp vocab/*.ctxv "$out/vocab/"
-cp LICENSE "$out/" 2>/dev/null || true
+cp LICENSE README.md "$out/"
 node scripts/entries.mjs "$out"
 node scripts/sizes.mjs "$out"
