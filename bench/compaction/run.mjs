@@ -47,6 +47,11 @@ const QUICK_SET = [
 const startedAt = Date.now();
 const log = (...a) => console.log(...a);
 const progress = (s) => process.stderr.write(s + "\n");
+const quantile = (xs, q) => {
+  if (xs.length === 0) return NaN;
+  const s = Float64Array.from(xs).sort();
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
 const median = (xs) => {
   if (xs.length === 0) return NaN;
   const s = Float64Array.from(xs).sort();
@@ -315,7 +320,7 @@ for (const w of WINDOWS) {
   log(`== Window ${kWin(w)} (${int(w)} tokens; input budget ${int(budget)} = window - ${int(reserveFor(w))} reserved output, ctxfold's default)`);
   log("Fit, validity, cost:");
   table(
-    ["method", "requests", "over budget", "refused", "invalid", "alt. breaks", "median tok/turn", "median ms/turn", "total input tok", "cache-read share", "extends previous"],
+    ["method", "requests", "over budget", "refused", "invalid", "alt. breaks", "median tok/turn", "median ms/turn", "p95 ms/turn", "total input tok", "cache-read share", "extends previous"],
     NAMES.map((name) => {
       const a = summary[w][name];
       return [
@@ -327,6 +332,7 @@ for (const w of WINDOWS) {
         int(a.altBreaks),
         int(median(a.tokens)),
         msOf(name, a),
+        name === "no compaction" ? "-" : fmtMs(quantile(a.ms, 0.95)),
         int(a.totalTokens),
         pct(a.cached, a.totalTokens),
         pct(a.extends, a.followUps),
@@ -407,14 +413,18 @@ for (const w of WINDOWS) {
   const cmp = (f) => {
     const mine = f(c);
     const b = best(f);
-    if (mine === null || !b) return "n/a (nothing at risk)";
+    if (!b) return mine === null ? "n/a (nothing at risk for any library)" : `${(100 * mine).toFixed(1)}% (nothing at risk for the others)`;
+    if (mine === null) return `n/a: ctxfold evicted nothing of it (best other ${(100 * b.v).toFixed(1)}%, ${b.n})`;
     return `${(100 * mine).toFixed(1)}% vs ${(100 * b.v).toFixed(1)}% (${b.n}): ${mine >= b.v ? "PASS" : "FAIL"}`;
   };
   log(
     `${kWin(w)}: ctxfold over budget ${c.over} ${c.over === 0 ? "PASS" : "FAIL"}, refused ${c.refused}, invalid ${c.invalid} ${c.invalid === 0 ? "PASS" : "FAIL"}; ` +
-      `id retention ${cmp((a) => share(a.idsKept, a.idsAtRisk))}; probe coverage ${cmp((a) => share(a.probesCovered, a.probesAtRisk))}; ` +
       `median ms/turn ${fmtMs(median(c.ms))} vs ${OTHERS.map((n) => `${fmtMs(median(summary[w][n].ms))} (${n})`).join(", ")}`,
   );
+  log(`  id retention ${cmp((a) => share(a.idsKept, a.idsAtRisk))}`);
+  log(`  probe coverage ${cmp((a) => share(a.probesCovered, a.probesAtRisk))}`);
+  for (const o of ["locomo", "derived", "unique"])
+    log(`    ${{ locomo: "LoCoMo probes", derived: "derived probes", unique: "unique-answer probes" }[o]}: ${cmp((a) => share(a[o][1], a[o][0]))}`);
 }
 
 log("");
@@ -446,7 +456,7 @@ log("");
 log(`Wall time ${Math.floor(wall / 60)} min ${Math.round(wall % 60)} s. Raw results: ${relative(process.cwd(), OUT)}`);
 
 mkdirSync(dirname(OUT), { recursive: true });
-const strip = (a) => ({ ...a, tokens: undefined, ms: undefined, medianTokens: median(a.tokens), medianMs: median(a.ms) });
+const strip = (a) => ({ ...a, tokens: undefined, ms: undefined, medianTokens: median(a.tokens), medianMs: median(a.ms), p95Ms: quantile(a.ms, 0.95), maxMs: Math.max(...a.ms) });
 writeFileSync(
   OUT,
   JSON.stringify({
