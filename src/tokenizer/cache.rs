@@ -49,8 +49,38 @@ fn set_of(hash: u64) -> usize {
     2 * ((hash as usize) & (SETS - 1))
 }
 
+/// The set of a short piece: one multiply of its packed bytes (`word`), high bits.
+#[inline(always)]
+fn short_set(word: u64, len: usize) -> usize {
+    let h = (word ^ (len as u64) << 59).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    2 * ((h >> (64 - SETS.trailing_zeros())) as usize)
+}
+
 impl PieceCache {
-    /// The cached count of `piece` (at most [`MAX_PIECE`] bytes), whose hash is `hash`.
+    /// The cached count of a piece of three to eight bytes, packed as `word`.
+    #[inline(always)]
+    pub fn get_short(&self, word: u64, len: usize) -> Option<usize> {
+        let set = short_set(word, len);
+        self.slots[set..set + 2]
+            .iter()
+            .find(|s| s.len as usize == len && s.key == word)
+            .map(|s| s.count as usize)
+    }
+
+    /// Remembers a short piece's count.
+    #[inline(always)]
+    pub fn put_short(&mut self, word: u64, len: usize, count: usize) {
+        let set = short_set(word, len);
+        self.slots[set + 1] = self.slots[set];
+        self.slots[set] = Slot {
+            key: word,
+            start: 0,
+            len: len as u16,
+            count: count as u16,
+        };
+    }
+
+    /// The cached count of `piece` (nine to [`MAX_PIECE`] bytes), whose hash is `hash`.
     #[inline(always)]
     pub fn get(&self, piece: &[u8], hash: u64) -> Option<usize> {
         let set = set_of(hash);
@@ -109,7 +139,6 @@ impl PieceCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokenizer::hash::hash_bytes;
 
     #[test]
     fn hits_only_on_equal_bytes() {
@@ -119,10 +148,11 @@ mod tests {
         // Same hash and length, other bytes: a miss, never a wrong count.
         assert_eq!(c.get(b"identifiex", 7), None);
         assert_eq!(c.get(b"identifier", 8), None);
-        c.put(b" the", hash_bytes(b" the"), 1);
-        assert_eq!(c.get(b" the", hash_bytes(b" the")), Some(1));
-        // A short piece sharing the slot but not the bytes misses.
-        assert_eq!(c.get(b" thx", hash_bytes(b" the")), None);
+        // Short pieces are keyed by their packed bytes: equal bytes hit, others miss.
+        c.put_short(word(b" the"), 4, 1);
+        assert_eq!(c.get_short(word(b" the"), 4), Some(1));
+        assert_eq!(c.get_short(word(b" thx"), 4), None);
+        assert_eq!(c.get_short(word(b" the"), 5), None);
     }
 
     #[test]
