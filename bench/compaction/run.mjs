@@ -320,7 +320,7 @@ for (const w of WINDOWS) {
   log(`== Window ${kWin(w)} (${int(w)} tokens; input budget ${int(budget)} = window - ${int(reserveFor(w))} reserved output, ctxfold's default)`);
   log("Fit, validity, cost:");
   table(
-    ["method", "requests", "over budget", "refused", "invalid", "alt. breaks", "median tok/turn", "median ms/turn", "p95 ms/turn", "total input tok", "cache-read share", "extends previous"],
+    ["method", "requests", "over budget", "refused", "invalid", "alt. breaks", "median tok/turn", "median ms/turn", "p95 ms/turn", "total input tok", "cache-read share", "uncached input tok", "extends previous"],
     NAMES.map((name) => {
       const a = summary[w][name];
       return [
@@ -335,6 +335,7 @@ for (const w of WINDOWS) {
         name === "no compaction" ? "-" : fmtMs(quantile(a.ms, 0.95)),
         int(a.totalTokens),
         pct(a.cached, a.totalTokens),
+        int(a.totalTokens - a.cached),
         pct(a.extends, a.followUps),
       ];
     }),
@@ -393,10 +394,11 @@ for (const w of WINDOWS)
       msOf(name, a),
       int(a.totalTokens),
       pct(a.cached, a.totalTokens),
+      int(a.totalTokens - a.cached),
     ]);
   }
 table(
-  ["window", "method", "over budget", "refused", "invalid", "id retention", "probe coverage", "ids in input", "answers in input", "median tok/turn", "median ms/turn", "total input tok", "cache-read share"],
+  ["window", "method", "over budget", "refused", "invalid", "id retention", "probe coverage", "ids in input", "answers in input", "median tok/turn", "median ms/turn", "total input tok", "cache-read share", "uncached input tok"],
   rows,
 );
 
