@@ -103,7 +103,7 @@ if (ONLY) files = files.filter((f) => ONLY.some((s) => f.includes(s)));
 if (files.length === 0) throw new Error("no conversation selected");
 
 const versions = { ctxfold: version("ctxfold"), "@langchain/core": version("@langchain/core"), ai: version("ai"), node: process.version };
-log(`Compaction benchmark: ${files.length} conversations of ${relative(process.cwd(), DIR) || DIR}, windows ${WINDOWS.map(kWin).join(", ")} (${WINDOWS.join(", ")} tokens)`);
+log(`Compaction benchmark: ${files.length} conversations of ${DIR}, windows ${WINDOWS.map(kWin).join(", ")} (${WINDOWS.join(", ")} tokens)`);
 log(
   `ctxfold ${versions.ctxfold} (${relative(here, pkgRoot)}, wasm sha256 ${digestAtStart}), @langchain/core ${versions["@langchain/core"]}, ai ${versions.ai}, node ${versions.node}, ` +
     `${cpus().length} cores, load ${loadavg()[0].toFixed(1)}${LEDGER ? `, ctxfold ledgerMaxTokens ${LEDGER}` : ""}${Object.keys(CTXFOLD_OPTIONS).length ? `, ctxfold options ${JSON.stringify(CTXFOLD_OPTIONS)}` : ""}`,
@@ -213,6 +213,7 @@ function aggregate(window, name) {
     invalid: 0,
     invalidBy: {},
     altBreaks: 0,
+    altBreaksBy: {},
     idsAtRisk: 0,
     idsKept: 0,
     idsOnlyAtRisk: 0,
@@ -261,7 +262,10 @@ function aggregate(window, name) {
         pc.invalid++;
         a.invalidBy[t.invalid] = (a.invalidBy[t.invalid] ?? 0) + 1;
       }
-      if (t.altBreak) a.altBreaks++;
+      if (t.altBreak) {
+        a.altBreaks++;
+        a.altBreaksBy[t.altBreak] = (a.altBreaksBy[t.altBreak] ?? 0) + 1;
+      }
       for (const f of ["idsAtRisk", "idsKept", "idsOnlyAtRisk", "idsOnlyKept", "idsSeen", "idsPresent", "probesAtRisk", "probesCovered", "probesAsked", "probesAnswered"]) a[f] += t[f];
       for (const o of ["locomo", "derived", "unique"]) {
         a[o][0] += t.probeBy[o][0];
@@ -365,6 +369,7 @@ for (const w of WINDOWS) {
     ];
     if (a.invalid) notes.push(`invalid: ${breakdown(a.invalidBy)}`);
     if (a.refused) notes.push(`refused: ${breakdown(a.refusedBy)}`);
+    if (a.altBreaks) notes.push(`alt. breaks next to a message it made or changed ${a.altBreaksBy.made ?? 0}, between messages kept verbatim ${a.altBreaksBy.kept ?? 0}`);
     if (name === "ctxfold")
       notes.push(
         `${int(a.compactions)} compacting turns, ${int(a.pruneAdvances)} prune advances, ${a.stateResets} state resets, ${a.countMismatches} requests whose count differs from report.tokensAfter`,

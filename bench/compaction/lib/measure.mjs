@@ -179,10 +179,11 @@ export function measure(conv, k, input, counter, scanCache, baseProblems) {
   });
 
   // Alternation: adjacent non-system messages on the same side (tool results count as the
-  // user's side, as in Anthropic's format) that were not adjacent in the conversation.
+  // user's side, as in Anthropic's format) that were not adjacent in the conversation;
+// "made" when one of the two is a message the method made (a summary), else "kept".
   // A tool result followed by more tool results or by a user message forms one user turn
   // in Anthropic's format and is not counted.
-  let altBreak = false;
+  let altBreak = null; // "made" when a message the method made (a summary) is one of the pair
   let prev = -1;
   for (let x = 0; x < input.length; x++) {
     const m = input[x];
@@ -192,7 +193,10 @@ export function measure(conv, k, input, counter, scanCache, baseProblems) {
       const sameSide = side(a.role) === side(m.role);
       const mergeable = a.role === "tool" && (m.role === "tool" || m.role === "user");
       const adjacentBefore = origin[prev] !== -1 && origin[x] === origin[prev] + 1;
-      if (sameSide && !mergeable && !adjacentBefore) altBreak = true;
+      if (sameSide && !mergeable && !adjacentBefore) {
+        const made = (y) => origin[y] === -1 && input[y].role !== "tool";
+        altBreak = made(prev) || made(x) ? "made" : (altBreak ?? "kept");
+      }
     }
     prev = x;
   }
