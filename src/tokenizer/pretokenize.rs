@@ -8,7 +8,9 @@
 //! Every character starts a match of some alternative, so a split is a plain loop.
 //! Exactness is checked against tiktoken-rs over the corpus and by property tests.
 
-use super::unicode::{bit, class_at, LETTER, LETTER_OTHER, LOWER, MARK, NUMBER, OTHER, SPACE, UPPER};
+use super::unicode::{
+    bit, class_at, BLOCKS_ASCII, LETTER, LETTER_OTHER, LOWER, MARK, NUMBER, OTHER, SPACE, UPPER,
+};
 
 /// Which pattern to split with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,8 +167,10 @@ fn punct(s: &[u8], i: usize, m0: u8, tail: impl Fn(u8) -> bool) -> Option<usize>
 /// |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 /// ```
 fn o200k_end(s: &[u8], i: usize) -> usize {
-    if let Some(e) = ascii_word(s, i, true) {
-        return e;
+    if s[i] < 0x80 {
+        if let Some(e) = ascii_word(s, i, true).or_else(|| ascii_other(s, i, true)) {
+            return e;
+        }
     }
     let (c0, l0) = class_at(s, i);
     let m0 = bit(c0);
@@ -250,6 +254,85 @@ fn ascii_word(s: &[u8], i: usize, o200k: bool) -> Option<usize> {
     Some(if o200k { contraction(s, k) } else { k })
 }
 
+/// The rest of the ASCII cases: digits, punctuation runs and whitespace runs, with the
+/// same rules as the general matchers below, taken only while every byte that could
+/// change the match is ASCII (`None` otherwise: the general path decides).
+#[inline(always)]
+fn ascii_other(s: &[u8], i: usize, o200k: bool) -> Option<usize> {
+    let n = s.len();
+    let b0 = s[i];
+    // Non-ASCII bytes get no class here (255): every test below then fails or defers.
+    let class = |b: u8| {
+        if b < 0x80 {
+            BLOCKS_ASCII[b as usize]
+        } else {
+            u8::MAX
+        }
+    };
+    let next = |k: usize| s.get(k).copied();
+    // A byte after which the general path would ask about a non-ASCII character.
+    let unsure = |k: usize| next(k).is_some_and(|b| b >= 0x80);
+    match class(b0) {
+        NUMBER => {
+            let mut e = i + 1;
+            while e < n && e < i + 3 && s[e].is_ascii_digit() {
+                e += 1;
+            }
+            (e == i + 3 || !unsure(e)).then_some(e)
+        }
+        OTHER | SPACE
+            if b0 != b' ' && class(b0) == OTHER
+                || (b0 == b' ' && next(i + 1).is_some_and(|b| class(b) == OTHER)) =>
+        {
+            // Alternatives with a letter after the prefix are out: the byte after the
+            // prefix is ASCII and not a letter (ascii_word took the letter case).
+            let j = if b0 == b' ' { i + 1 } else { i };
+            if unsure(j + 1) || (j == i && next(i + 1).is_some_and(|b| b.is_ascii_alphabetic())) {
+                return None;
+            }
+            let mut e = j + 1;
+            while e < n && s[e] < 0x80 && class(s[e]) == OTHER {
+                e += 1;
+            }
+            if unsure(e) {
+                return None;
+            }
+            while e < n && (s[e] == b'\r' || s[e] == b'\n' || (o200k && s[e] == b'/')) {
+                e += 1;
+            }
+            Some(e)
+        }
+        SPACE => {
+            let mut e = i;
+            let mut newline = None;
+            while e < n && s[e] < 0x80 && class(s[e]) == SPACE {
+                if is_newline(s[e]) {
+                    newline = Some(e);
+                }
+                e += 1;
+            }
+            if unsure(e) {
+                return None;
+            }
+            // A space then a letter is a prefix (ascii_word); then a digit or
+            // punctuation only after a run of one.
+            if e == i + 1 && b0 != b'\r' && b0 != b'\n' && e < n {
+                return if s[e].is_ascii_alphabetic() { None } else { Some(e) };
+            }
+            Some(if !o200k && e == n {
+                e // \s++$
+            } else if let Some(p) = newline {
+                p + 1
+            } else if e == n {
+                e
+            } else {
+                e - 1 // \s+(?!\S): the last space goes with what follows
+            })
+        }
+        _ => None,
+    }
+}
+
 /// `\p{N}{1,3}` at `i`, whose first character (`l0` bytes) is a number.
 #[inline(always)]
 fn numbers(s: &[u8], i: usize, l0: usize) -> usize {
@@ -280,8 +363,10 @@ fn cl100k_end(s: &[u8], i: usize) -> usize {
             return e;
         }
     }
-    if let Some(e) = ascii_word(s, i, false) {
-        return e;
+    if s[i] < 0x80 {
+        if let Some(e) = ascii_word(s, i, false).or_else(|| ascii_other(s, i, false)) {
+            return e;
+        }
     }
     let (c0, l0) = class_at(s, i);
     let m0 = bit(c0);

@@ -32,6 +32,12 @@ pub const fn bit(class: u8) -> u8 {
 /// `\p{L}`.
 pub const LETTER: u8 = bit(UPPER) | bit(LOWER) | bit(LETTER_OTHER);
 
+/// The classes of ASCII bytes (the first 128 entries of block 0).
+pub static BLOCKS_ASCII: &[u8] = {
+    let (ascii, _) = BLOCKS.split_at(128);
+    ascii
+};
+
 /// The class of a code point.
 #[inline(always)]
 pub fn class_of(c: u32) -> u8 {
