@@ -7,6 +7,7 @@ import { extname, join, normalize, sep } from "node:path";
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
   ".mjs": "text/javascript; charset=utf-8",
   ".json": "application/json; charset=utf-8",

@@ -1,0 +1,59 @@
+// The demo page (www/) in headless Chromium: it loads the bundled sample, shows the
+// context meter, and replaying the transcript turn by turn at an 8k window shows
+// compactions, with a summary in the model input and no page errors.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+import { repoRoot } from "../support/paths.mjs";
+import { startStaticServer } from "../support/static-server.mjs";
+
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
+
+let server, browser, page;
+const problems = [];
+
+before(async () => {
+  server = await startStaticServer(repoRoot, {});
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  page = await browser.newPage();
+  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  page.on("console", (msg) => msg.type() === "error" && problems.push(`console.error: ${msg.text()}`));
+  await page.goto(`${server.url}/www/index.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === "true", null, { timeout: 30_000 });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test("the page is styled and the meter is drawn", async () => {
+  // The stylesheet applied: the meter is a visible bar and its fill has a width.
+  const box = await page.locator("#meter").boundingBox();
+  assert.ok(box && box.height >= 15 && box.width > 300, JSON.stringify(box));
+  const fill = await page.locator("#fill").boundingBox();
+  assert.ok(fill && fill.width > 0.8 * box.width, JSON.stringify(fill));
+});
+
+test("the meter shows the sample's tokens against the budget", async () => {
+  const reading = await page.textContent("#reading");
+  assert.match(reading, /^14,057 of 15,360 input tokens \(window 16,384/, reading);
+  assert.match(await page.textContent("#roles"), /tool 5,515/);
+  assert.deepEqual(problems, []);
+});
+
+test("replaying at an 8k window shows each compaction", async () => {
+  await page.fill("#window", "8192");
+  await page.dispatchEvent("#window", "change");
+  await page.click("#replay");
+  await page.waitForFunction(() => document.body.dataset.replayed === "true", null, { timeout: 60_000 });
+  const log = await page.$$eval("#log li", (items) => items.map((li) => li.textContent));
+  assert.ok(log.length >= 1, "at least one compaction");
+  assert.match(log[0], /^turn \d+: Compacted \([\d,]+ -> [\d,]+\)/);
+  assert.ok(await page.$(".msg.summary"), "the summary is in the model input");
+  const reading = await page.textContent("#reading");
+  const [used, budget] = reading.match(/^([\d,]+) of ([\d,]+)/).slice(1).map((x) => Number(x.replace(/,/g, "")));
+  assert.ok(used <= budget, reading);
+  assert.deepEqual(problems, []);
+});
