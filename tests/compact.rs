@@ -444,11 +444,39 @@ fn corpus_at_three_windows() {
                 Err(e) => panic!("{what}: {e}"),
             };
             check_invariants(&conv, &o, window - reserve(window), &what);
+            // Pruning never drops an identifier silently either: one first seen in a pruned
+            // message that is sent is in the output, or reported lost.
+            let out = output(&conv, &o).to_string();
+            let pruned_sent: std::collections::HashSet<usize> = o
+                .order
+                .iter()
+                .filter_map(|x| {
+                    if let Out::Edited { index, .. } = x {
+                        Some(*index)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            for kind in baseline[&conv_file.id].as_object().unwrap().values() {
+                for (id, info) in kind.as_object().unwrap() {
+                    if pruned_sent.contains(&(info["first"].as_u64().unwrap() as usize)) {
+                        let quoted = serde_json::to_string(id).unwrap();
+                        let present = out.contains(&quoted[1..quoted.len() - 1]);
+                        let reported = o
+                            .report
+                            .pruned
+                            .lost_ids
+                            .iter()
+                            .any(|l| l.contains(id.as_str()) || id.contains(l.as_str()));
+                        assert!(present || reported, "{what}: pruning dropped {id} silently");
+                    }
+                }
+            }
             if o.report.evicted.is_empty() {
                 continue;
             }
             // Identifiers first seen in an evicted message: how many the output still has.
-            let out = output(&conv, &o).to_string();
             let evicted: std::collections::HashSet<usize> = o.report.evicted.iter().copied().collect();
             let (mut total, mut found, mut missing) = (0, 0, Vec::new());
             for kind in baseline[&conv_file.id].as_object().unwrap().values() {

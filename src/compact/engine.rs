@@ -89,6 +89,8 @@ pub struct Pruned {
     pub bytes_removed: usize,
     /// Tokens saved.
     pub tokens_saved: usize,
+    /// Identifiers that pruned outputs sent out no longer hold (the marker's room ran out).
+    pub lost_ids: Vec<String>,
 }
 
 /// The plan: what a compaction would do, computed without calling a model.
@@ -256,6 +258,8 @@ pub struct Compaction<'a> {
     source_text: Option<String>,
     /// [`prefix_digests`] of the messages, for the state's marks.
     digests: Vec<u64>,
+    /// Identifiers each pruned message lost.
+    prune_lost: HashMap<usize, Vec<String>>,
 }
 
 /// Tokens a rendered message may take beyond its own count (the `[role calls tool]` prefix).
@@ -411,6 +415,7 @@ impl<'a> Compaction<'a> {
             advanced,
             ..Pruned::default()
         };
+        let mut prune_lost: HashMap<usize, Vec<String>> = HashMap::new();
         for i in boundary..prune_at {
             let mut m = messages[i].clone();
             let mut changed = Vec::new();
@@ -419,9 +424,10 @@ impl<'a> Compaction<'a> {
                     let tool = names.get(call_id).map_or("tool", String::as_str);
                     if let Some(p) = prune_text(text, tool, cfg.tool_policy(tool), cfg.tool_output_max_bytes)
                     {
-                        pruned.bytes_removed += text.len() - p.len().min(text.len());
-                        changed.push((call_id.clone(), p.clone()));
-                        *text = p;
+                        pruned.bytes_removed += text.len() - p.text.len().min(text.len());
+                        changed.push((call_id.clone(), p.text.clone()));
+                        prune_lost.entry(i).or_insert_with(Vec::new).extend(p.lost_ids);
+                        *text = p.text;
                     }
                 }
             }
@@ -474,7 +480,7 @@ impl<'a> Compaction<'a> {
 
         // The tail, and with it the middle, assuming `k` summarizer calls; k is then
         // checked against what the middle needs.
-        let summary_slot = cfg.summary_max_tokens + cfg.ledger_max_tokens + 16;
+        let summary_slot = cfg.summary_max_tokens + cfg.ledger_tokens(window) + 16;
         let fixed = head_tokens + REPLY_PRIMING;
         let input_budget = cfg.summarizer_input_tokens.unwrap_or_else(|| {
             budget_input
@@ -576,6 +582,7 @@ impl<'a> Compaction<'a> {
             pinned_first,
             source_text: None,
             digests,
+            prune_lost,
             plan,
         };
         c.check_fits()?;
@@ -832,7 +839,7 @@ impl<'a> Compaction<'a> {
                 lost: ids.iter().map(|(i, _)| i.text.clone()).collect(),
             }
         } else {
-            ledger::apply(&text, &ids, counter, cfg.ledger_max_tokens)
+            ledger::apply(&text, &ids, counter, cfg.ledger_tokens(self.budget.window))
         };
         self.ids_kept.extend(applied.kept.iter().cloned());
         self.ids_lost.extend(applied.lost.iter().cloned());
@@ -872,7 +879,7 @@ impl<'a> Compaction<'a> {
                 }
             }
         }
-        let applied = ledger::apply(&text, &ids, counter, cfg.ledger_max_tokens);
+        let applied = ledger::apply(&text, &ids, counter, cfg.ledger_tokens(self.budget.window));
         for id in &applied.lost {
             self.ids_kept.retain(|k| k != id);
             if !self.ids_lost.contains(id) {
@@ -1020,7 +1027,22 @@ impl<'a> Compaction<'a> {
             dropped_summary_lines: self.dropped,
             summary_role,
             cache_breakpoints: breakpoints,
-            pruned: self.plan.pruned.clone(),
+            pruned: Pruned {
+                lost_ids: order
+                    .iter()
+                    .filter_map(|o| match o {
+                        Out::Edited { index, .. } => self.prune_lost.get(index),
+                        _ => None,
+                    })
+                    .flatten()
+                    .fold(Vec::new(), |mut all, id| {
+                        if !all.contains(id) {
+                            all.push(id.clone());
+                        }
+                        all
+                    }),
+                ..self.plan.pruned.clone()
+            },
             state_reset: self.plan.state_reset.clone(),
             truncated_messages,
         };

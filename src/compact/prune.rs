@@ -2,42 +2,106 @@
 //!
 //! A tool output larger than `toolOutputMaxBytes` becomes its start and its end around
 //! `...truncated N bytes...`, or a one-line stub naming the tool, as the tool's policy
-//! says. The result depends only on the output, the tool and the options, so the same
-//! old message always prunes to the same bytes: the prefix a provider caches stays
-//! byte-identical from one request to the next.
+//! says. Identifiers only the removed part held (paths, errors, hashes, URLs, ...) are kept
+//! in the marker (`...truncated N bytes, which mentioned: a, b...`), most mentioned first,
+//! within a quarter of the byte limit; the ones that do not fit are reported. The result
+//! depends only on the output, the tool and the options, so the same old message always
+//! prunes to the same bytes: the prefix a provider caches stays byte-identical from one
+//! request to the next. It is never longer than the limit, so pruning it again is a no-op.
 
 use crate::config::ToolPolicy;
+use crate::ids::{self, Ledger};
 
 /// Share of the kept bytes taken from the start (the rest from the end).
 const HEAD_SHARE: f64 = 0.6;
-/// The longest `\n...truncated N bytes...\n` can be.
-const MARKER_ROOM: usize = 48;
+/// The longest `\n...truncated N bytes, which mentioned: ...\n` can be, identifiers aside.
+const MARKER_ROOM: usize = 64;
+
+/// A pruned tool output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pruned {
+    /// What replaces the output.
+    pub text: String,
+    /// Identifiers of the removed part that neither the kept part nor the marker holds.
+    pub lost_ids: Vec<String>,
+}
 
 /// The pruned form of `output` under `policy`, or `None` to keep it.
-pub fn prune_text(output: &str, tool: &str, policy: ToolPolicy, max_bytes: usize) -> Option<String> {
+pub fn prune_text(output: &str, tool: &str, policy: ToolPolicy, max_bytes: usize) -> Option<Pruned> {
     if output.len() <= max_bytes {
         return None;
     }
     match policy {
         ToolPolicy::Keep | ToolPolicy::Summarize => None,
-        ToolPolicy::Stub => Some(format!("[{tool} output pruned: {} bytes]", output.len())),
+        ToolPolicy::Stub => {
+            let base = format!("[{tool} output pruned: {} bytes", output.len());
+            let (mentioned, lost_ids) = mentions(output, "", max_bytes.saturating_sub(base.len() + 24));
+            let text = if mentioned.is_empty() {
+                format!("{base}]")
+            } else {
+                format!("{base}, which mentioned: {mentioned}]")
+            };
+            Some(Pruned { text, lost_ids })
+        }
         ToolPolicy::Truncate => {
-            // Room for the marker, so the result is within `max_bytes` and pruning it
-            // again changes nothing.
-            let keep = max_bytes.saturating_sub(MARKER_ROOM);
-            let head_bytes = (keep as f64 * HEAD_SHARE) as usize;
-            let tail_bytes = keep - head_bytes;
-            let head_end = line_cut(output, floor_char(output, head_bytes), true);
-            let tail_start = line_cut(output, ceil_char(output, output.len() - tail_bytes), false);
-            if tail_start <= head_end {
-                return None;
+            // First without room for identifiers; if the removed part held some the kept
+            // part does not, again with a quarter of the limit set aside for them.
+            let plain = truncate(output, max_bytes.saturating_sub(MARKER_ROOM), 0)?;
+            if plain.lost_ids.is_empty() {
+                return Some(plain);
             }
-            let removed = tail_start - head_end;
-            let (head, tail) = (&output[..head_end], &output[tail_start..]);
-            let sep = if head.ends_with('\n') { "" } else { "\n" };
-            Some(format!("{head}{sep}...truncated {removed} bytes...\n{tail}"))
+            let room = max_bytes / 4;
+            truncate(output, max_bytes.saturating_sub(MARKER_ROOM + room), room).or(Some(plain))
         }
     }
+}
+
+/// Keeps `keep` bytes of `output` (the start and the end, at line breaks when near) and
+/// lists, within `room` bytes, the identifiers only the removed middle mentions.
+fn truncate(output: &str, keep: usize, room: usize) -> Option<Pruned> {
+    let head_bytes = (keep as f64 * HEAD_SHARE) as usize;
+    let tail_bytes = keep - head_bytes;
+    let head_end = line_cut(output, floor_char(output, head_bytes), true);
+    let tail_start = line_cut(output, ceil_char(output, output.len() - tail_bytes), false);
+    if tail_start <= head_end {
+        return None;
+    }
+    let removed = tail_start - head_end;
+    let (head, tail) = (&output[..head_end], &output[tail_start..]);
+    let kept = format!("{head}\n{tail}");
+    let (mentioned, lost_ids) = mentions(&output[head_end..tail_start], &kept, room);
+    let sep = if head.ends_with('\n') { "" } else { "\n" };
+    let marker = if mentioned.is_empty() {
+        format!("...truncated {removed} bytes...")
+    } else {
+        format!("...truncated {removed} bytes, which mentioned: {mentioned}...")
+    };
+    Some(Pruned {
+        text: format!("{head}{sep}{marker}\n{tail}"),
+        lost_ids,
+    })
+}
+
+/// The identifiers of `removed` that `kept` does not mention, most mentioned first, joined
+/// within `room` bytes; and the ones that did not fit.
+fn mentions(removed: &str, kept: &str, room: usize) -> (String, Vec<String>) {
+    let mut ledger = Ledger::new();
+    ledger.extend(ids::extract(removed));
+    let mut list = String::new();
+    let mut lost = Vec::new();
+    for (id, _) in ledger.ranked() {
+        if ids::mentions(kept, &id.text) || ids::mentions(&list, &id.text) {
+            continue;
+        }
+        let sep = if list.is_empty() { "" } else { ", " };
+        if list.len() + sep.len() + id.text.len() <= room {
+            list.push_str(sep);
+            list.push_str(&id.text);
+        } else {
+            lost.push(id.text);
+        }
+    }
+    (list, lost)
 }
 
 fn floor_char(s: &str, mut i: usize) -> usize {
@@ -82,7 +146,7 @@ mod tests {
     #[test]
     fn truncation_keeps_head_and_tail_and_says_how_much() {
         let out: String = (0..200).map(|i| format!("line {i}\n")).collect();
-        let p = prune_text(&out, "bash", ToolPolicy::Truncate, 200).unwrap();
+        let p = prune_text(&out, "bash", ToolPolicy::Truncate, 200).unwrap().text;
         assert!(p.starts_with("line 0\n"), "{p}");
         assert!(p.ends_with("line 199\n"), "{p}");
         let (head, rest) = p.split_once("...truncated ").unwrap();
@@ -94,19 +158,50 @@ mod tests {
         // Pruning the pruned text again is a no-op.
         assert_eq!(prune_text(&p, "bash", ToolPolicy::Truncate, 200), None);
         // Deterministic.
-        assert_eq!(prune_text(&out, "bash", ToolPolicy::Truncate, 200).unwrap(), p);
+        assert_eq!(
+            prune_text(&out, "bash", ToolPolicy::Truncate, 200).unwrap().text,
+            p
+        );
     }
 
     #[test]
     fn stubs_name_the_tool() {
         let p = prune_text(&"y".repeat(5000), "read_file", ToolPolicy::Stub, 100).unwrap();
-        assert_eq!(p, "[read_file output pruned: 5000 bytes]");
+        assert_eq!(p.text, "[read_file output pruned: 5000 bytes]");
     }
 
     #[test]
     fn multibyte_text_is_cut_at_characters() {
         let out = "é中🙂".repeat(500);
         let p = prune_text(&out, "t", ToolPolicy::Truncate, 101).unwrap();
-        assert!(p.contains("...truncated"));
+        assert!(p.text.contains("...truncated"));
+    }
+
+    #[test]
+    fn identifiers_of_the_removed_part_are_kept_in_the_marker() {
+        let mut out: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        out.push_str("Traceback: /srv/app/models/user.py raised ValueError at 0xdeadbeef12\n");
+        out.extend((100..200).map(|i| format!("line {i}\n")));
+        let p = prune_text(&out, "bash", ToolPolicy::Truncate, 400).unwrap();
+        assert!(p.text.contains("which mentioned: "), "{}", p.text);
+        for id in ["/srv/app/models/user.py", "ValueError", "0xdeadbeef12"] {
+            assert!(p.text.contains(id), "{id} in {}", p.text);
+        }
+        assert!(p.text.len() <= 400, "{}", p.text.len());
+        assert!(p.lost_ids.is_empty());
+        assert_eq!(
+            prune_text(&p.text, "bash", ToolPolicy::Truncate, 400),
+            None,
+            "idempotent"
+        );
+        let stub = prune_text(&out, "bash", ToolPolicy::Stub, 400).unwrap();
+        assert!(
+            stub.text.starts_with("[bash output pruned: ") && stub.text.contains("ValueError"),
+            "{}",
+            stub.text
+        );
+        // No room: the identifiers are reported lost, never dropped silently.
+        let tiny = prune_text(&out, "bash", ToolPolicy::Stub, 40).unwrap();
+        assert!(tiny.lost_ids.contains(&"ValueError".to_owned()), "{tiny:?}");
     }
 }

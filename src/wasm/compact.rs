@@ -154,6 +154,8 @@ export interface PruneReport {
   bytesRemoved: number;
   /** Tokens saved. */
   tokensSaved: number;
+  /** Identifiers pruned outputs no longer hold (the rest are listed in their truncation markers). */
+  lostIds: string[];
 }
 
 /** What a compaction did. */
@@ -240,7 +242,7 @@ export interface CompactOptions {
   toolPolicies?: Record<string, "keep" | "truncate" | "stub" | "summarize">;
   /** Hard cap on one summary's tokens. Default 512. */
   summaryMaxTokens?: number;
-  /** Budget for the identifier ledger line. Default 160. */
+  /** Budget for the identifier ledger line. Default: 1/50 of the window, at least 160. */
   ledgerMaxTokens?: number;
   /** Summarizer deadline. Default 25000. */
   summarizerTimeoutMs?: number;
