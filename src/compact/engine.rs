@@ -426,7 +426,7 @@ impl<'a> Compaction<'a> {
                     {
                         pruned.bytes_removed += text.len() - p.text.len().min(text.len());
                         changed.push((call_id.clone(), p.text.clone()));
-                        prune_lost.entry(i).or_insert_with(Vec::new).extend(p.lost_ids);
+                        prune_lost.entry(i).or_default().extend(p.lost_ids);
                         *text = p.text;
                     }
                 }
