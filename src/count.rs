@@ -108,31 +108,22 @@ pub struct Breakdown {
 
 /// Counts every message of `conv` with `counter`, through the process-wide cache.
 pub fn count_conversation(conv: &Conversation, counter: &dyn TextCounter) -> Breakdown {
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cached = 0;
-    let mut count = |message: &Message| {
-        let key = message_key(message, counter.cache_key());
-        if let Some(&n) = cache.get(key) {
-            cached += 1;
-            return n as usize;
-        }
-        let n = count_message(message, counter);
-        cache.put(key, n as u32);
-        n
-    };
+    let (counts, mut cached) = conv.counts_and_hits(counter);
     let mut messages = Vec::with_capacity(conv.messages().len() + 1);
     if let Some(system) = conv.system() {
+        let (n, hit) = count_each_with_hits(std::slice::from_ref(&system), counter);
+        cached += hit;
         messages.push(MessageCount {
             index: None,
             role: Role::System,
-            tokens: count(&system),
+            tokens: n[0],
         });
     }
-    for (i, m) in conv.messages().iter().enumerate() {
+    for (i, (m, tokens)) in conv.messages().iter().zip(counts).enumerate() {
         messages.push(MessageCount {
             index: Some(i),
             role: m.role,
-            tokens: count(m),
+            tokens,
         });
     }
     let mut by_role = ByRole::default();
@@ -151,19 +142,27 @@ pub fn count_conversation(conv: &Conversation, counter: &dyn TextCounter) -> Bre
 
 /// Each message's tokens, framing included, through the cache.
 pub fn count_each(messages: &[Message], counter: &dyn TextCounter) -> Vec<usize> {
+    count_each_with_hits(messages, counter).0
+}
+
+/// [`count_each`], and how many counts came from the cache.
+pub fn count_each_with_hits(messages: &[Message], counter: &dyn TextCounter) -> (Vec<usize>, usize) {
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    messages
+    let mut hits = 0;
+    let counts = messages
         .iter()
         .map(|m| {
             let key = message_key(m, counter.cache_key());
             if let Some(&n) = cache.get(key) {
+                hits += 1;
                 return n as usize;
             }
             let n = count_message(m, counter);
             cache.put(key, n as u32);
             n
         })
-        .collect()
+        .collect();
+    (counts, hits)
 }
 
 /// One message's tokens, framing included, without the cache.

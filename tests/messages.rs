@@ -351,3 +351,74 @@ fn bad_top_level_and_unknown_format() {
     assert_eq!(err.code(), "UNKNOWN_FORMAT");
     assert!(err.to_string().contains("\"openai-responses\""), "{err}");
 }
+
+/// What a conversation built by appending (and truncating) knows equals what parsing the
+/// whole array gives: messages, digests, counts.
+#[test]
+fn appending_equals_parsing_the_whole() {
+    let all = openai();
+    let items = all.as_array().unwrap().clone();
+    let enc = ctxfold::tokenizer::tokenizer(ctxfold::Encoding::O200kBase).unwrap();
+    for split in 0..=items.len() {
+        let mut conv = Conversation::parse(&Value::Array(items[..split].to_vec()), None).unwrap();
+        let _ = conv.counts(enc); // memoized, then extended
+        assert!(conv.append(items[split..].to_vec()).unwrap(), "split {split}");
+        let whole = Conversation::parse(&all, None).unwrap();
+        assert_eq!(conv.messages(), whole.messages(), "split {split}");
+        assert_eq!(conv.prefix_digests(), whole.prefix_digests(), "split {split}");
+        assert_eq!(conv.counts(enc), whole.counts(enc), "split {split}");
+        assert_eq!(
+            conv.render(&(0..items.len()).map(Out::Keep).collect::<Vec<_>>()),
+            all
+        );
+    }
+    // Truncate and append something else: equal to parsing that array.
+    let mut conv = Conversation::parse(&all, None).unwrap();
+    let _ = conv.counts(enc);
+    conv.truncate(5);
+    let other = json!({"role": "assistant", "content": "Another answer."});
+    assert!(conv.append(vec![other.clone()]).unwrap());
+    let mut expected = items[..5].to_vec();
+    expected.push(other);
+    let whole = Conversation::parse(&Value::Array(expected), None).unwrap();
+    assert_eq!(conv.messages(), whole.messages());
+    assert_eq!(conv.prefix_digests(), whole.prefix_digests());
+    assert_eq!(conv.counts(enc), whole.counts(enc));
+}
+
+#[test]
+fn a_failed_append_changes_nothing() {
+    let mut conv = Conversation::parse(&openai(), None).unwrap();
+    let before = conv.messages().to_vec();
+    let err = conv
+        .append(vec![
+            json!({"role": "tool", "tool_call_id": "nope", "content": "x"}),
+        ])
+        .unwrap_err();
+    assert_invalid(err, "messages[7]", "answers no earlier tool call");
+    assert_eq!(conv.messages(), &before[..]);
+    let err = conv
+        .append(vec![json!({"role": "narrator", "content": "x"})])
+        .unwrap_err();
+    assert_invalid(err, "messages[7].role", "unknown role");
+    assert_eq!(conv.items().len(), before.len());
+}
+
+#[test]
+fn an_append_that_tells_another_format_asks_for_a_fresh_read() {
+    // Plain messages read as OpenAI by default; an Anthropic block then decides otherwise.
+    let mut conv = Conversation::parse(&json!([{"role": "user", "content": "hi"}]), None).unwrap();
+    let anthropic_block =
+        json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "x", "signature": "s"}]});
+    assert!(!conv.append(vec![anthropic_block]).unwrap());
+    assert_eq!(conv.messages().len(), 1);
+    // With the format given, there is nothing to decide.
+    let mut given = Conversation::parse(
+        &json!([{"role": "user", "content": "hi"}]),
+        Some(Format::OpenAiChat),
+    )
+    .unwrap();
+    assert!(given
+        .append(vec![json!({"role": "assistant", "content": "hello"})])
+        .unwrap());
+}

@@ -13,12 +13,13 @@ use serde::Serialize;
 use super::ledger;
 use super::partition::{choose_tail, head_len, Structure};
 use super::prune::prune_text;
-use super::state::{prefix_digests, Chunk, FallbackUsed, Mark, State, VERSION};
+use super::state::{Chunk, FallbackUsed, Mark, State, VERSION};
 use super::{extractive, summary};
 use crate::config::{Config, Fallback, Overflow, Preset, Strategy, SummaryRole};
 use crate::count::{count_each, count_message, TextCounter, REPLY_PRIMING};
 use crate::ids::Identifier;
 use crate::messages::{Conversation, Format, Message, NewMessage, Out, Part, Role};
+use crate::tokenizer::hash::FastMap;
 use crate::Error;
 
 /// Everything a compaction needs.
@@ -256,7 +257,7 @@ pub struct Compaction<'a> {
     ids_lost: Vec<String>,
     pinned_first: Option<usize>,
     source_text: Option<String>,
-    /// [`prefix_digests`] of the messages, for the state's marks.
+    /// The messages' running digests, for the state's marks.
     digests: Vec<u64>,
     /// Identifiers each pruned message lost.
     prune_lost: HashMap<usize, Vec<String>>,
@@ -303,12 +304,13 @@ pub fn window_for(
     Ok((window, reserved))
 }
 
-fn tool_names(messages: &[Message]) -> HashMap<String, String> {
-    let mut names = HashMap::new();
+/// Tool name by call id (borrowed: nothing is copied).
+fn tool_names(messages: &[Message]) -> FastMap<&str, &str> {
+    let mut names = FastMap::default();
     for m in messages {
         for p in &m.parts {
             if let Part::ToolCall { id, name, .. } = p {
-                names.insert(id.clone(), name.clone());
+                names.insert(id.as_str(), name.as_str());
             }
         }
     }
@@ -335,7 +337,7 @@ impl<'a> Compaction<'a> {
         };
 
         // The state, checked against this history.
-        let digests = prefix_digests(messages);
+        let digests = input.conv.prefix_digests().to_vec();
         let (mut state, state_reset) = match input.state.clone() {
             None => (State::default(), None),
             Some(s) if s.version != VERSION => (
@@ -388,7 +390,7 @@ impl<'a> Compaction<'a> {
 
         // Pruning: tool outputs before the prune boundary; the boundary moves up to the
         // protected recent turns only when enough tool output has piled up past it.
-        let raw = count_each(messages, input.counter);
+        let raw = input.conv.counts(input.counter);
         let names = tool_names(messages);
         let protect = structure
             .turn_starts
@@ -421,7 +423,7 @@ impl<'a> Compaction<'a> {
             let mut changed = Vec::new();
             for part in &mut m.parts {
                 if let Part::ToolResult { call_id, text, .. } = part {
-                    let tool = names.get(call_id).map_or("tool", String::as_str);
+                    let tool = names.get(call_id.as_str()).copied().unwrap_or("tool");
                     if let Some(p) = prune_text(text, tool, cfg.tool_policy(tool), cfg.tool_output_max_bytes)
                     {
                         pruned.bytes_removed += text.len() - p.text.len().min(text.len());
@@ -626,7 +628,7 @@ impl<'a> Compaction<'a> {
         Ok(())
     }
 
-    fn request_summaries(&mut self, names: &HashMap<String, String>, input_budget: usize) {
+    fn request_summaries(&mut self, names: &FastMap<&str, &str>, input_budget: usize) {
         let cfg = self.input.config;
         let messages = self.input.conv.messages();
         let mut rendered: Vec<String> = self

@@ -9,9 +9,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::count::message_digest;
-use crate::messages::Message;
-
 /// The current version of [`State`]; other versions are discarded.
 pub const VERSION: u32 = 1;
 
@@ -70,20 +67,10 @@ pub struct Mark {
     pub check: u64,
 }
 
-/// `digests[i]`: the running hash of messages `0..i` (`len + 1` entries).
-pub fn prefix_digests(messages: &[Message]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(messages.len() + 1);
-    let mut h = 0u64;
-    out.push(h);
-    for m in messages {
-        h = (h.rotate_left(5) ^ message_digest(m)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        out.push(h);
-    }
-    out
-}
-
 impl Mark {
-    /// A mark at `index`, given [`prefix_digests`] of the messages.
+    /// A mark at `index`, given the messages' digests ([`Conversation::prefix_digests`]).
+    ///
+    /// [`Conversation::prefix_digests`]: crate::messages::Conversation::prefix_digests
     pub fn at(digests: &[u64], index: usize) -> Self {
         Mark {
             index,
@@ -91,7 +78,7 @@ impl Mark {
         }
     }
 
-    /// Whether this mark still fits the messages whose [`prefix_digests`] these are.
+    /// Whether this mark still fits the messages these digests are of.
     pub fn holds(&self, digests: &[u64]) -> bool {
         self.index < digests.len() && digests[self.index] == self.check
     }

@@ -7,10 +7,9 @@
 //! sections is dropped and reported; lines that read as instructions to the model (an
 //! injection carried in from tool output) are dropped and reported.
 
-use std::collections::HashMap;
-
 use crate::count::TextCounter;
 use crate::messages::{Message, Part, Role};
+use crate::tokenizer::hash::FastMap;
 
 /// The header every summary starts with; downstream code detects summaries by it.
 pub const HEADER: &str = "## Conversation Summary";
@@ -90,7 +89,7 @@ fn elide(text: &str, max: usize) -> String {
 
 /// One message as the summarizer sees it: reasoning dropped, tool calls on one line,
 /// long texts and outputs elided in the middle.
-pub fn render_message(m: &Message, tools: &HashMap<String, String>) -> String {
+pub fn render_message(m: &Message, tools: &FastMap<&str, &str>) -> String {
     let mut out = String::new();
     let role = match m.role {
         Role::System => "system",
@@ -109,7 +108,7 @@ pub fn render_message(m: &Message, tools: &HashMap<String, String>) -> String {
                 text,
                 is_error,
             } => {
-                let name = tools.get(call_id).map_or("tool", String::as_str);
+                let name = tools.get(call_id.as_str()).copied().unwrap_or("tool");
                 let error = if *is_error { " (error)" } else { "" };
                 format!("[{name} result{error}] {}", elide(text.trim(), RENDER_TOOL))
             }

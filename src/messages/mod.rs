@@ -160,9 +160,15 @@ impl Message {
 }
 
 /// The caller's conversation: the original items, and the parsed messages beside them.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Conversation {
     format: Format,
+    /// Whether an item told the format (rather than the default or the caller's option).
+    decided: bool,
+    /// Running hashes of the messages (`digests[i]` covers `0..i`), for state marks.
+    digests: Vec<u64>,
+    /// Message counts per counter (by its cache key), extended as messages are appended.
+    counted: std::sync::Mutex<Vec<(u64, Vec<usize>)>>,
     /// `messages[i]` was parsed from `items[i]`.
     messages: Vec<Message>,
     items: Vec<Value>,
@@ -212,26 +218,24 @@ impl Conversation {
                 })
             }
         };
-        let format = match format {
-            Some(f) => f,
-            None => detect(
-                &items,
-                matches!(&envelope, Envelope::Object(o) if o.contains_key("system")),
-            ),
+        let (format, decided) = match format {
+            Some(f) => (f, true),
+            None => match items.iter().find_map(detect_item) {
+                Some(f) => (f, true),
+                None => (
+                    detect(
+                        &items,
+                        matches!(&envelope, Envelope::Object(o) if o.contains_key("system")),
+                    ),
+                    false,
+                ),
+            },
         };
         let root = Path::root("messages");
         let messages = items
             .iter()
             .enumerate()
-            .map(|(i, item)| {
-                let path = root.index(i);
-                match format {
-                    Format::OpenAiChat => openai::parse(item, &path),
-                    Format::OpenAiResponses => responses::parse(item, &path),
-                    Format::Anthropic => anthropic::parse(item, &path),
-                    Format::AiSdk => ai_sdk::parse(item, &path),
-                }
-            })
+            .map(|(i, item)| parse_item(format, item, &root.index(i)))
             .collect::<Result<Vec<_>, _>>()?;
         if let Envelope::Object(obj) = &envelope {
             if format == Format::Anthropic {
@@ -240,14 +244,111 @@ impl Conversation {
                 }
             }
         }
-        let conv = Conversation {
+        let mut conv = Conversation {
             format,
+            decided,
+            digests: vec![0],
+            counted: Default::default(),
             messages,
             items,
             envelope,
         };
+        conv.extend_digests();
         conv.check_tool_pairs()?;
         Ok(conv)
+    }
+
+    /// Appends items (the caller's array grew), parsed in this conversation's format, and
+    /// checks the tool pairing again. On error the conversation is left as it was.
+    ///
+    /// Returns `Ok(false)`, appending nothing, when the format was neither given nor told by
+    /// any item so far and an appended item tells another one: the whole array must then
+    /// be read again, as a new conversation.
+    pub fn append(&mut self, items: Vec<Value>) -> Result<bool, Error> {
+        if !self.decided {
+            if let Some(f) = items.iter().find_map(detect_item) {
+                if f != self.format {
+                    return Ok(false);
+                }
+                self.decided = true;
+            }
+        }
+        let start = self.items.len();
+        let root = Path::root("messages");
+        let parsed = items
+            .iter()
+            .enumerate()
+            .map(|(k, item)| parse_item(self.format, item, &root.index(start + k)))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.messages.extend(parsed);
+        self.items.extend(items);
+        if let Err(e) = self.check_tool_pairs() {
+            self.messages.truncate(start);
+            self.items.truncate(start);
+            return Err(e);
+        }
+        self.extend_digests();
+        Ok(true)
+    }
+
+    /// Keeps the first `len` messages (a regenerated or edited last message then comes in
+    /// through [`Conversation::append`]). Tool pairing stays valid: a prefix of a valid
+    /// conversation has no result without its call.
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.items.len() {
+            return;
+        }
+        self.items.truncate(len);
+        self.messages.truncate(len);
+        self.digests.truncate(len + 1);
+        for (_, counts) in self
+            .counted
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter_mut()
+        {
+            counts.truncate(len);
+        }
+    }
+
+    fn extend_digests(&mut self) {
+        for m in &self.messages[self.digests.len() - 1..] {
+            let h = *self.digests.last().expect("starts with one");
+            self.digests.push(
+                (h.rotate_left(5) ^ crate::count::message_digest(m)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            );
+        }
+    }
+
+    /// `digests[i]`: a running hash of messages `0..i` (`len + 1` entries), kept up to date
+    /// as messages are appended.
+    pub fn prefix_digests(&self) -> &[u64] {
+        &self.digests
+    }
+
+    /// Every message's tokens with `counter`, framing included. Remembered per counter, so
+    /// a conversation counted again (or appended to) only counts what is new.
+    pub fn counts(&self, counter: &dyn crate::count::TextCounter) -> Vec<usize> {
+        self.counts_and_hits(counter).0
+    }
+
+    /// [`Conversation::counts`], and how many of them were already known (remembered here or
+    /// in the process-wide content-hash cache).
+    pub fn counts_and_hits(&self, counter: &dyn crate::count::TextCounter) -> (Vec<usize>, usize) {
+        let key = counter.cache_key();
+        let mut memo = self.counted.lock().unwrap_or_else(|e| e.into_inner());
+        let at = match memo.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                memo.push((key, Vec::new()));
+                memo.len() - 1
+            }
+        };
+        let known = memo[at].1.len().min(self.messages.len());
+        let (more, hits) = crate::count::count_each_with_hits(&self.messages[known..], counter);
+        memo[at].1.truncate(known);
+        memo[at].1.extend(more);
+        (memo[at].1.clone(), known + hits)
     }
 
     /// The format the conversation came in.
@@ -277,8 +378,8 @@ impl Conversation {
 
     /// Every tool result answers a call made earlier; ids are unique.
     fn check_tool_pairs(&self) -> Result<(), Error> {
-        let mut open: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut open: crate::tokenizer::hash::FastMap<&str, usize> = Default::default();
+        let mut seen: crate::tokenizer::hash::FastSet<&str> = Default::default();
         // Parts in order: a provider-executed call and its result may share a message.
         for (i, m) in self.messages.iter().enumerate() {
             for part in &m.parts {
@@ -372,6 +473,15 @@ impl Conversation {
             Format::Anthropic => anthropic::text_message(message.role, &message.text),
             Format::AiSdk => ai_sdk::text_message(message.role, &message.text),
         }
+    }
+}
+
+fn parse_item(format: Format, item: &Value, path: &Path) -> Result<Message, Error> {
+    match format {
+        Format::OpenAiChat => openai::parse(item, path),
+        Format::OpenAiResponses => responses::parse(item, path),
+        Format::Anthropic => anthropic::parse(item, path),
+        Format::AiSdk => ai_sdk::parse(item, path),
     }
 }
 

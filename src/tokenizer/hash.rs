@@ -54,6 +54,26 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
     hash_bytes_seeded(bytes, 0)
 }
 
+/// A `Hasher` for maps keyed by short strings (tool-call ids): one pass of
+/// [`hash_bytes_seeded`] per write, instead of SipHash. Not for keys an attacker picks to
+/// collide on purpose; ours come from the caller's own messages.
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = hash_bytes_seeded(bytes, self.0);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A `HashMap` with [`FastHasher`].
+pub type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+/// A `HashSet` with [`FastHasher`].
+pub type FastSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<FastHasher>>;
+
 /// Two independent 64-bit hashes in one pass, fed field by field without copying: the
 /// content key of the count cache (a wrong hit needs both lanes to collide).
 #[derive(Clone, Copy, Debug)]
