@@ -13,10 +13,11 @@ use wasm_bindgen_futures::JsFuture;
 use super::error::{invalid_argument, to_js};
 use super::options::{json_arg, Options};
 use super::tokenizer_choice::Counting;
+use super::transfer::{conversation_arg, Incoming};
 use crate::compact::engine::window_for;
 use crate::compact::{Compaction, Input, Reply, Request, State};
 use crate::config::{Config, KNOWN};
-use crate::messages::{Conversation, Format, Out};
+use crate::messages::{Format, Out};
 use crate::Error;
 
 #[wasm_bindgen(inline_js = r#"
@@ -307,7 +308,7 @@ export interface CompactPlan {
 const JS_KEYS: &[&str] = &["model", "encoding", "format", "summarizer", "state", "manual"];
 
 struct Setup {
-    conv: Conversation,
+    incoming: Incoming,
     config: Config,
     counting: Counting,
     window: usize,
@@ -374,15 +375,14 @@ fn setup(messages: &JsValue, options: &JsValue) -> Result<Setup, JsValue> {
         }
     };
     let (window, reserved) = window_for(counting.model(), &config).map_err(to_js)?;
-    let input = json_arg("messages", messages)?;
-    let conv = Conversation::from_json(input, format).map_err(to_js)?;
+    let incoming = conversation_arg(messages, format)?;
     let items = if Array::is_array(messages) {
         messages.clone()
     } else {
         Reflect::get(messages, &JsValue::from_str("messages"))?
     };
     Ok(Setup {
-        conv,
+        incoming,
         config,
         counting,
         window,
@@ -395,16 +395,17 @@ fn setup(messages: &JsValue, options: &JsValue) -> Result<Setup, JsValue> {
 }
 
 impl Setup {
-    fn input(&self) -> Input<'_> {
+    /// The engine's input. `now` dates new summary chunks; only `compact` makes any.
+    fn input(&self, now: Option<String>) -> Input<'_> {
         Input {
-            conv: &self.conv,
+            conv: &self.incoming.conv,
             config: &self.config,
             counter: self.counting.counter(),
             window: self.window,
             reserved_output: self.reserved,
             state: self.state.clone(),
             manual: self.manual,
-            now: Some(now()),
+            now,
         }
     }
 }
@@ -427,8 +428,11 @@ pub fn plan(
     #[wasm_bindgen(unchecked_param_type = "CompactOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let s = setup(&messages, &options)?;
-    let c = Compaction::new(s.input()).map_err(to_js)?;
-    plain(c.plan())
+    let c = Compaction::new(s.input(None)).map_err(to_js)?;
+    let result = plain(c.plan());
+    drop(c);
+    s.incoming.done();
+    result
 }
 
 /// Fits a conversation into the model's window: prunes old tool outputs, summarizes the
@@ -451,7 +455,7 @@ pub async fn compact(
 ) -> Result<JsValue, JsValue> {
     let t0 = js_sys::Date::now();
     let s = setup(&messages, &options)?;
-    let mut c = Compaction::new(s.input()).map_err(to_js)?;
+    let mut c = Compaction::new(s.input(Some(now()))).map_err(to_js)?;
     let t_plan = js_sys::Date::now();
     let mut waited = 0.0;
     let mut first_rejection: Option<JsValue> = None;
@@ -477,7 +481,7 @@ pub async fn compact(
         let item = match o {
             Out::Keep(i) => items.get(*i as u32),
             Out::Edited { .. } | Out::Truncated { .. } | Out::New(_) => {
-                let json = s.conv.render(std::slice::from_ref(o));
+                let json = s.incoming.conv.render(std::slice::from_ref(o));
                 let one = json.get("messages").unwrap_or(&json)[0].clone();
                 plain(&one)?
             }
@@ -504,6 +508,7 @@ pub async fn compact(
     Reflect::set(&report, &"timings".into(), &timings)?;
     Reflect::set(&result, &"report".into(), &report)?;
     Reflect::set(&result, &"state".into(), &plain(&outcome.state)?)?;
+    s.incoming.done();
     Ok(result.into())
 }
 

@@ -3,10 +3,11 @@
 use wasm_bindgen::prelude::*;
 
 use super::error::{invalid_argument, to_js};
-use super::options::{json_arg, Options};
+use super::options::Options;
 use super::tokenizer_choice::Counting;
+use super::transfer::conversation_arg;
 use crate::count::count_conversation;
-use crate::messages::{Conversation, Format};
+use crate::messages::Format;
 use crate::tokenizer::{tokenizer, Encoding};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -134,9 +135,9 @@ pub fn count_messages(
         .map(|f| Format::from_name(&f))
         .transpose()
         .map_err(to_js)?;
-    let input = json_arg("messages", &messages)?;
-    let conv = Conversation::from_json(input, format).map_err(to_js)?;
-    let breakdown = count_conversation(&conv, counting.counter());
+    let incoming = conversation_arg(&messages, format)?;
+    let breakdown = count_conversation(&incoming.conv, counting.counter());
+    incoming.done();
     let result = super::to_plain(&breakdown)?;
     js_sys::Reflect::set(&result, &"method".into(), &counting.method().into())?;
     if let Some(model) = counting.model() {
@@ -145,8 +146,9 @@ pub fn count_messages(
     Ok(result)
 }
 
-/// Forgets every cache ctxfold keeps: message counts (by content hash) and the
-/// tokenizers' piece counts. They are bounded; this frees their memory now.
+/// Forgets every cache ctxfold keeps: message counts (by content hash, and those the last
+/// conversation remembers) and the tokenizers' piece counts. They are bounded; this frees
+/// their memory now.
 ///
 /// ```ts
 /// clearCaches();
@@ -154,4 +156,5 @@ pub fn count_messages(
 #[wasm_bindgen(js_name = clearCaches)]
 pub fn clear_caches() {
     crate::clear_caches();
+    super::transfer::forget_recent();
 }

@@ -9,6 +9,7 @@ mod error;
 mod models;
 mod options;
 mod tokenizer_choice;
+mod transfer;
 mod vocab;
 
 use wasm_bindgen::JsValue;
