@@ -32,8 +32,11 @@ test("the page is styled and the meter is drawn", async () => {
   // The stylesheet applied: the meter is a visible bar and its fill has a width.
   const box = await page.locator("#meter").boundingBox();
   assert.ok(box && box.height >= 15 && box.width > 300, JSON.stringify(box));
-  const fill = await page.locator("#fill").boundingBox();
-  assert.ok(fill && fill.width > 0.8 * box.width, JSON.stringify(fill));
+  // The fill's width is animated (a 0.3 s transition): wait for it to arrive.
+  await page.waitForFunction(() => {
+    const [meter, fill] = ["meter", "fill"].map((id) => document.getElementById(id).getBoundingClientRect());
+    return fill.width > 0.8 * meter.width;
+  }, null, { timeout: 5_000 });
 });
 
 test("the meter shows the sample's tokens against the budget", async () => {

@@ -46,6 +46,31 @@ const routes = {
     };
   },
 
+  // compact() with a summarizer that calls an OpenAI-compatible server over HTTP, then the
+  // next turn with the state passed back, and countMessages on the same messages.
+  async "/compact"(request) {
+    const { messages, llm } = await request.json();
+    const summarizer = async (req) => {
+      const res = await fetch(`${llm}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "test", messages: req.messages, max_tokens: req.maxTokens }),
+        signal: req.signal,
+      });
+      return (await res.json()).choices[0].message.content;
+    };
+    const options = { model: "gpt-4o", contextWindow: 8000, summarizer };
+    const first = await full.compact(messages, options);
+    const next = [...messages, { role: "user", content: "And what now?" }];
+    const again = await full.compact(next, { ...options, state: first.state });
+    return {
+      first: { status: first.contextStatus, fallback: first.report.fallback, tokensAfter: first.report.tokensAfter, budget: first.report.budget, kept: first.messages.length },
+      again: { status: again.contextStatus, newChunks: again.report.newChunks, tokensAfter: again.report.tokensAfter },
+      counted: full.countMessages(messages, { encoding: "o200k_base" }).total,
+      countedAgain: full.countMessages(next, { encoding: "o200k_base" }).total,
+    };
+  },
+
   // The lite build, step by step; vocabularies stay loaded for the isolate's life.
   async "/lite"(request) {
     const { texts } = await request.json();

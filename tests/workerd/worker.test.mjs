@@ -3,13 +3,28 @@
 // loads its vocabularies from Data modules (see worker.mjs).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
+import { countMessages } from "ctxfold";
 import { fixture, repoRoot } from "../support/paths.mjs";
 
 let mf;
+let llm;
+const llmRequests = [];
 
 before(async () => {
+  // An OpenAI-compatible chat completions endpoint on 127.0.0.1 (a double for the LLM only).
+  llm = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      llmRequests.push(JSON.parse(body));
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** The user asked about turns.\n- **Open Items:** None" } }] }));
+    });
+  });
+  await new Promise((resolve) => llm.listen(0, "127.0.0.1", resolve));
   mf = new Miniflare({
     modules: true,
     scriptPath: fileURLToPath(new URL("./worker.mjs", import.meta.url)),
@@ -29,6 +44,7 @@ before(async () => {
 
 after(async () => {
   await mf?.dispose();
+  llm?.close();
 });
 
 async function call(path, body) {
@@ -66,4 +82,20 @@ test("ctxfold/lite in workerd loads vocabularies from Data modules", async () =>
   assert.deepEqual(r.stillMissing, [false, false]);
   assert.deepEqual(r.after, [true, true]);
   fixture.cases.forEach(({ name, expected }, i) => assert.deepEqual(r.counts[i], expected, name));
+});
+
+test("compact() in workerd summarizes through an HTTP summarizer and passes state back", async () => {
+  const messages = [{ role: "system", content: "You help." }];
+  for (let i = 0; i < 30; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: `turn ${i} `.repeat(150) });
+  messages.push({ role: "user", content: "The newest question." });
+  const r = await call("/compact", { messages, llm: `http://127.0.0.1:${llm.address().port}/v1` });
+  assert.equal(r.first.status, "summarized");
+  assert.equal(r.first.fallback, null, "the HTTP summarizer's reply was used");
+  assert.ok(r.first.tokensAfter <= r.first.budget.input);
+  assert.ok(llmRequests.length >= 1 && llmRequests[0].messages[0].role === "system");
+  assert.equal(r.again.status, "summarized");
+  assert.equal(r.again.newChunks, 0, "the next turn reuses the summary");
+  // Counts in workerd (messages sent once, then extended) equal Node's.
+  assert.equal(r.counted, countMessages(messages, { encoding: "o200k_base" }).total);
+  assert.equal(r.countedAgain, countMessages([...messages, { role: "user", content: "And what now?" }], { encoding: "o200k_base" }).total);
 });
