@@ -1,12 +1,15 @@
 //! The built-in extractive summary: no model, deterministic, in the same schema.
 //!
 //! It picks sentences rather than writing any: decisions are assistant sentences with a
-//! decision cue ("I'll", "decided", "let's", ...), facts are the first lines of tool
-//! results that report an outcome (errors, failures, passes) and what the user said
-//! first, open items are the user's last request and questions left at the end. Entities
-//! are the ranked identifiers. Each section is trimmed, oldest items first, until the
-//! whole fits the token cap. It is the fallback when a summarizer fails, and usable on
-//! its own (`summarizer: "extractive"`), so ctxfold works with no model at all.
+//! decision cue ("I'll", "decided", "let's", ...); facts are the lines of tool results
+//! that report an outcome (the exception a traceback ends with, failures, passes), what
+//! the user said first, and the sentences of the conversation that carry specifics a
+//! later question asks for (dates, times, numbers, names); open items are the user's
+//! last request and questions left at the end. Entities are the ranked identifiers, then
+//! the names mentioned, most mentioned first. Each section is trimmed, the least specific
+//! and oldest items first, until the whole fits the token cap. It is the fallback when a
+//! summarizer fails, and usable on its own (`summarizer: "extractive"`), so ctxfold works
+//! with no model at all.
 
 use crate::count::TextCounter;
 use crate::ids::Identifier;
@@ -99,11 +102,119 @@ fn clip(s: &str) -> String {
     format!("{}…", &s[..end])
 }
 
-fn push_unique(items: &mut Vec<String>, s: String) {
-    if !items.contains(&s) {
-        items.push(s);
+/// An item of a section: its text and how long it is worth keeping (higher stays
+/// longer; among equals the newer stays).
+struct Item {
+    text: String,
+    rank: u32,
+}
+
+fn push_item(items: &mut Vec<Item>, text: String, rank: u32) {
+    match items.iter_mut().find(|i| i.text == text) {
+        Some(i) => i.rank = i.rank.max(rank),
+        None => items.push(Item { text, rank }),
     }
 }
+
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+const DAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// A capitalised word that is not the start of a sentence is taken for a name: `Paris`,
+/// `McGee's`, `Apex`. `I`, `I'm` and the like are not names.
+fn is_name(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(|c| c.is_uppercase())
+        && word.chars().any(char::is_lowercase)
+        && !word.starts_with("I'")
+        && !word.starts_with("I\u{2019}")
+}
+
+/// The words of a sentence with the punctuation around them trimmed, each with whether
+/// it starts a sentence (first word, or after `:`, `.`, `!`, `?`).
+fn words(s: &str) -> impl Iterator<Item = (&str, bool)> {
+    let mut starts = true;
+    s.split_whitespace().filter_map(move |raw| {
+        let first = starts;
+        starts = raw.ends_with([':', '.', '!', '?', '"', '\u{201d}']) || raw == "-" || raw == "\u{2014}";
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        (!w.is_empty()).then_some((w, first))
+    })
+}
+
+/// How specific a sentence of conversation is: the dates, times, numbers and names a
+/// later question asks for. "See you at McGee's on 17 March" scores, "Sounds great!"
+/// does not.
+fn specifics(s: &str) -> u32 {
+    let mut score = 0;
+    for (w, first) in words(s) {
+        let lower = w.to_lowercase();
+        if MONTHS.contains(&lower.as_str()) || DAYS.contains(&lower.as_str()) {
+            score += 2;
+        } else if w.bytes().any(|b| b.is_ascii_digit()) || (!first && is_name(w)) {
+            score += 1;
+        }
+    }
+    score
+}
+
+/// Runs of names in `text` ("Apex Legends", "Connecticut"), counted into `names`.
+fn collect_names(text: &str, names: &mut Vec<(String, u32)>) {
+    for s in sentences(text) {
+        let mut run: Vec<&str> = Vec::new();
+        let mut flush = |run: &mut Vec<&str>| {
+            if !run.is_empty() {
+                let name = run.join(" ");
+                match names.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, c)) => *c += 1,
+                    None => names.push((name, 1)),
+                }
+                run.clear();
+            }
+        };
+        for (w, first) in words(s) {
+            if !first && is_name(w) && !MONTHS.contains(&w.to_lowercase().as_str()) {
+                run.push(w);
+            } else {
+                flush(&mut run);
+            }
+        }
+        flush(&mut run);
+    }
+}
+
+/// Sentences of conversation worth keeping score at least this.
+const SPECIFIC: u32 = 2;
+/// Sentences of conversation rank by how specific they are, at most this.
+const RANK_SENTENCE_MAX: u32 = 99;
+/// Ranks of facts from tool results: above every sentence of conversation (what a
+/// command ended with is what a later step asks for), the exception above the rest.
+const RANK_OUTCOME: u32 = 100;
+const RANK_ERROR: u32 = 101;
+const RANK_PINNED: u32 = u32::MAX;
+/// Identifiers rank above every sentence: when the entities' turn comes to lose an item
+/// and the weakest is an identifier, a sentence of conversation goes instead.
+const RANK_IDENTIFIER: u32 = u32::MAX / 2;
 
 /// An extractive summary of `messages` within `max_tokens`.
 pub fn summarize(
@@ -115,13 +226,15 @@ pub fn summarize(
     let mut decisions = Vec::new();
     let mut facts = Vec::new();
     let mut open = Vec::new();
+    let mut names = Vec::new();
     let mut first_user = None;
     let mut last_user = None;
     for m in messages {
         for part in &m.parts {
             match (m.role, part) {
                 (Role::User, Part::Text(t)) => {
-                    let s = sentences(t).first().map(|s| clip(s));
+                    let all = sentences(t);
+                    let s = all.first().map(|s| clip(s));
                     if first_user.is_none() {
                         first_user = s.clone();
                     }
@@ -133,30 +246,43 @@ pub fn summarize(
                         .map(str::trim)
                         .filter(|l| l.ends_with('?') && l.len() > 12)
                     {
-                        push_unique(&mut open, clip(q));
+                        push_item(&mut open, clip(q), 0);
                     }
+                    for s in all {
+                        let score = specifics(s);
+                        if score >= SPECIFIC {
+                            push_item(&mut facts, clip(s), score.min(RANK_SENTENCE_MAX));
+                        }
+                    }
+                    collect_names(t, &mut names);
                 }
                 (Role::Assistant, Part::Text(t)) => {
                     for s in sentences(t) {
                         let lower = s.to_lowercase();
                         if DECISION_CUES.iter().any(|c| lower.contains(c)) {
-                            push_unique(&mut decisions, clip(s));
+                            push_item(&mut decisions, clip(s), 0);
+                        } else {
+                            let score = specifics(s);
+                            if score >= SPECIFIC {
+                                push_item(&mut facts, clip(s), score.min(RANK_SENTENCE_MAX));
+                            }
                         }
                         if lower.contains("todo") || lower.contains("next step") {
-                            push_unique(&mut open, clip(s));
+                            push_item(&mut open, clip(s), 0);
                         }
                     }
+                    collect_names(t, &mut names);
                 }
                 (_, Part::ToolResult { text, is_error, .. }) => {
                     // The exception a traceback ends with says more than its first line.
                     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| l.len() > 3).collect();
-                    let error = lines.iter().rev().find(|l| is_error_line(l));
-                    let outcome = lines.iter().find(|l| {
+                    if let Some(l) = lines.iter().rev().find(|l| is_error_line(l)) {
+                        push_item(&mut facts, clip(l), RANK_ERROR);
+                    } else if let Some(l) = lines.iter().find(|l| {
                         let lower = l.to_lowercase();
                         *is_error || OUTCOME_CUES.iter().any(|c| lower.contains(c))
-                    });
-                    if let Some(l) = error.or(outcome) {
-                        push_unique(&mut facts, clip(l));
+                    }) {
+                        push_item(&mut facts, clip(l), RANK_OUTCOME);
                     }
                 }
                 _ => {}
@@ -164,23 +290,48 @@ pub fn summarize(
         }
     }
     if let Some(u) = first_user {
-        facts.insert(0, format!("The user asked: {u}"));
+        facts.insert(
+            0,
+            Item {
+                text: format!("The user asked: {u}"),
+                rank: RANK_PINNED,
+            },
+        );
     }
     if let Some(u) = last_user {
-        push_unique(&mut open, format!("Last request: {u}"));
+        push_item(&mut open, format!("Last request: {u}"), RANK_PINNED);
     }
-    let entities: Vec<String> = ids.iter().map(|(i, _)| i.text.clone()).collect();
-    fit(decisions, entities, facts, open, counter, max_tokens)
+    // Identifiers first, in their rank; then names, the most mentioned first.
+    let mut entities: Vec<Item> = ids
+        .iter()
+        .enumerate()
+        .map(|(k, (i, _))| Item {
+            text: i.text.clone(),
+            rank: RANK_IDENTIFIER - k as u32,
+        })
+        .collect();
+    names.sort_by_key(|n| std::cmp::Reverse(n.1));
+    for (name, mentions) in names {
+        if !entities.iter().any(|e| e.text == name) {
+            entities.push(Item {
+                text: name,
+                rank: mentions,
+            });
+        }
+    }
+    fit([decisions, entities, facts, open], counter, max_tokens)
 }
 
-fn render(decisions: &[String], entities: &[String], facts: &[String], open: &[String]) -> String {
-    let section = |items: &[String], sep: &str| {
+fn render(sections: &[Vec<Item>; 4]) -> String {
+    let section = |items: &[Item], sep: &str| {
         if items.is_empty() {
             "None".to_owned()
         } else {
-            items.join(sep)
+            let texts: Vec<&str> = items.iter().map(|i| i.text.as_str()).collect();
+            texts.join(sep)
         }
     };
+    let [decisions, entities, facts, open] = sections;
     format!(
         "{HEADER}\n- **Decisions:** {}\n- **Entities:** {}\n- **Facts:** {}\n- **Open Items:** {}",
         section(decisions, "; "),
@@ -190,47 +341,77 @@ fn render(decisions: &[String], entities: &[String], facts: &[String], open: &[S
     )
 }
 
-/// Drops items until the summary fits: the oldest decisions and facts, the least
-/// referenced entities, the oldest open items, in turn.
-fn fit(
-    mut decisions: Vec<String>,
-    mut entities: Vec<String>,
-    mut facts: Vec<String>,
-    mut open: Vec<String>,
-    counter: &dyn TextCounter,
-    max_tokens: usize,
-) -> String {
-    // Keep the most recent few; older ones are the first to go.
-    let keep_last = |v: &mut Vec<String>, n: usize| {
-        if v.len() > n {
-            v.drain(..v.len() - n);
-        }
-    };
-    keep_last(&mut decisions, 6);
-    keep_last(&mut facts, 8);
-    keep_last(&mut open, 4);
-    entities.truncate(30);
-    for turn in 0.. {
-        let text = render(&decisions, &entities, &facts, &open);
-        let empty = decisions.is_empty() && entities.is_empty() && facts.is_empty() && open.is_empty();
-        if empty || counter.count(&text) <= max_tokens {
-            return text;
-        }
-        match turn % 4 {
-            0 if !decisions.is_empty() => drop(decisions.remove(0)),
-            1 if !facts.is_empty() => drop(facts.remove(0)),
-            2 if !entities.is_empty() => drop(entities.pop()),
-            3 if !open.is_empty() => drop(open.remove(0)),
-            _ => {}
-        }
-    }
-    unreachable!("the loop returns once every list is empty")
+/// The item of `items` to drop first: the lowest rank, the oldest among equals.
+fn weakest(items: &[Item]) -> Option<usize> {
+    items
+        .iter()
+        .enumerate()
+        .min_by(|(i, a), (j, b)| a.rank.cmp(&b.rank).then(i.cmp(j)))
+        .map(|(k, _)| k)
 }
 
-/// Folds several summaries into one by merging their sections (oldest items dropped
-/// first when the whole does not fit).
+/// At most this many items per section (decisions, entities, facts, open items) before
+/// the token cap is applied: no section crowds out the others.
+const CAPS: [usize; 4] = [6, 30, 24, 4];
+/// At most this many facts from tool results, the latest.
+const MAX_OUTCOMES: usize = 8;
+const ENTITIES: usize = 1;
+const FACTS: usize = 2;
+
+/// Drops items until the summary fits, in turn from each section: its lowest-ranked item,
+/// the oldest among equals. Items are counted one by one to get near the cap, then the
+/// whole text is counted until it fits.
+fn fit(mut sections: [Vec<Item>; 4], counter: &dyn TextCounter, max_tokens: usize) -> String {
+    for (items, cap) in sections.iter_mut().zip(CAPS) {
+        while items.len() > cap {
+            let k = weakest(items).expect("not empty");
+            items.remove(k);
+        }
+    }
+    // Outcomes of tool calls: the latest few.
+    let outcome = |i: &Item| (RANK_OUTCOME..RANK_PINNED).contains(&i.rank);
+    let mut outcomes = sections[FACTS].iter().filter(|i| outcome(i)).count();
+    sections[FACTS].retain(|i| {
+        let drop = outcome(i) && outcomes > MAX_OUTCOMES;
+        outcomes -= usize::from(drop);
+        !drop
+    });
+    let mut sizes: [Vec<usize>; 4] = Default::default();
+    for (items, sizes) in sections.iter().zip(&mut sizes) {
+        *sizes = items.iter().map(|i| counter.count(&i.text) + 1).collect();
+    }
+    let frame = counter.count(&render(&Default::default()));
+    let mut estimate = frame + sizes.iter().flatten().sum::<usize>();
+    let mut turn = 0;
+    loop {
+        if estimate <= max_tokens {
+            let text = render(&sections);
+            if counter.count(&text) <= max_tokens {
+                return text;
+            }
+        }
+        if sections.iter().all(Vec::is_empty) {
+            return render(&sections);
+        }
+        let mut s = turn % 4;
+        turn += 1;
+        let Some(mut k) = weakest(&sections[s]) else {
+            continue;
+        };
+        if s == ENTITIES && sections[s][k].rank > RANK_IDENTIFIER / 2 {
+            if let Some(f) = weakest(&sections[FACTS]).filter(|&f| sections[FACTS][f].rank < RANK_OUTCOME) {
+                (s, k) = (FACTS, f);
+            }
+        }
+        sections[s].remove(k);
+        estimate = estimate.saturating_sub(sizes[s].remove(k));
+    }
+}
+
+/// Folds several summaries into one by merging their sections (the oldest items, and
+/// the last entities, dropped first when the whole does not fit).
 pub fn fold(summaries: &[&str], counter: &dyn TextCounter, max_tokens: usize) -> String {
-    let mut lists: [Vec<String>; 4] = Default::default();
+    let mut lists: [Vec<Item>; 4] = Default::default();
     for s in summaries {
         for line in s.lines() {
             let t = line.trim_start_matches(['-', ' ']).trim_start_matches("**");
@@ -242,19 +423,30 @@ pub fn fold(summaries: &[&str], counter: &dyn TextCounter, max_tokens: usize) ->
                         .map(str::trim)
                         .filter(|i| !i.is_empty() && *i != "None")
                     {
-                        push_unique(&mut lists[k], item.to_owned());
+                        push_item(&mut lists[k], item.to_owned(), 0);
                     }
                 }
             }
             if let Some(ids) = line.strip_prefix("Identifiers: ") {
                 for id in ids.split(", ") {
-                    push_unique(&mut lists[1], id.to_owned());
+                    push_item(&mut lists[1], id.to_owned(), 0);
                 }
             }
         }
     }
-    let [decisions, entities, facts, open] = lists;
-    fit(decisions, entities, facts, open, counter, max_tokens)
+    // The exception a command ended with stays longest; other facts go oldest first
+    // (measured: on the corpus, keeping the newest beats re-ranking by specifics).
+    for f in &mut lists[FACTS] {
+        if is_error_line(&f.text) {
+            f.rank = RANK_ERROR;
+        }
+    }
+    // Entities keep their order of rank: the last ones are the first to go.
+    let n = lists[1].len() as u32;
+    for (k, e) in lists[1].iter_mut().enumerate() {
+        e.rank = n - k as u32;
+    }
+    fit(lists, counter, max_tokens)
 }
 
 #[cfg(test)]
@@ -277,6 +469,55 @@ mod tests {
         let s = summarize(&m, &[], enc, 512);
         assert!(s.contains("sqlite3.OperationalError: no such table: t"), "{s}");
         assert!(!s.contains("most recent call last"), "{s}");
+    }
+
+    fn summary_of(messages: serde_json::Value, max_tokens: usize) -> String {
+        let conv = crate::messages::Conversation::parse(&messages, None).unwrap();
+        let m: Vec<&Message> = conv.messages().iter().collect();
+        let enc = crate::tokenizer::tokenizer(crate::Encoding::O200kBase).unwrap();
+        summarize(&m, &[], enc, max_tokens)
+    }
+
+    #[test]
+    fn conversation_keeps_sentences_with_dates_numbers_and_names() {
+        let s = summary_of(
+            serde_json::json!([
+                {"role": "user", "content": "Hi there, how was your week?"},
+                {"role": "assistant", "content": "Sounds great! I adopted a puppy from a shelter in Connecticut on 3 May. It was lovely."},
+                {"role": "user", "content": "Wow, that is so nice to hear. We met at McGee's with Maria last Friday."}
+            ]),
+            512,
+        );
+        assert!(
+            s.contains("I adopted a puppy from a shelter in Connecticut on 3 May"),
+            "{s}"
+        );
+        assert!(s.contains("We met at McGee's with Maria last Friday"), "{s}");
+        assert!(!s.contains("It was lovely"), "{s}");
+        assert!(!s.contains("Sounds great"), "{s}");
+        // Names are entities; a sentence's first word is not a name.
+        let entities = s.lines().find(|l| l.contains("**Entities:**")).unwrap();
+        assert!(
+            entities.contains("Connecticut") && entities.contains("McGee's") && entities.contains("Maria"),
+            "{s}"
+        );
+        assert!(!entities.contains("Wow") && !entities.contains("Sounds"), "{s}");
+    }
+
+    #[test]
+    fn the_least_specific_facts_go_first_and_the_summary_fits() {
+        let mut messages = vec![serde_json::json!({"role": "user", "content": "Tell me about your trips."})];
+        for k in 0..60 {
+            messages.push(serde_json::json!({"role": "assistant", "content": format!("We drove to Boston with Anna in trip number {k}.")}));
+            messages.push(serde_json::json!({"role": "user", "content": "Nice."}));
+        }
+        messages.push(serde_json::json!({"role": "assistant", "content": "On 17 March, 2022 at 3:47 pm we landed in Lisbon, Portugal with Anna and Tom."}));
+        let enc = crate::tokenizer::tokenizer(crate::Encoding::O200kBase).unwrap();
+        for max in [120, 200, 512] {
+            let s = summary_of(serde_json::Value::Array(messages.clone()), max);
+            assert!(enc.count(&s) <= max, "{max}: {s}");
+            assert!(s.contains("we landed in Lisbon, Portugal"), "{max}: {s}");
+        }
     }
 
     #[test]
