@@ -166,6 +166,9 @@ fn words(s: &str) -> impl Iterator<Item = (&str, bool)> {
 /// later question asks for. "See you at McGee's on 17 March" scores, "Sounds great!"
 /// does not.
 fn specifics(s: &str) -> u32 {
+    if looks_like_code(s) {
+        return 0;
+    }
     let mut score = 0;
     for (w, first) in words(s) {
         let lower = w.to_lowercase();
@@ -176,6 +179,25 @@ fn specifics(s: &str) -> u32 {
         }
     }
     score
+}
+
+/// A line of code or of a listing rather than a sentence: `18:print(x)`, `if a == b:`,
+/// `"key": [1, 2]`. Its digits and capitals are not the facts a question asks for (and
+/// the identifiers in it are in the ledger).
+fn looks_like_code(s: &str) -> bool {
+    let numbered = s
+        .split_once(':')
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let symbols = s
+        .chars()
+        .filter(|c| {
+            matches!(
+                c,
+                '(' | ')' | '[' | ']' | '{' | '}' | '=' | '<' | '>' | '`' | '_' | '"' | '\\' | '|' | ';'
+            )
+        })
+        .count();
+    numbered || symbols * 12 > s.chars().count()
 }
 
 /// Runs of names in `text` ("Apex Legends", "Connecticut"), counted into `names`.
@@ -530,6 +552,22 @@ mod tests {
                 "Then run the tests",
                 "Next line here"
             ]
+        );
+    }
+
+    #[test]
+    fn lines_of_code_are_not_specific_sentences() {
+        for code in [
+            "18:print(\"Script completed successfully, no errors. Result:\", result)",
+            "281:        raise AttributeError(",
+            "if self.violation_error_code is None and x == [1, 2]: return {}",
+        ] {
+            assert_eq!(specifics(code), 0, "{code}");
+        }
+        // Prose with a date, a number and names still is, parentheses and all.
+        assert!(
+            specifics("Caroline went to the LGBTQ support group on 7 May 2023 (a Sunday) in Boston")
+                >= SPECIFIC
         );
     }
 }
