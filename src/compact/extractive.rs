@@ -140,6 +140,16 @@ const DAYS: &[&str] = &[
     "sunday",
 ];
 
+/// A month or a day of the week, in any case: a date is near.
+fn is_calendar_word(word: &str) -> bool {
+    MONTHS.iter().chain(DAYS).any(|m| m.eq_ignore_ascii_case(word))
+}
+
+/// Whether `word` is a month, in any case.
+fn is_month(word: &str) -> bool {
+    MONTHS.iter().any(|m| m.eq_ignore_ascii_case(word))
+}
+
 /// A capitalised word that is not the start of a sentence is taken for a name: `Paris`,
 /// `McGee's`, `Apex`. `I`, `I'm` and the like are not names.
 fn is_name(word: &str) -> bool {
@@ -171,8 +181,7 @@ fn specifics(s: &str) -> u32 {
     }
     let mut score = 0;
     for (w, first) in words(s) {
-        let lower = w.to_lowercase();
-        if MONTHS.contains(&lower.as_str()) || DAYS.contains(&lower.as_str()) {
+        if is_calendar_word(w) {
             score += 2;
         } else if w.bytes().any(|b| b.is_ascii_digit()) || (!first && is_name(w)) {
             score += 1;
@@ -200,9 +209,9 @@ fn looks_like_code(s: &str) -> bool {
     numbered || symbols * 12 > s.chars().count()
 }
 
-/// Runs of names in `text` ("Apex Legends", "Connecticut"), counted into `names`.
-fn collect_names(text: &str, names: &mut Vec<(String, u32)>) {
-    for s in sentences(text) {
+/// Runs of names in `sentences` ("Apex Legends", "Connecticut"), counted into `names`.
+fn collect_names(sentences: &[&str], names: &mut Vec<(String, u32)>) {
+    for s in sentences {
         let mut run: Vec<&str> = Vec::new();
         let mut flush = |run: &mut Vec<&str>| {
             if !run.is_empty() {
@@ -215,7 +224,7 @@ fn collect_names(text: &str, names: &mut Vec<(String, u32)>) {
             }
         };
         for (w, first) in words(s) {
-            if !first && is_name(w) && !MONTHS.contains(&w.to_lowercase().as_str()) {
+            if !first && is_name(w) && !is_month(w) {
                 run.push(w);
             } else {
                 flush(&mut run);
@@ -270,16 +279,17 @@ pub fn summarize(
                     {
                         push_item(&mut open, clip(q), 0);
                     }
-                    for s in all {
+                    for s in &all {
                         let score = specifics(s);
                         if score >= SPECIFIC {
                             push_item(&mut facts, clip(s), score.min(RANK_SENTENCE_MAX));
                         }
                     }
-                    collect_names(t, &mut names);
+                    collect_names(&all, &mut names);
                 }
                 (Role::Assistant, Part::Text(t)) => {
-                    for s in sentences(t) {
+                    let all = sentences(t);
+                    for &s in &all {
                         let lower = s.to_lowercase();
                         if DECISION_CUES.iter().any(|c| lower.contains(c)) {
                             push_item(&mut decisions, clip(s), 0);
@@ -293,7 +303,7 @@ pub fn summarize(
                             push_item(&mut open, clip(s), 0);
                         }
                     }
-                    collect_names(t, &mut names);
+                    collect_names(&all, &mut names);
                 }
                 (_, Part::ToolResult { text, is_error, .. }) => {
                     // The exception a traceback ends with says more than its first line.
