@@ -4,10 +4,12 @@
 //! decision cue ("I'll", "decided", "let's", ...); facts are the lines of tool results
 //! that report an outcome (the exception a traceback ends with, failures, passes), what
 //! the user said first, and the sentences of the conversation that carry specifics a
-//! later question asks for (dates, times, numbers, names); open items are the user's
+//! later question asks for (dates, times, numbers, names; not lines of code, whose
+//! identifiers the ledger keeps); open items are the user's
 //! last request and questions left at the end. Entities are the ranked identifiers, then
 //! the names mentioned, most mentioned first. Each section is trimmed, the least specific
-//! and oldest items first, until the whole fits the token cap. It is the fallback when a
+//! and oldest items first, until the whole fits the token cap; a fold merges summaries
+//! the same way, keeping the exception a command ended with longest. It is the fallback when a
 //! summarizer fails, and usable on its own (`summarizer: "extractive"`), so ctxfold works
 //! with no model at all.
 
