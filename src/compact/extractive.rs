@@ -1,17 +1,16 @@
 //! The built-in extractive summary: no model, deterministic, in the same schema.
 //!
 //! It picks sentences rather than writing any: decisions are assistant sentences with a
-//! decision cue ("I'll", "decided", "let's", ...); facts are the lines of tool results
-//! that report an outcome (the exception a traceback ends with, failures, passes), what
-//! the user said first, and the sentences of the conversation that carry specifics a
-//! later question asks for (dates, times, numbers, names; not lines of code, whose
-//! identifiers the ledger keeps); open items are the user's
-//! last request and questions left at the end. Entities are the ranked identifiers, then
-//! the names mentioned, most mentioned first. Each section is trimmed, the least specific
-//! and oldest items first, until the whole fits the token cap; a fold merges summaries
-//! the same way, keeping the exception a command ended with longest. It is the fallback when a
-//! summarizer fails, and usable on its own (`summarizer: "extractive"`), so ctxfold works
-//! with no model at all.
+//! decision cue ("I'll", "decided", "let's", ...); facts are the lines of tool results that
+//! report an outcome (the exception a traceback ends with, failures, passes), what the user
+//! said first, and the sentences of the conversation that carry specifics a later question
+//! asks for (dates, times, numbers, names; not lines of code, whose identifiers the ledger
+//! keeps); open items are the user's last request and questions left at the end. Entities
+//! are the ranked identifiers, then the names mentioned, most mentioned first. Each section
+//! is trimmed, the least specific and oldest items first, until the whole fits the token
+//! cap; a fold merges summaries the same way, keeping the exception a command ended with
+//! longest. It is the fallback when a summarizer fails, and usable on its own (`summarizer:
+//! "extractive"`), so ctxfold works with no model at all.
 
 use crate::count::TextCounter;
 use crate::ids::Identifier;
