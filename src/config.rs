@@ -127,8 +127,12 @@ pub struct Config {
     pub default_tool_policy: ToolPolicy,
     /// Per tool name.
     pub tool_policies: Vec<(String, ToolPolicy)>,
-    /// Hard cap on one summary chunk's tokens (the prompt asks for ~200 words).
-    pub summary_max_tokens: usize,
+    /// Hard cap on one summary chunk's tokens (default: 1/16 of the window, from 512 to
+    /// 4096). The prompt asks a model for about 200 words whatever the cap; the extractive
+    /// summary, which cannot paraphrase, fills it: measured in bench/compaction, a 2048-token
+    /// cap at a 32k window keeps 33.9 % of the answers to later questions about evicted
+    /// turns where 512 kept 18.5 %, for 1.5 % more input tokens.
+    pub summary_max_tokens: Option<usize>,
     /// Budget for the identifier ledger line appended to a summary (default: 1/50 of the
     /// window, at least 160; measured in bench/compaction: at 32k it raises identifier
     /// retention from 63 % to 86 % for about 1 % more tokens).
@@ -170,7 +174,7 @@ impl Config {
             prune_threshold_tokens: None,
             default_tool_policy: ToolPolicy::Truncate,
             tool_policies: Vec::new(),
-            summary_max_tokens: 512,
+            summary_max_tokens: None,
             ledger_max_tokens: None,
             summarizer_timeout_ms: 25_000,
             summarizer_input_tokens: None,
@@ -246,7 +250,7 @@ impl Config {
                         })
                         .collect::<Result<_, Error>>()?;
                 }
-                "summaryMaxTokens" => c.summary_max_tokens = r.range(32, 32_768)?,
+                "summaryMaxTokens" => c.summary_max_tokens = Some(r.range(32, 32_768)?),
                 "ledgerMaxTokens" => c.ledger_max_tokens = Some(r.count()?),
                 "summarizerTimeoutMs" => c.summarizer_timeout_ms = r.range(1, 3_600_000)? as u64,
                 "summarizerInputTokens" => c.summarizer_input_tokens = Some(r.range(256, usize::MAX)?),
@@ -268,6 +272,11 @@ impl Config {
             }
         }
         Ok(c)
+    }
+
+    /// The cap on one summary chunk for a window.
+    pub fn summary_tokens(&self, window: usize) -> usize {
+        self.summary_max_tokens.unwrap_or((window / 16).clamp(512, 4096))
     }
 
     /// The ledger budget for a window.
@@ -421,6 +430,12 @@ mod tests {
             (0.7, 4096, 4, 0.3)
         );
         assert_eq!(c.summarizer_timeout_ms, 25_000);
+        // The summary cap and the ledger scale with the window, within bounds.
+        let caps = [4096, 8192, 32_768, 131_072, 1_000_000].map(|w| c.summary_tokens(w));
+        assert_eq!(caps, [512, 512, 2048, 4096, 4096]);
+        assert_eq!(c.ledger_tokens(32_768), 655);
+        let fixed = Config::from_json(&json!({"summaryMaxTokens": 300})).unwrap();
+        assert_eq!(fixed.summary_tokens(131_072), 300);
         let a = Config::from_json(&json!({"preset": "aggressive"})).unwrap();
         assert_eq!(
             (a.threshold_ratio, a.tool_output_max_bytes, a.buffer_turns),

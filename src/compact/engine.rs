@@ -261,6 +261,8 @@ pub struct Compaction<'a> {
     digests: Vec<u64>,
     /// Identifiers each pruned message lost.
     prune_lost: HashMap<usize, Vec<String>>,
+    /// The cap on one summary chunk's tokens.
+    summary_max: usize,
 }
 
 /// Tokens a rendered message may take beyond its own count (the `[role calls tool]` prefix).
@@ -482,11 +484,12 @@ impl<'a> Compaction<'a> {
 
         // The tail, and with it the middle, assuming `k` summarizer calls; k is then
         // checked against what the middle needs.
-        let summary_slot = cfg.summary_max_tokens + cfg.ledger_tokens(window) + 16;
+        let summary_max = cfg.summary_tokens(window);
+        let summary_slot = summary_max + cfg.ledger_tokens(window) + 16;
         let fixed = head_tokens + REPLY_PRIMING;
         let input_budget = cfg.summarizer_input_tokens.unwrap_or_else(|| {
             budget_input
-                .saturating_sub(cfg.summary_max_tokens + 1024)
+                .saturating_sub(summary_max + 1024)
                 .clamp(1024, 120_000)
         });
         let mut plan_parts = (n, None, Vec::new(), 0usize);
@@ -585,6 +588,7 @@ impl<'a> Compaction<'a> {
             source_text: None,
             digests,
             prune_lost,
+            summary_max,
             plan,
         };
         c.check_fits()?;
@@ -657,7 +661,7 @@ impl<'a> Compaction<'a> {
                 kind: "summarize",
                 system: system.clone(),
                 prompt,
-                max_tokens: cfg.summary_max_tokens,
+                max_tokens: self.summary_max,
                 timeout_ms: cfg.summarizer_timeout_ms,
                 part: [k, of],
                 covers,
@@ -734,7 +738,7 @@ impl<'a> Compaction<'a> {
                     .map(|c| c.text.as_str())
                     .collect::<Vec<_>>()
                     .join("\n\n"),
-                max_tokens: cfg.summary_max_tokens,
+                max_tokens: self.summary_max,
                 timeout_ms: cfg.summarizer_timeout_ms,
                 part: [0, 1],
                 covers: Vec::new(),
@@ -746,7 +750,7 @@ impl<'a> Compaction<'a> {
     /// Answers the pending requests with the built-in extractive summary: no model.
     pub fn submit_extractive(&mut self) -> Result<(), Error> {
         let counter = self.input.counter;
-        let max = self.input.config.summary_max_tokens;
+        let max = self.summary_max;
         let messages = self.input.conv.messages();
         let replies = self
             .requests
@@ -786,7 +790,7 @@ impl<'a> Compaction<'a> {
             Reply::Text { text, model, usage } => (
                 model,
                 usage,
-                summary::check(&text, counter, cfg.summary_max_tokens).map_err(|r| r.to_string()),
+                summary::check(&text, counter, self.summary_max).map_err(|r| r.to_string()),
             ),
             Reply::Failed(reason) => (None, None, Err(reason)),
         };
@@ -819,7 +823,7 @@ impl<'a> Compaction<'a> {
                     Fallback::Extractive => {
                         let messages = self.input.conv.messages();
                         let covered: Vec<&Message> = request.covers.iter().map(|&i| &messages[i]).collect();
-                        let text = extractive::summarize(&covered, &ids, counter, cfg.summary_max_tokens);
+                        let text = extractive::summarize(&covered, &ids, counter, self.summary_max);
                         (
                             text,
                             Some(FallbackUsed {
@@ -865,7 +869,7 @@ impl<'a> Compaction<'a> {
         let counter = self.input.counter;
         let cfg = self.input.config;
         let text = match reply {
-            Reply::Text { text, .. } => summary::check(&text, counter, cfg.summary_max_tokens)
+            Reply::Text { text, .. } => summary::check(&text, counter, self.summary_max)
                 .ok()
                 .map(|c| c.text),
             Reply::Failed(_) => None,

@@ -383,8 +383,9 @@ fn weakest(items: &[Item]) -> Option<usize> {
         .map(|(k, _)| k)
 }
 
-/// At most this many items per section (decisions, entities, facts, open items) before
-/// the token cap is applied: no section crowds out the others.
+/// At most this many items per section (decisions, entities, facts, open items) for
+/// every 512 tokens of the cap, before the cap itself is applied: no section crowds out
+/// the others, and a larger cap keeps more of each.
 const CAPS: [usize; 4] = [6, 30, 24, 4];
 /// At most this many facts from tool results, the latest.
 const MAX_OUTCOMES: usize = 8;
@@ -395,8 +396,9 @@ const FACTS: usize = 2;
 /// the oldest among equals. Items are counted one by one to get near the cap, then the
 /// whole text is counted until it fits.
 fn fit(mut sections: [Vec<Item>; 4], counter: &dyn TextCounter, max_tokens: usize) -> String {
+    let per_512 = (max_tokens / 512).max(1);
     for (items, cap) in sections.iter_mut().zip(CAPS) {
-        while items.len() > cap {
+        while items.len() > cap * per_512 {
             let k = weakest(items).expect("not empty");
             items.remove(k);
         }
@@ -551,6 +553,24 @@ mod tests {
             assert!(enc.count(&s) <= max, "{max}: {s}");
             assert!(s.contains("we landed in Lisbon, Portugal"), "{max}: {s}");
         }
+    }
+
+    #[test]
+    fn a_larger_cap_keeps_more_facts() {
+        let mut messages = vec![serde_json::json!({"role": "user", "content": "Tell me about your trips."})];
+        for k in 0..60 {
+            messages.push(serde_json::json!({"role": "assistant", "content": format!("On {k} May we drove to Boston with Anna.")}));
+            messages.push(serde_json::json!({"role": "user", "content": "Nice."}));
+        }
+        let kept = |max| {
+            let s = summary_of(serde_json::Value::Array(messages.clone()), max);
+            (0..60)
+                .filter(|k| s.contains(&format!("On {k} May we drove")))
+                .count()
+        };
+        let (small, large) = (kept(512), kept(2048));
+        assert!(small <= 24, "{small}");
+        assert!(large > 2 * small, "{small} -> {large}");
     }
 
     #[test]

@@ -241,7 +241,7 @@ export interface CompactOptions {
   defaultToolPolicy?: "keep" | "truncate" | "stub" | "summarize";
   /** Per tool name. */
   toolPolicies?: Record<string, "keep" | "truncate" | "stub" | "summarize">;
-  /** Hard cap on one summary's tokens. Default 512. */
+  /** Hard cap on one summary's tokens (a model is asked for about 200 words). Default: 1/16 of the window, from 512 to 4096. */
   summaryMaxTokens?: number;
   /** Budget for the identifier ledger line. Default: 1/50 of the window, at least 160. */
   ledgerMaxTokens?: number;

@@ -66,7 +66,7 @@ describe("compact()", () => {
     assert.ok(req.system.includes("## Conversation Summary"));
     assert.equal(req.messages[0].role, "system");
     assert.equal(req.messages[1].content, req.prompt);
-    assert.equal(req.maxTokens, 512);
+    assert.equal(req.maxTokens, 1000); // 1/16 of the 16,000-token window
     assert.equal(req.timeoutMs, 25_000);
     assert.ok(req.signal instanceof AbortSignal && !req.signal.aborted);
     const summary = r.messages.find((m) => typeof m.content === "string" && m.content.startsWith("## Conversation Summary"));

@@ -89,7 +89,7 @@ test("the Node quick start's summarizer works against an OpenAI-compatible serve
   assert.equal(requests[0].url, "/v1/chat/completions");
   assert.equal(requests[0].auth, "Bearer test-key");
   assert.equal(requests[0].body.messages[0].role, "system");
-  assert.equal(requests[0].body.max_tokens, 512);
+  assert.equal(requests[0].body.max_tokens, 1000); // 1/16 of the window
 });
 
 test("the lite example runs", async () => {
