@@ -11,6 +11,8 @@
 #   page       node --test tests/browser/: the package in a page in headless Chromium
 #   workerd    node --test tests/workerd/: the package in a Worker, via Miniflare
 #   types      tsc --noEmit on tests/types/ against the package's .d.ts
+#   bench      the compaction benchmark's measurements, and one full run of it against the
+#              issue's targets (bench/compaction/test/; installs its pinned npm packages)
 #
 #   bash scripts/test.sh               every layer
 #   bash scripts/test.sh js page       only these (later layers need pkg/ from "build")
@@ -21,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-all_layers=(fmt clippy native wasm-node wasm-chromium build js page workerd types)
+all_layers=(fmt clippy native wasm-node wasm-chromium build js page workerd types bench)
 layers=("${@:-${all_layers[@]}}")
 for l in "${layers[@]}"; do
   [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
@@ -130,6 +132,20 @@ layer_types() {
   node_modules/.bin/tsc --version
   node_modules/.bin/tsc -p tests/types/tsconfig.json
   node_modules/.bin/tsc -p tests/types/tsconfig.node16.json
+}
+
+layer_bench() {
+  link_package
+  # npm ci (LangChain and the AI SDK at the versions the README's figures name) only when
+  # the lockfile changed since the last one; ctxfold itself is a link to pkg/.
+  local dir=bench/compaction stamp want
+  stamp=$dir/node_modules/.ctxfold-stamp
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" >"$stamp"
+  fi
+  counted node --test --test-reporter=spec "$dir/test/"
 }
 
 for l in "${layers[@]}"; do run "$l"; done

@@ -1,0 +1,98 @@
+// The benchmark's measurements on hand-made inputs whose right answers are known: validity,
+// identifier retention, probe coverage, alternation and the cached prefix. A benchmark that
+// measured something else would fail here.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { countTokens } from "ctxfold";
+import { loadConversation, messageKey, TokenCounter } from "../lib/corpus.mjs";
+import { cachedPrefix, measure, problems } from "../lib/measure.mjs";
+
+const call = (id, name = "bash") => ({ id, type: "function", function: { name, arguments: "{}" } });
+
+test("problems: a valid agent input has none", () => {
+  const input = [
+    { role: "system", content: "s" },
+    { role: "user", content: "fix it" },
+    { role: "assistant", content: null, tool_calls: [call("a"), call("b")] },
+    { role: "tool", tool_call_id: "a", content: "ok" },
+    { role: "tool", tool_call_id: "b", content: "ok" },
+    { role: "assistant", content: "done" },
+  ];
+  assert.deepEqual(problems(input), []);
+});
+
+test("problems: each kind of invalid input is named", () => {
+  const user = { role: "user", content: "u" };
+  assert.deepEqual(problems([{ role: "system", content: "s" }, undefined]), ["undefined-entry"]);
+  assert.deepEqual(problems([{ role: "system", content: "s" }]), ["empty"]);
+  assert.deepEqual(problems([{ role: "assistant", content: "a" }, user]), ["first-not-user"]);
+  assert.deepEqual(problems([user, { role: "tool", tool_call_id: "x", content: "r" }]), ["orphan-result"]);
+  assert.deepEqual(problems([user, { role: "assistant", content: null, tool_calls: [call("x")] }, user]), ["missing-result"]);
+  // A result answered twice is an orphan the second time.
+  const twice = [user, { role: "assistant", content: null, tool_calls: [call("x")] }, { role: "tool", tool_call_id: "x", content: "r" }];
+  assert.deepEqual(problems([...twice, { role: "tool", tool_call_id: "x", content: "r" }]), ["orphan-result"]);
+});
+
+test("cachedPrefix: whole identical messages, then the common start of the first that differs", () => {
+  const counter = new TokenCounter();
+  const sys = { role: "system", content: "You are a helpful assistant." };
+  const u1 = { role: "user", content: "The quick brown fox jumps over the lazy dog." };
+  const u2 = { role: "user", content: "The quick brown fox sleeps." };
+  const req = (input) => ({ input, keys: input.map(messageKey) });
+  const prev = req([sys, u1]);
+  assert.equal(cachedPrefix(null, prev, counter), 0);
+  assert.equal(cachedPrefix(prev, req([sys, u1, { role: "assistant", content: "ok" }]), counter), counter.tokens(sys) + counter.tokens(u1));
+  const common = countTokens("The quick brown fox ", { encoding: "o200k_base" });
+  assert.equal(cachedPrefix(prev, req([sys, u2]), counter), counter.tokens(sys) + common);
+  // A different role at the first difference shares nothing more.
+  assert.equal(cachedPrefix(prev, req([sys, { role: "assistant", content: u1.content }]), counter), counter.tokens(sys));
+});
+
+test("measure: identifiers and probe answers kept by a summary, lost by a plain drop", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "ctxfold-bench-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "conversations"));
+  const messages = [
+    { role: "system", content: "You are helpful." },
+    { role: "user", content: "Please fix src/app.py, it crashes on start." },
+    { role: "assistant", content: "I will look at it. The review meeting is on 7 May." },
+    { role: "user", content: "Thanks. What comes next?" },
+    { role: "assistant", content: "Run the tests." },
+  ];
+  const probes = [{ question: "When is the review meeting?", answer: "7 May", evidence_message_indexes: [2], origin: "dataset" }];
+  writeFileSync(join(dir, "conversations", "t.json"), JSON.stringify({ id: "t", messages, probes }));
+  const ids = { t: { path: { "src/app.py": { first: 1, count: 1 } } } };
+  const conv = loadConversation(dir, "t.json", ids);
+  const counter = new TokenCounter();
+  counter.seed(conv.messages, conv.keys);
+  const [sys, , , u3] = conv.messages;
+  const k = 4; // the model call before the last assistant message
+
+  const summary = { role: "user", content: "## Conversation Summary\nFixing src/app.py; the review meeting is on 7 May." };
+  const kept = measure(conv, k, [sys, summary, u3], counter, new Map(), []);
+  assert.equal(kept.evicted, 2);
+  assert.deepEqual([kept.idsAtRisk, kept.idsKept, kept.idsOnlyAtRisk, kept.idsOnlyKept], [1, 1, 1, 1]);
+  assert.deepEqual([kept.probesAtRisk, kept.probesCovered, kept.probesAsked, kept.probesAnswered], [1, 1, 1, 1]);
+  assert.deepEqual(kept.probeBy.locomo, [1, 1]);
+  assert.equal(kept.invalid, null);
+  assert.equal(kept.altBreak, "made", "the summary (user) next to a user message it was not next to");
+  assert.equal(kept.tokens, 3 + counter.tokens(sys) + counter.tokens(summary) + counter.tokens(u3));
+
+  const dropped = measure(conv, k, [sys, u3], counter, new Map(), []);
+  assert.deepEqual([dropped.idsAtRisk, dropped.idsKept], [1, 0]);
+  assert.deepEqual([dropped.probesAtRisk, dropped.probesCovered, dropped.probesAnswered], [1, 0, 0]);
+  assert.equal(dropped.altBreak, null);
+
+  // Everything verbatim: nothing at risk, every answer present.
+  const full = measure(conv, k, conv.messages.slice(0, k), counter, new Map(), []);
+  assert.deepEqual([full.evicted, full.idsAtRisk, full.probesAtRisk, full.probesAnswered], [0, 0, 0, 1]);
+
+  // A problem the method made counts; one the history already had does not.
+  const bad = [sys, conv.messages[2], u3];
+  assert.equal(measure(conv, k, bad, counter, new Map(), []).invalid, "first-not-user");
+  assert.equal(measure(conv, k, bad, counter, new Map(), ["first-not-user"]).invalid, null);
+});

@@ -1,0 +1,56 @@
+// The issue's acceptance, checked on a full run of the benchmark (every conversation of the
+// corpus, every window): ctxfold never sends a request over budget or an invalid one; its
+// identifier retention and probe coverage are at least the best other library's; between
+// compactions its prefix is stable; its own count of each request equals the benchmark's.
+// Times are printed by the run, never asserted here.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const OTHERS = ["LangChain trimMessages", "AI SDK prune+drop"];
+
+test("a full run meets the issue's targets at every window", { timeout: 15 * 60_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "ctxfold-bench-run-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const out = join(dir, "compaction.json");
+  const { stdout } = await promisify(execFile)(process.execPath, [join(here, "..", "run.mjs"), "--out", out], {
+    maxBuffer: 64 << 20,
+  });
+  const { meta, summary } = JSON.parse(readFileSync(out, "utf8"));
+  assert.equal(meta.quick, false);
+  assert.deepEqual(meta.ctxfoldOptions, {}, "the defaults are measured");
+  for (const { window } of meta.windows) {
+    assert.match(stdout, new RegExp(`== Window ${Math.round(window / 1024)}k `));
+    const s = summary[window];
+    const c = s.ctxfold;
+    const label = `${window}`;
+    assert.equal(c.over, 0, `${label}: ctxfold over budget`);
+    assert.equal(c.invalid, 0, `${label}: ctxfold invalid ${JSON.stringify(c.invalidBy)}`);
+    assert.equal(c.countMismatches, 0, `${label}: report.tokensAfter differs from the benchmark's count`);
+    for (const [id, p] of Object.entries(c.perConv)) {
+      assert.equal(p.breaksWithoutCompaction, 0, `${label} ${id}: prefix broken on a turn that neither compacted nor pruned`);
+    }
+    // Retention and coverage: a share over what each method put at risk. A method with
+    // nothing at risk lost nothing of it.
+    const share = (kept, atRisk) => (atRisk === 0 ? 1 : kept / atRisk);
+    for (const other of OTHERS) {
+      const o = s[other];
+      assert.ok(
+        share(c.idsKept, c.idsAtRisk) >= share(o.idsKept, o.idsAtRisk) || o.idsAtRisk === 0,
+        `${label}: id retention ${c.idsKept}/${c.idsAtRisk} below ${other}'s ${o.idsKept}/${o.idsAtRisk}`,
+      );
+      assert.ok(
+        share(c.probesCovered, c.probesAtRisk) >= share(o.probesCovered, o.probesAtRisk) || o.probesAtRisk === 0,
+        `${label}: probe coverage ${c.probesCovered}/${c.probesAtRisk} below ${other}'s ${o.probesCovered}/${o.probesAtRisk}`,
+      );
+    }
+  }
+  assert.match(stdout, /== Summary/);
+  assert.match(stdout, /ctxfold requests that do not extend the previous one although that turn neither compacted nor advanced pruning: 8k 0, 32k 0, 128k 0/);
+});
