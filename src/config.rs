@@ -117,7 +117,8 @@ pub struct Config {
     pub buffer_max_ratio: f64,
     /// Alternative to `bufferTurns`: keep as many recent turns as fit this many tokens.
     pub keep_recent_tokens: Option<usize>,
-    /// Pin the first user turn (the task) in the head.
+    /// Pin the first user turn (the task) in the head, once a later turn starts (until then
+    /// it is the newest user message, kept after the summary).
     pub pin_first_user_turn: bool,
     /// Tool outputs larger than this (outside the tail) are pruned.
     pub tool_output_max_bytes: usize,
@@ -143,6 +144,10 @@ pub struct Config {
     pub summarizer_input_tokens: Option<usize>,
     /// The summary message's role.
     pub summary_role: SummaryRole,
+    /// Keep user and assistant messages alternating: a summary that would sit next to a
+    /// message of its own side goes at the start of that message instead (for providers
+    /// and chat templates that reject two user or two assistant messages in a row).
+    pub alternate_roles: bool,
     /// `additive` or `rolling`.
     pub strategy: Strategy,
     /// Chunks fold into one when together they pass this share of the window.
@@ -179,6 +184,7 @@ impl Config {
             summarizer_timeout_ms: 25_000,
             summarizer_input_tokens: None,
             summary_role: SummaryRole::Assistant,
+            alternate_roles: false,
             strategy: Strategy::Additive,
             fold_ratio: 0.15,
             fallback: Fallback::Extractive,
@@ -257,6 +263,7 @@ impl Config {
                 "summaryRole" => {
                     c.summary_role = enum_value(v, key, "\"assistant\", \"user\" or \"system\"")?
                 }
+                "alternateRoles" => c.alternate_roles = r.boolean()?,
                 "strategy" => c.strategy = enum_value(v, key, "\"additive\" or \"rolling\"")?,
                 "foldRatio" => c.fold_ratio = r.ratio(false)?,
                 "fallback" => c.fallback = enum_value(v, key, "\"extractive\", \"marker\" or \"error\"")?,
@@ -313,6 +320,7 @@ pub const KNOWN: &[&str] = &[
     "summarizerTimeoutMs",
     "summarizerInputTokens",
     "summaryRole",
+    "alternateRoles",
     "strategy",
     "foldRatio",
     "fallback",

@@ -7,7 +7,8 @@ mod common;
 use common::compact::{check_invariants, output, run, Summarizer};
 use ctxfold::compact::{ContextStatus, Reply, Request};
 use ctxfold::config::Config;
-use ctxfold::messages::{Conversation, Out};
+use ctxfold::count::count_conversation;
+use ctxfold::messages::{Conversation, Format, Out, Role};
 use ctxfold::tokenizer::{tokenizer, Encoding, Tokenizer};
 use ctxfold::Error;
 use proptest::prelude::*;
@@ -137,6 +138,27 @@ fn compact_and_check(input: &Value, cfg: &Config, window: usize, what: &str) {
     ) {
         Ok((outcome, _)) => {
             check_invariants(&conv, &outcome, window - reserve(window), what);
+            if cfg.alternate_roles && conv.format() == Format::OpenAiChat {
+                // Every OpenAI chat message can take the summary: it never sits next to a
+                // message of its own side.
+                let order = &outcome.order;
+                let role = |o: &Out| match o {
+                    Out::New(m) => m.role,
+                    Out::Keep(i)
+                    | Out::Edited { index: i, .. }
+                    | Out::Truncated { index: i, .. }
+                    | Out::Merged { index: i, .. } => conv.messages()[*i].role,
+                };
+                for k in 1..order.len() {
+                    if matches!(order[k], Out::New(_)) || matches!(order[k - 1], Out::New(_)) {
+                        let (a, b) = (role(&order[k - 1]), role(&order[k]));
+                        assert!(
+                            a == Role::System || a != b,
+                            "{what}: {a:?} then {b:?} around the summary"
+                        );
+                    }
+                }
+            }
             // Compacting the output again, when it is under the threshold, changes nothing.
             let out = output(&conv, &outcome);
             let again = Conversation::parse(&out, None).unwrap();
@@ -180,9 +202,10 @@ proptest! {
         strategy in prop::sample::select(vec!["additive", "rolling"]),
         pin in any::<bool>(),
         overflow in prop::sample::select(vec!["error", "truncate"]),
+        alternate in any::<bool>(),
     ) {
         let input = build("You are a careful assistant.", &turns, responses);
-        let cfg = config(json!({"preset": preset, "strategy": strategy, "pinFirstUserTurn": pin, "tokenFloor": 256, "overflow": overflow}));
+        let cfg = config(json!({"preset": preset, "strategy": strategy, "pinFirstUserTurn": pin, "tokenFloor": 256, "overflow": overflow, "alternateRoles": alternate}));
         compact_and_check(&input, &cfg, window, &format!("window {window} {preset} {strategy}"));
     }
 }
@@ -640,4 +663,168 @@ fn new_chunks_counts_the_chunks_made_not_the_planned_calls() {
     assert_eq!(o.report.new_chunks, made);
     assert_eq!(o.report.new_chunks, o.state.chunks.len());
     assert_eq!(o.report.summary_chunks, o.state.chunks.len());
+}
+
+/// Roles of the non-system messages of an output, in order.
+fn roles(conv: &Conversation) -> Vec<Role> {
+    conv.messages()
+        .iter()
+        .map(|m| m.role)
+        .filter(|r| *r != Role::System)
+        .collect()
+}
+
+/// Whether two user or two assistant messages follow each other.
+fn same_side_pair(roles: &[Role]) -> bool {
+    roles
+        .windows(2)
+        .any(|w| w[0] == w[1] && matches!(w[0], Role::User | Role::Assistant))
+}
+
+/// `alternateRoles`: a summary that would sit next to a message of its own side goes at
+/// the start of that message, in every format; the count stays exact and the rest of the
+/// message is as it came.
+#[test]
+fn alternate_roles_puts_the_summary_into_its_same_side_neighbour() {
+    let words = |i: usize| format!("On {i} May we met Anna in Lisbon and talked about the trip. ").repeat(6);
+    // A chat: nothing the user said is pinned before the summary, so it goes out as a user
+    // message, and the verbatim tail starts with a user message.
+    let chat = |user: &dyn Fn(&str) -> Value, assistant: &dyn Fn(&str) -> Value| -> Vec<Value> {
+        (0..60)
+            .flat_map(|i| [user(&words(i)), assistant(&format!("Noted, turn {i}."))])
+            .collect()
+    };
+    let plain = |role: &'static str| move |t: &str| json!({"role": role, "content": t});
+    let blocks =
+        |role: &'static str| move |t: &str| json!({"role": role, "content": [{"type": "text", "text": t}]});
+    let responses = |role: &'static str, kind: &'static str| move |t: &str| json!({"type": "message", "role": role, "content": [{"type": kind, "text": t}]});
+    let mut openai = vec![json!({"role": "system", "content": "Two friends chat."})];
+    openai.extend(chat(&plain("user"), &plain("assistant")));
+    let mut responses_items = vec![json!({"role": "system", "content": "Two friends chat."})];
+    responses_items.extend(chat(
+        &responses("user", "input_text"),
+        &responses("assistant", "output_text"),
+    ));
+    let mut ai_sdk = vec![json!({"role": "system", "content": "Two friends chat."})];
+    ai_sdk.extend(chat(&blocks("user"), &plain("assistant")));
+    let anthropic =
+        json!({"system": "Two friends chat.", "messages": chat(&blocks("user"), &blocks("assistant"))});
+    // An agent loop that is one long turn: the summary of its earlier steps comes first, as a
+    // user message, then the task (the newest user message), then the latest steps.
+    let steps: Vec<Step> = (0..30)
+        .map(|i| Step::Calls(vec![(format!("cat /srv/app/module_{i}.py"), 1_500)]))
+        .collect();
+    let agent = build(
+        "You are an SRE assistant.",
+        &[("Fix the failing deploy of /srv/app.".into(), steps)],
+        false,
+    );
+
+    let cases = [
+        (
+            "openai chat",
+            Value::Array(openai),
+            Some(Format::OpenAiChat),
+            Role::User,
+        ),
+        (
+            "responses",
+            Value::Array(responses_items),
+            Some(Format::OpenAiResponses),
+            Role::User,
+        ),
+        ("ai sdk", Value::Array(ai_sdk), Some(Format::AiSdk), Role::User),
+        ("anthropic", anthropic, Some(Format::Anthropic), Role::User),
+        ("agent loop", agent, None, Role::User),
+    ];
+    let window = 8_192;
+    for (what, input, format, side) in cases {
+        let conv = Conversation::parse(&input, format).unwrap();
+        let go = |alternate: bool| {
+            let cfg = config(json!({"alternateRoles": alternate}));
+            run(
+                &conv,
+                &cfg,
+                enc(),
+                window,
+                reserve(window),
+                None,
+                Summarizer::Extractive,
+            )
+            .unwrap()
+            .0
+        };
+        // Without the option the summary sits next to a message of its own side.
+        let apart = go(false);
+        let apart_out = Conversation::parse(&output(&conv, &apart), Some(conv.format())).unwrap();
+        assert!(
+            same_side_pair(&roles(&apart_out)),
+            "{what}: the case does not arise"
+        );
+        assert_eq!(apart.report.summary_merged_into, None);
+
+        let merged = go(true);
+        check_invariants(&conv, &merged, window - reserve(window), what);
+        let rendered = output(&conv, &merged);
+        let out = Conversation::parse(&rendered, Some(conv.format())).unwrap();
+        assert!(!same_side_pair(&roles(&out)), "{what}: {:?}", roles(&out));
+        let i = merged.report.summary_merged_into.expect("merged");
+        assert_eq!(conv.messages()[i].role, side, "{what}");
+        assert!(
+            !merged.order.iter().any(|o| matches!(o, Out::New(_))),
+            "{what}: a summary message of its own too"
+        );
+        // The merged message: the summary, then everything the message had.
+        let k = merged
+            .order
+            .iter()
+            .position(|o| matches!(o, Out::Merged { .. }))
+            .unwrap();
+        let m = &out.messages()[k];
+        let texts: Vec<&str> = m
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                ctxfold::messages::Part::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            texts.concat().starts_with("## Conversation Summary"),
+            "{what}: {texts:?}"
+        );
+        let original = &conv.messages()[i];
+        assert!(
+            m.parts.ends_with(&original.parts[1..]),
+            "{what}: the message's other parts"
+        );
+        match (&original.parts[0], m.parts.last()) {
+            (ctxfold::messages::Part::Text(t), _) => assert!(texts.concat().ends_with(t.as_str()), "{what}"),
+            (p, Some(last)) => assert_eq!(p, last, "{what}"),
+            (_, None) => unreachable!(),
+        }
+        // Counted exactly as it goes out.
+        assert_eq!(
+            count_conversation(&out, enc()).total,
+            merged.report.tokens_after,
+            "{what}"
+        );
+        // The same prefix next turn: the state brings the merge back byte for byte.
+        let again = run(
+            &conv,
+            &config(json!({"alternateRoles": true})),
+            enc(),
+            window,
+            reserve(window),
+            Some(merged.state.clone()),
+            Summarizer::Extractive,
+        )
+        .unwrap()
+        .0;
+        assert_eq!(
+            output(&conv, &again),
+            rendered,
+            "{what}: not stable with the state"
+        );
+    }
 }

@@ -203,8 +203,11 @@ pub struct Report {
     pub dropped_summary_lines: Vec<String>,
     /// The summary message's role in the output.
     pub summary_role: Option<&'static str>,
+    /// The caller's message the summary was put at the start of (`alternateRoles`), if it was.
+    pub summary_merged_into: Option<usize>,
     /// Output indexes after which a prompt-cache breakpoint belongs: after the head, after
-    /// the summary, at the prune boundary.
+    /// the summary (and the newest user message when it follows the summary), at the prune
+    /// boundary.
     pub cache_breakpoints: Vec<usize>,
     /// Pruning.
     pub pruned: Pruned,
@@ -371,11 +374,14 @@ impl<'a> Compaction<'a> {
 
         let structure = Structure::of(messages);
         let mut head_end = head_len(messages);
+        // While the task is also the newest user message, it is kept as the newest one is
+        // (after the summary of the steps that followed it); it joins the head once a later
+        // turn starts.
         let pinned_first = if cfg.pin_first_user_turn {
             messages
                 .iter()
                 .position(Message::starts_turn)
-                .filter(|&i| i >= head_end)
+                .filter(|&i| i >= head_end && messages[i + 1..].iter().any(Message::starts_turn))
         } else {
             None
         };
@@ -929,13 +935,11 @@ impl<'a> Compaction<'a> {
         if let Some(i) = self.pinned_first {
             order.push(Out::Keep(i));
         }
-        if let Some(i) = pinned {
-            order.push(Out::Keep(i));
-        }
         if !order.is_empty() {
             breakpoints.push(order.len() - 1);
         }
         let mut summary_role = None;
+        let mut summary_at = None;
         if !self.chunks.is_empty() {
             let any_user_before = order
                 .iter()
@@ -956,6 +960,16 @@ impl<'a> Compaction<'a> {
                 role,
                 text: join_chunks(&self.chunks),
             }));
+            summary_at = Some(order.len() - 1);
+        }
+        // The newest user message of a split turn follows the summary of the steps before
+        // it, as SPEC.md's `[head] [summary] [tail] [new message]` has it: a request never
+        // ends with the summary (which a provider would take as the assistant's text to
+        // continue), and the message is as stable as the summary between compactions.
+        if let Some(i) = pinned {
+            order.push(Out::Keep(i));
+        }
+        if summary_at.is_some() || pinned.is_some() {
             breakpoints.push(order.len() - 1);
         }
         for i in start..n {
@@ -971,6 +985,26 @@ impl<'a> Compaction<'a> {
             }
             if i + 1 == self.plan.pruned.boundary && self.plan.pruned.boundary > start {
                 breakpoints.push(order.len() - 1);
+            }
+        }
+        // With alternateRoles, a summary followed by a message of its own side goes at the
+        // start of that message; the breakpoint after the summary then follows the two.
+        let mut summary_merged_into = None;
+        if let (true, Some(s)) = (cfg.alternate_roles, summary_at) {
+            if let (Out::New(summary), Some(&Out::Keep(i))) = (&order[s], order.get(s + 1)) {
+                if messages[i].role == summary.role && conv.merged_item(i, &summary.text).is_some() {
+                    order[s + 1] = Out::Merged {
+                        index: i,
+                        text: summary.text.clone(),
+                    };
+                    order.remove(s);
+                    for b in &mut breakpoints {
+                        if *b > s {
+                            *b -= 1;
+                        }
+                    }
+                    summary_merged_into = Some(i);
+                }
             }
         }
         breakpoints.dedup();
@@ -1032,6 +1066,7 @@ impl<'a> Compaction<'a> {
             fallback: self.fallback,
             dropped_summary_lines: self.dropped,
             summary_role,
+            summary_merged_into,
             cache_breakpoints: breakpoints,
             pruned: Pruned {
                 lost_ids: order
@@ -1082,6 +1117,11 @@ impl Compaction<'_> {
                         counter,
                     ),
                     Out::New(m) => count_message(&text_message(m.role, &m.text), counter),
+                    Out::Merged { index, text } => self
+                        .input
+                        .conv
+                        .merged_message(*index, text)
+                        .map_or(self.tokens[*index], |m| count_message(&m, counter)),
                 })
                 .sum::<usize>()
     }

@@ -453,6 +453,9 @@ impl Conversation {
                     item
                 }
                 Out::New(message) => self.new_item(message),
+                Out::Merged { index, text } => self
+                    .merged_item(*index, text)
+                    .unwrap_or_else(|| self.items[*index].clone()),
             })
             .collect();
         match &self.envelope {
@@ -463,6 +466,49 @@ impl Conversation {
                 Value::Object(obj)
             }
         }
+    }
+
+    /// Item `index` with `text` put at the start of its content: before a string content
+    /// (a blank line between), as the first part of an array of parts, or as the content of
+    /// an assistant message that only calls tools. `None` when the message cannot take it
+    /// as it stands: not a user or assistant message, or one holding tool results or
+    /// reasoning (which providers want first), or an item with no content (a Responses
+    /// `function_call`).
+    pub fn merged_item(&self, index: usize, text: &str) -> Option<Value> {
+        let m = &self.messages[index];
+        let plain = m.parts.iter().all(|p| {
+            !matches!(
+                p,
+                Part::ToolResult { .. } | Part::Reasoning(_) | Part::Opaque { .. }
+            )
+        });
+        if !matches!(m.role, Role::User | Role::Assistant) || !plain {
+            return None;
+        }
+        let mut item = self.items[index].clone();
+        let content = item.as_object_mut()?.get_mut("content");
+        match content {
+            Some(Value::String(s)) => *s = format!("{text}\n\n{s}"),
+            Some(Value::Array(parts)) => {
+                let kind = match (self.format, m.role) {
+                    (Format::OpenAiResponses, Role::Assistant) => "output_text",
+                    (Format::OpenAiResponses, _) => "input_text",
+                    _ => "text",
+                };
+                parts.insert(0, serde_json::json!({ "type": kind, "text": text }));
+            }
+            None | Some(Value::Null) if self.format == Format::OpenAiChat && m.role == Role::Assistant => {
+                item["content"] = Value::String(text.to_owned());
+            }
+            _ => return None,
+        }
+        Some(item)
+    }
+
+    /// [`Conversation::merged_item`], parsed: what the merged message says, for counting.
+    pub fn merged_message(&self, index: usize, text: &str) -> Option<Message> {
+        let item = self.merged_item(index, text)?;
+        parse_item(self.format, &item, &Path::root("messages").index(index)).ok()
     }
 
     /// A new text message (a summary, a marker) in this conversation's format.
@@ -500,6 +546,10 @@ pub enum Out {
     Truncated { index: usize, text: String },
     /// A message ctxfold adds.
     New(NewMessage),
+    /// The caller's item `index` with a summary `text` put at the start of its content
+    /// (`alternateRoles`), where a message of its own would sit next to one of the same
+    /// side.
+    Merged { index: usize, text: String },
 }
 
 /// A text message ctxfold adds (a summary, a marker).

@@ -189,6 +189,8 @@ export interface CompactReport {
   droppedSummaryLines: string[];
   /** The summary message's role. */
   summaryRole: "assistant" | "user" | "system" | null;
+  /** With `alternateRoles`: the index (in your messages) of the message the summary was put at the start of, or `null` when it went out as a message of its own. */
+  summaryMergedInto: number | null;
   /** Indexes in the returned messages after which a prompt-cache breakpoint belongs. */
   cacheBreakpoints: number[];
   /** Pruning. */
@@ -231,7 +233,7 @@ export interface CompactOptions {
   bufferMaxRatio?: number;
   /** Instead of `bufferTurns`: keep as many recent turns as fit this many tokens. */
   keepRecentTokens?: number;
-  /** Pin the first user message (the task) in the head. Default false. */
+  /** Pin the first user message (the task) in the head, before the summary, once a later user message exists (until then it is the newest user message, which always follows the summary). Default false. */
   pinFirstUserTurn?: boolean;
   /** Old tool outputs larger than this are pruned. Default 4096. */
   toolOutputMaxBytes?: number;
@@ -251,6 +253,8 @@ export interface CompactOptions {
   summarizerInputTokens?: number;
   /** The summary's role. Default `assistant` (a user message when it would come first). */
   summaryRole?: "assistant" | "user" | "system";
+  /** Keep user and assistant messages alternating: a summary that would sit next to a message of its own side (two user or two assistant messages in a row) goes at the start of that message's content instead, in a copy (your object is untouched). For providers and chat templates that require strict alternation. Default false. */
+  alternateRoles?: boolean;
   /** `additive` (default) or `rolling`. */
   strategy?: "additive" | "rolling";
   /** Chunks fold into one past this share of the window. Default 0.15. */
@@ -480,7 +484,7 @@ pub async fn compact(
     for o in &outcome.order {
         let item = match o {
             Out::Keep(i) => items.get(*i as u32),
-            Out::Edited { .. } | Out::Truncated { .. } | Out::New(_) => {
+            Out::Edited { .. } | Out::Truncated { .. } | Out::New(_) | Out::Merged { .. } => {
                 let json = s.incoming.conv.render(std::slice::from_ref(o));
                 let one = json.get("messages").unwrap_or(&json)[0].clone();
                 plain(&one)?

@@ -4,7 +4,7 @@
 use ctxfold::compact::{Compaction, Input, Outcome, Reply, Request, State};
 use ctxfold::config::Config;
 use ctxfold::count::TextCounter;
-use ctxfold::messages::{Conversation, Out, Part};
+use ctxfold::messages::{Conversation, NewMessage, Out, Part};
 use ctxfold::Error;
 use serde_json::Value;
 
@@ -92,14 +92,16 @@ pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: us
                 );
                 *index
             }
-            Out::New(m) => {
+            Out::New(NewMessage { text, .. }) | Out::Merged { text, .. } => {
                 assert!(
-                    m.text.starts_with("## Conversation Summary")
-                        || m.text.starts_with("[Earlier messages truncated]"),
-                    "{what}: inserted message is not a summary: {:.80}",
-                    m.text
+                    text.starts_with("## Conversation Summary")
+                        || text.starts_with("[Earlier messages truncated]"),
+                    "{what}: inserted message is not a summary: {text:.80}",
                 );
-                continue;
+                match o {
+                    Out::Merged { index, .. } => *index,
+                    _ => continue,
+                }
             }
         };
         assert!(last.is_none_or(|l| l < i), "{what}: order broken at message {i}");
@@ -111,7 +113,7 @@ pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: us
         .order
         .iter()
         .filter_map(|o| match o {
-            Out::Keep(i) | Out::Truncated { index: i, .. } => Some(*i),
+            Out::Keep(i) | Out::Truncated { index: i, .. } | Out::Merged { index: i, .. } => Some(*i),
             _ => None,
         })
         .collect();
@@ -125,6 +127,12 @@ pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: us
     }
     if let Some(u) = conv.messages().iter().rposition(|m| m.starts_turn()) {
         assert!(kept.contains(&u), "{what}: newest user message {u} missing");
+        // A request never ends with the summary: a provider takes a last assistant message
+        // as text to continue.
+        assert!(
+            !matches!(outcome.order.last(), Some(Out::New(_))),
+            "{what}: the request ends with the summary"
+        );
     }
 }
 

@@ -213,6 +213,38 @@ describe("compact()", () => {
     assert.equal(r3.messages.at(-1), sdk.at(-1));
   });
 
+  test("alternateRoles: the summary goes into the next message when the two are on one side; the caller's object is untouched", async () => {
+    // A chat: nothing of the user's is pinned before the summary, so it is a user message,
+    // and the verbatim tail starts with one.
+    const chat = [{ role: "system", content: "Two friends chat." }];
+    for (let i = 0; i < 60; i++) {
+      chat.push({ role: "user", content: `On ${i} May we met Anna in Lisbon and talked about the trip. `.repeat(6) });
+      chat.push({ role: "assistant", content: `Noted, turn ${i}.` });
+    }
+    const copy = structuredClone(chat);
+    const options = { model: "gpt-4o", contextWindow: 8192 };
+    const sides = (messages) => messages.filter((m) => m.role !== "system").map((m) => m.role);
+    const twoInARow = (roles) => roles.some((r, i) => i > 0 && r === roles[i - 1]);
+
+    const apart = await compact(chat, options);
+    assert.equal(apart.report.summaryMergedInto, null);
+    assert.ok(twoInARow(sides(apart.messages)), "the case arises without the option");
+
+    const r = await compact(chat, { ...options, alternateRoles: true });
+    assert.equal(r.contextStatus, "summarized");
+    assert.ok(!twoInARow(sides(r.messages)), sides(r.messages).join(" "));
+    const i = r.report.summaryMergedInto;
+    assert.equal(typeof i, "number");
+    const merged = r.messages.find((m) => m.content.startsWith("## Conversation Summary"));
+    assert.ok(merged.content.endsWith("\n\n" + chat[i].content), "the summary, a blank line, then the message");
+    assert.notEqual(merged, chat[i], "a copy");
+    assert.deepEqual(chat, copy, "the caller's messages are untouched");
+    assert.equal(countMessages(r.messages, { model: "gpt-4o" }).total, r.report.tokensAfter);
+    // Passing the state back brings the same prefix.
+    const again = await compact(chat, { ...options, alternateRoles: true, state: r.state });
+    assert.deepEqual(again.messages, r.messages);
+  });
+
   test("typed errors name what was wrong", async () => {
     const check = (code, name, part) => (err) => {
       assert.equal(err.code, code, err.message);

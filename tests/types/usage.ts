@@ -3,10 +3,12 @@
 // used with its intended types; each `@ts-expect-error` line proves a wrong use is rejected
 // (tsc fails if the line below it compiles).
 import {
+  compact,
   countTokens,
   hasVocabulary,
   isCtxfoldError,
   loadVocabulary,
+  type CompactOptions,
   type CountOptions,
   type CtxfoldError,
   type CtxfoldErrorCode,
@@ -57,6 +59,16 @@ function handle(e: unknown): CtxfoldErrorCode | undefined {
   return undefined;
 }
 
+async function chat(history: { role: string; content: string }[]): Promise<number | null> {
+  const opts: CompactOptions = { model: "gpt-4o", alternateRoles: true, summaryMaxTokens: 1024 };
+  const { report } = await compact(history, opts);
+  const into: number | null = report.summaryMergedInto;
+  // @ts-expect-error: alternateRoles is a boolean
+  const wrong: CompactOptions = { model: "gpt-4o", alternateRoles: "yes" };
+  void wrong;
+  return into;
+}
+
 // @ts-expect-error: text must be a string
 countTokens(42, { encoding: "o200k_base" });
 // @ts-expect-error: options are required
@@ -78,4 +90,4 @@ const loaded: Promise<number> = loadVocabulary("o200k_base");
 // @ts-expect-error: not a code
 const code: CtxfoldErrorCode = "ENOENT";
 
-void [n, m, available, loading, sources, handle, s, loaded, code];
+void [n, m, available, loading, sources, handle, chat, s, loaded, code];
