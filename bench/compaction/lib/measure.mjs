@@ -179,10 +179,14 @@ export function measure(conv, k, input, counter, scanCache, baseProblems) {
   });
 
   // Alternation: adjacent non-system messages on the same side (tool results count as the
-  // user's side, as in Anthropic's format) that were not adjacent in the conversation;
-// "made" when one of the two is a message the method made (a summary), else "kept".
+  // user's side, as in Anthropic's format) that were not adjacent in the conversation, where
+  // the conversation itself alternated (a kept message whose neighbour in the conversation,
+  // on the side of the pair, is on its own side too was already part of such a pair);
+  // "made" when one of the two is a message the method made (a summary), else "kept".
   // A tool result followed by more tool results or by a user message forms one user turn
   // in Anthropic's format and is not counted.
+  const breaks = (a, b) => side(a.role) === side(b.role) && !(a.role === "tool" && (b.role === "tool" || b.role === "user"));
+  const msgs = conv.messages;
   let altBreak = null; // "made" when a message the method made (a summary) is one of the pair
   let prev = -1;
   for (let x = 0; x < input.length; x++) {
@@ -190,10 +194,11 @@ export function measure(conv, k, input, counter, scanCache, baseProblems) {
     if (!m || m.role === "system") continue;
     if (prev !== -1) {
       const a = input[prev];
-      const sameSide = side(a.role) === side(m.role);
-      const mergeable = a.role === "tool" && (m.role === "tool" || m.role === "user");
       const adjacentBefore = origin[prev] !== -1 && origin[x] === origin[prev] + 1;
-      if (sameSide && !mergeable && !adjacentBefore) {
+      const already =
+        (origin[x] > 0 && breaks(msgs[origin[x] - 1], msgs[origin[x]])) ||
+        (origin[prev] !== -1 && origin[prev] + 1 < k && breaks(msgs[origin[prev]], msgs[origin[prev] + 1]));
+      if (breaks(a, m) && !adjacentBefore && !already) {
         const made = (y) => origin[y] === -1 && input[y].role !== "tool";
         altBreak = made(prev) || made(x) ? "made" : (altBreak ?? "kept");
       }

@@ -96,3 +96,27 @@ test("measure: identifiers and probe answers kept by a summary, lost by a plain 
   assert.equal(measure(conv, k, bad, counter, new Map(), []).invalid, "first-not-user");
   assert.equal(measure(conv, k, bad, counter, new Map(), ["first-not-user"]).invalid, null);
 });
+
+test("measure: two messages of one side that the conversation already had in a row are not the method's", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "ctxfold-bench-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "conversations"));
+  const messages = [
+    { role: "system", content: "Two friends chat." },
+    { role: "user", content: "We went to Lisbon on 7 May." },
+    { role: "assistant", content: "Lovely!" },
+    { role: "user", content: "Anna came too." },
+    { role: "user", content: "And Tom joined us later." },
+    { role: "assistant", content: "Sounds fun." },
+  ];
+  writeFileSync(join(dir, "conversations", "c.json"), JSON.stringify({ id: "c", messages, probes: [] }));
+  const conv = loadConversation(dir, "c.json", {});
+  const counter = new TokenCounter();
+  counter.seed(conv.messages, conv.keys);
+  const [sys, , , u3, u4] = conv.messages;
+  const summary = { role: "user", content: "## Conversation Summary\nLisbon on 7 May." };
+  // The summary before u4, whose neighbour in the conversation (u3) is a user message too.
+  assert.equal(measure(conv, 5, [sys, summary, u4], counter, new Map(), []).altBreak, null);
+  // Before u3, whose neighbour (the assistant's "Lovely!") alternated: the summary made it.
+  assert.equal(measure(conv, 5, [sys, summary, u3, u4], counter, new Map(), []).altBreak, "made");
+});
