@@ -740,7 +740,7 @@ fn alternate_roles_puts_the_summary_into_its_same_side_neighbour() {
     let window = 8_192;
     for (what, input, format, side) in cases {
         let conv = Conversation::parse(&input, format).unwrap();
-        let go = |alternate: bool| {
+        let go = |alternate: bool, state| {
             let cfg = config(json!({"alternateRoles": alternate}));
             run(
                 &conv,
@@ -748,14 +748,14 @@ fn alternate_roles_puts_the_summary_into_its_same_side_neighbour() {
                 enc(),
                 window,
                 reserve(window),
-                None,
+                state,
                 Summarizer::Extractive,
             )
             .unwrap()
             .0
         };
         // Without the option the summary sits next to a message of its own side.
-        let apart = go(false);
+        let apart = go(false, None);
         let apart_out = Conversation::parse(&output(&conv, &apart), Some(conv.format())).unwrap();
         assert!(
             same_side_pair(&roles(&apart_out)),
@@ -763,7 +763,7 @@ fn alternate_roles_puts_the_summary_into_its_same_side_neighbour() {
         );
         assert_eq!(apart.report.summary_merged_into, None);
 
-        let merged = go(true);
+        let merged = go(true, None);
         check_invariants(&conv, &merged, window - reserve(window), what);
         let rendered = output(&conv, &merged);
         let out = Conversation::parse(&rendered, Some(conv.format())).unwrap();
@@ -810,17 +810,7 @@ fn alternate_roles_puts_the_summary_into_its_same_side_neighbour() {
             "{what}"
         );
         // The same prefix next turn: the state brings the merge back byte for byte.
-        let again = run(
-            &conv,
-            &config(json!({"alternateRoles": true})),
-            enc(),
-            window,
-            reserve(window),
-            Some(merged.state.clone()),
-            Summarizer::Extractive,
-        )
-        .unwrap()
-        .0;
+        let again = go(true, Some(merged.state.clone()));
         assert_eq!(
             output(&conv, &again),
             rendered,
