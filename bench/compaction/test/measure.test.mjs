@@ -13,6 +13,21 @@ import { cachedPrefix, measure, problems } from "../lib/measure.mjs";
 
 const call = (id, name = "bash") => ({ id, type: "function", function: { name, arguments: "{}" } });
 
+/**
+ * A one-conversation corpus in a temporary directory (removed after the test), loaded as the
+ * benchmark loads it, with a token counter seeded from its messages.
+ */
+function corpusOf(t, { messages, probes = [], ids = {} }) {
+  const dir = mkdtempSync(join(tmpdir(), "ctxfold-bench-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "conversations"));
+  writeFileSync(join(dir, "conversations", "t.json"), JSON.stringify({ id: "t", messages, probes }));
+  const conv = loadConversation(dir, "t.json", ids);
+  const counter = new TokenCounter();
+  counter.seed(conv.messages, conv.keys);
+  return { conv, counter };
+}
+
 test("problems: a valid agent input has none", () => {
   const input = [
     { role: "system", content: "s" },
@@ -53,9 +68,6 @@ test("cachedPrefix: whole identical messages, then the common start of the first
 });
 
 test("measure: identifiers and probe answers kept by a summary, lost by a plain drop", (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "ctxfold-bench-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, "conversations"));
   const messages = [
     { role: "system", content: "You are helpful." },
     { role: "user", content: "Please fix src/app.py, it crashes on start." },
@@ -64,11 +76,8 @@ test("measure: identifiers and probe answers kept by a summary, lost by a plain 
     { role: "assistant", content: "Run the tests." },
   ];
   const probes = [{ question: "When is the review meeting?", answer: "7 May", evidence_message_indexes: [2], origin: "dataset" }];
-  writeFileSync(join(dir, "conversations", "t.json"), JSON.stringify({ id: "t", messages, probes }));
   const ids = { t: { path: { "src/app.py": { first: 1, count: 1 } } } };
-  const conv = loadConversation(dir, "t.json", ids);
-  const counter = new TokenCounter();
-  counter.seed(conv.messages, conv.keys);
+  const { conv, counter } = corpusOf(t, { messages, probes, ids });
   const [sys, , , u3] = conv.messages;
   const k = 4; // the model call before the last assistant message
 
@@ -98,9 +107,6 @@ test("measure: identifiers and probe answers kept by a summary, lost by a plain 
 });
 
 test("measure: two messages of one side that the conversation already had in a row are not the method's", (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "ctxfold-bench-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, "conversations"));
   const messages = [
     { role: "system", content: "Two friends chat." },
     { role: "user", content: "We went to Lisbon on 7 May." },
@@ -109,10 +115,7 @@ test("measure: two messages of one side that the conversation already had in a r
     { role: "user", content: "And Tom joined us later." },
     { role: "assistant", content: "Sounds fun." },
   ];
-  writeFileSync(join(dir, "conversations", "c.json"), JSON.stringify({ id: "c", messages, probes: [] }));
-  const conv = loadConversation(dir, "c.json", {});
-  const counter = new TokenCounter();
-  counter.seed(conv.messages, conv.keys);
+  const { conv, counter } = corpusOf(t, { messages });
   const [sys, , , u3, u4] = conv.messages;
   const summary = { role: "user", content: "## Conversation Summary\nLisbon on 7 May." };
   // The summary before u4, whose neighbour in the conversation (u3) is a user message too.
