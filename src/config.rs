@@ -256,7 +256,9 @@ impl Config {
                         })
                         .collect::<Result<_, Error>>()?;
                 }
-                "summaryMaxTokens" => c.summary_max_tokens = Some(r.range(32, 32_768)?),
+                // Below 64 tokens the schema's empty frame alone (41 under the Claude estimate)
+                // would not fit, and even the built-in summary would be rejected.
+                "summaryMaxTokens" => c.summary_max_tokens = Some(r.range(64, 32_768)?),
                 "ledgerMaxTokens" => c.ledger_max_tokens = Some(r.count()?),
                 "summarizerTimeoutMs" => c.summarizer_timeout_ms = r.range(1, 3_600_000)? as u64,
                 "summarizerInputTokens" => c.summarizer_input_tokens = Some(r.range(256, usize::MAX)?),
@@ -492,6 +494,8 @@ mod tests {
         let e = err(json!({"toolPolicies": {"bash": "drop"}}));
         assert!(e.to_string().contains("options.toolPolicies.bash"), "{e}");
         let e = err(json!({"summaryMaxTokens": 5}));
+        assert_eq!(e.code(), "OUT_OF_RANGE");
+        let e = err(json!({"summaryMaxTokens": 63}));
         assert_eq!(e.code(), "OUT_OF_RANGE");
         let e = err(json!([1]));
         assert!(e.to_string().contains("an options object"), "{e}");

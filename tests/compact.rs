@@ -4,10 +4,11 @@
 
 mod common;
 
-use common::compact::{check_invariants, output, run, Summarizer};
+use common::compact::{check_invariants, output, run, run_manual, within, Summarizer};
 use ctxfold::compact::{ContextStatus, Reply, Request};
 use ctxfold::config::Config;
-use ctxfold::count::count_conversation;
+use ctxfold::count::{count_conversation, TextCounter};
+use ctxfold::estimate::Estimator;
 use ctxfold::messages::{Conversation, Format, Out, Role};
 use ctxfold::tokenizer::{tokenizer, Encoding, Tokenizer};
 use ctxfold::Error;
@@ -126,15 +127,28 @@ fn build(system: &str, turns: &[(String, Vec<Step>)], responses: bool) -> Value 
 
 /// Runs compaction and checks the invariants; a CONTEXT_OVERFLOW must be justified.
 fn compact_and_check(input: &Value, cfg: &Config, window: usize, what: &str) {
+    compact_and_check_with(input, cfg, enc(), window, false, what)
+}
+
+/// [`compact_and_check`] with any counter (an estimate too), as a manual compaction if `manual`.
+fn compact_and_check_with(
+    input: &Value,
+    cfg: &Config,
+    counter: &dyn TextCounter,
+    window: usize,
+    manual: bool,
+    what: &str,
+) {
     let conv = Conversation::parse(input, None).unwrap();
-    match run(
+    match run_manual(
         &conv,
         cfg,
-        enc(),
+        counter,
         window,
         reserve(window),
         None,
         Summarizer::Extractive,
+        manual,
     ) {
         Ok((outcome, _)) => {
             check_invariants(&conv, &outcome, window - reserve(window), what);
@@ -165,14 +179,14 @@ fn compact_and_check(input: &Value, cfg: &Config, window: usize, what: &str) {
             let (second, calls) = run(
                 &again,
                 cfg,
-                enc(),
+                counter,
                 window,
                 reserve(window),
                 None,
                 Summarizer::Extractive,
             )
             .unwrap();
-            if second.report.tokens_before <= second.report.budget.threshold {
+            if !manual && second.report.tokens_before <= second.report.budget.threshold {
                 assert_eq!(calls, 0, "{what}: recompacted");
                 assert_eq!(
                     output(&again, &second),
@@ -207,6 +221,75 @@ proptest! {
         let input = build("You are a careful assistant.", &turns, responses);
         let cfg = config(json!({"preset": preset, "strategy": strategy, "pinFirstUserTurn": pin, "tokenFloor": 256, "overflow": overflow, "alternateRoles": alternate}));
         compact_and_check(&input, &cfg, window, &format!("window {window} {preset} {strategy}"));
+    }
+}
+
+/// The counters the second property test draws from: exact, and the estimates of models
+/// without a public tokenizer (which count differently from any BPE the engine knows).
+fn counter_for(model: &str) -> Estimator {
+    ctxfold::models::resolve(model).tokenizer
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    /// Estimated models, tiny windows and tiny summarizer inputs, manual compactions: every
+    /// loop that shrinks something must shrink or stop (a hang fails the case after 60 s).
+    #[test]
+    fn estimates_and_tiny_budgets_hold_the_invariants(
+        turns in turns(),
+        window in 600usize..6_000,
+        input_tokens in 256usize..1_200,
+        summary_tokens in 64usize..600,
+        model in prop::sample::select(vec!["gpt-4o", "claude-sonnet-4-5", "gemini-2.5-pro", "llama-3.1-70b", "mistral-large", "some-unknown-model"]),
+        responses in any::<bool>(),
+        manual in any::<bool>(),
+        overflow in prop::sample::select(vec!["error", "truncate"]),
+        strategy in prop::sample::select(vec!["additive", "rolling"]),
+        alternate in any::<bool>(),
+    ) {
+        let input = build("You are a careful assistant.", &turns, responses);
+        let cfg = config(json!({"strategy": strategy, "tokenFloor": 256, "overflow": overflow, "alternateRoles": alternate, "summarizerInputTokens": input_tokens, "summaryMaxTokens": summary_tokens}));
+        let what = format!("{model} window {window} summarizer input {input_tokens} summary {summary_tokens} manual {manual}");
+        let counter = counter_for(model);
+        within(60, &what.clone(), move || compact_and_check_with(&input, &cfg, &counter, window, manual, &what));
+    }
+}
+
+/// The hang reported from outside: a message longer than one summarizer call, with an
+/// estimated model, made the prompt chunker elide forever (its marker grew the text back).
+#[test]
+fn a_long_message_and_a_small_summarizer_input_do_not_hang() {
+    // Dense text (emoji count several tokens each) is what made the elided prompt stop
+    // shrinking: a marker's worth of bytes was worth more tokens than the budget.
+    let long = "🙂🚀🎉💥🔥 a1!b2@c3#d4 ".repeat(44);
+    assert!(long.len() > 1_400);
+    let mut items = vec![json!({"role": "user", "content": long})];
+    for k in 0..5 {
+        items.push(json!({"role": "assistant", "content": format!("Noted, step {k}.")}));
+        items.push(json!({"role": "user", "content": format!("Next, {k}?")}));
+    }
+    let input = Value::Array(items);
+    for model in ["claude-sonnet-4-5", "gemini-2.5-pro", "llama-3.1-70b", "gpt-4o"] {
+        let counter = counter_for(model);
+        let cfg = config(json!({"summarizerInputTokens": 300}));
+        let input = input.clone();
+        within(20, model, move || {
+            let conv = Conversation::parse(&input, None).unwrap();
+            let (outcome, calls) = run_manual(
+                &conv,
+                &cfg,
+                &counter,
+                200_000,
+                8_000,
+                None,
+                Summarizer::Extractive,
+                true,
+            )
+            .unwrap();
+            assert!(calls >= 1, "a manual compaction summarizes");
+            assert_eq!(outcome.context_status, ContextStatus::Summarized);
+        });
     }
 }
 

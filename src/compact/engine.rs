@@ -1165,23 +1165,8 @@ impl Compaction<'_> {
                     counter,
                 )
             };
-            // Shrink the kept share until the message fits `want` tokens.
-            let mut keep = text.len() as f64 * want as f64 / self.tokens[i].max(1) as f64;
-            let mut result = None;
-            for _ in 0..24 {
-                let t = cut_middle(text, keep as usize);
-                let n = as_message(&t);
-                if n <= want {
-                    result = Some((t, n));
-                    break;
-                }
-                keep *= 0.8 * want as f64 / n as f64;
-            }
-            let (t, n) = result.unwrap_or_else(|| {
-                let t = cut_middle(text, 0);
-                let n = as_message(&t);
-                (t, n)
-            });
+            let t = super::elide::fit(text, want, &as_message, &truncation);
+            let n = as_message(&t);
             over = over.saturating_sub(self.tokens[i].saturating_sub(n));
             order[k] = Out::Truncated { index: i, text: t };
             cut.push(i);
@@ -1190,23 +1175,9 @@ impl Compaction<'_> {
     }
 }
 
-/// `text` with its middle replaced by a marker, keeping about `keep` bytes (two thirds from
-/// the start, one third from the end), cut at character boundaries.
-fn cut_middle(text: &str, keep: usize) -> String {
-    let mut head = (keep * 2 / 3).min(text.len());
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - (keep - keep * 2 / 3).min(text.len() - head);
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    let removed = text[head..tail].chars().count();
-    format!(
-        "{}\n[… truncated {removed} characters to fit the context window …]\n{}",
-        &text[..head],
-        &text[tail..]
-    )
+/// The marker of a message cut to fit (`overflow: "truncate"`).
+fn truncation(removed: usize) -> String {
+    format!("\n[… truncated {removed} characters to fit the context window …]\n")
 }
 
 fn join_chunks(chunks: &[Chunk]) -> String {

@@ -6,6 +6,7 @@
 //! the [`extractive`] summary as the fallback), [`ledger`] keeps identifiers, and
 //! [`state`] is what a stateless caller passes back next turn.
 
+pub mod elide;
 pub mod engine;
 pub mod extractive;
 pub mod ledger;

@@ -67,24 +67,13 @@ const RENDER_TOOL: usize = 1_600;
 /// Longest rendering of tool-call arguments.
 const RENDER_ARGS: usize = 400;
 
+/// The marker an elided rendering carries.
+fn elision(removed: usize) -> String {
+    format!(" […{removed} characters…] ")
+}
+
 fn elide(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut head = max * 2 / 3;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - (max - head);
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!(
-        "{} […{} characters…] {}",
-        &text[..head],
-        text[head..tail].chars().count(),
-        &text[tail..]
-    )
+    super::elide::cut(text, max, &elision)
 }
 
 /// One message as the summarizer sees it: reasoning dropped, tool calls on one line,
@@ -135,14 +124,11 @@ pub fn chunk(
     let mut cur = String::new();
     let mut cur_tokens = 0;
     let mut start = 0;
+    let count = |t: &str| counter.count(t) + 1;
     for (i, r) in rendered.iter().enumerate() {
-        let mut text = r.clone();
-        let mut t = counter.count(&text) + 1;
-        while t > max_tokens && text.len() > 64 {
-            let target = (text.len() as f64 * max_tokens as f64 / t as f64 * 0.9) as usize;
-            text = elide(&text, target.max(64));
-            t = counter.count(&text) + 1;
-        }
+        // A message longer than a whole prompt is elided to fit one (bounded: see elide::fit).
+        let text = super::elide::fit(r, max_tokens, &count, &elision);
+        let t = count(&text);
         if cur_tokens + t > max_tokens && !cur.is_empty() {
             out.push((std::mem::take(&mut cur), start..i));
             cur_tokens = 0;

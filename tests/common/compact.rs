@@ -24,7 +24,22 @@ pub fn run(
     window: usize,
     reserved: usize,
     state: Option<State>,
+    summarizer: Summarizer,
+) -> Result<(Outcome, usize), Error> {
+    run_manual(conv, config, counter, window, reserved, state, summarizer, false)
+}
+
+/// [`run`], as a manual compaction (`/compact`) when `manual`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_manual(
+    conv: &Conversation,
+    config: &Config,
+    counter: &dyn TextCounter,
+    window: usize,
+    reserved: usize,
+    state: Option<State>,
     mut summarizer: Summarizer,
+    manual: bool,
 ) -> Result<(Outcome, usize), Error> {
     let mut c = Compaction::new(Input {
         conv,
@@ -33,7 +48,7 @@ pub fn run(
         window,
         reserved_output: reserved,
         state,
-        manual: false,
+        manual,
         now: Some("2026-11-22T00:00:00Z".into()),
     })?;
     let mut calls = 0;
@@ -133,6 +148,24 @@ pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: us
             !matches!(outcome.order.last(), Some(Out::New(_))),
             "{what}: the request ends with the summary"
         );
+    }
+}
+
+/// Runs `f` on a thread and fails if it has not returned within `secs` seconds: a hang is a
+/// failure, not a stuck test run.
+pub fn within<F: FnOnce() + Send + 'static>(secs: u64, what: &str, f: F) {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let (tx, rx) = channel();
+    let handle = std::thread::spawn(move || {
+        f();
+        let _ = tx.send(());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(()) => handle.join().expect("joined"),
+        Err(RecvTimeoutError::Disconnected) => {
+            std::panic::resume_unwind(handle.join().expect_err("the thread panicked"))
+        }
+        Err(RecvTimeoutError::Timeout) => panic!("{what}: no result within {secs} s (a hang)"),
     }
 }
 
