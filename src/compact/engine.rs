@@ -260,6 +260,9 @@ pub struct Compaction<'a> {
     ids_lost: Vec<String>,
     pinned_first: Option<usize>,
     source_text: Option<String>,
+    /// Whether an identifier occurs anywhere in the source, for those a summary's own span
+    /// did not hold (each is searched for in the whole conversation once).
+    supported: HashMap<String, bool>,
     /// The messages' running digests, for the state's marks.
     digests: Vec<u64>,
     /// Identifiers each pruned message lost.
@@ -592,6 +595,7 @@ impl<'a> Compaction<'a> {
             ids_lost: Vec::new(),
             pinned_first,
             source_text: None,
+            supported: HashMap::new(),
             digests,
             prune_lost,
             summary_max,
@@ -674,6 +678,45 @@ impl<'a> Compaction<'a> {
             });
             self.pending.push(Pending { ids, done: None });
         }
+    }
+
+    /// Identifiers of `summary` found nowhere in the conversation. Each is looked for first
+    /// in the messages the request covered (where a faithful summary took it from), and only
+    /// if not there in the whole conversation, once per identifier: the check is linear in
+    /// the conversation, not in the conversation times the number of summaries.
+    fn unsupported_in(
+        &mut self,
+        summary: &str,
+        request: &Request,
+        known: &[(Identifier, usize)],
+    ) -> Vec<String> {
+        let messages = self.input.conv.messages();
+        let mut near = String::new();
+        for &i in &request.covers {
+            push_text(&mut near, &messages[i]);
+        }
+        if self.input.config.strategy == Strategy::Rolling {
+            for c in &self.chunks {
+                near.push_str(&c.text);
+                near.push('\n');
+            }
+        }
+        let mut out = Vec::new();
+        let known: std::collections::HashSet<&str> = known.iter().map(|(i, _)| i.text.as_str()).collect();
+        for id in ledger::unsupported(summary, &near, &known) {
+            let anywhere = match self.supported.get(&id) {
+                Some(&known) => known,
+                None => {
+                    let known = crate::ids::mentions(self.source(), &id);
+                    self.supported.insert(id.clone(), known);
+                    known
+                }
+            };
+            if !anywhere {
+                out.push(id);
+            }
+        }
+        out
     }
 
     fn source(&mut self) -> &str {
@@ -805,7 +848,7 @@ impl<'a> Compaction<'a> {
             Ok(checked) => {
                 self.dropped.extend(checked.dropped);
                 self.dropped.extend(checked.suspicious);
-                let found = ledger::unsupported(&checked.text, self.source());
+                let found = self.unsupported_in(&checked.text, request, &ids);
                 for id in found {
                     if !self.unsupported.contains(&id) {
                         self.unsupported.push(id);
@@ -892,9 +935,12 @@ impl<'a> Compaction<'a> {
             }
         }
         let applied = ledger::apply(&text, &ids, counter, cfg.ledger_tokens(self.budget.window));
+        // Sets, not searches of the lists: a long conversation loses thousands.
+        let lost: std::collections::HashSet<&str> = applied.lost.iter().map(String::as_str).collect();
+        self.ids_kept.retain(|k| !lost.contains(k.as_str()));
+        let mut known: std::collections::HashSet<String> = self.ids_lost.iter().cloned().collect();
         for id in &applied.lost {
-            self.ids_kept.retain(|k| k != id);
-            if !self.ids_lost.contains(id) {
+            if known.insert(id.clone()) {
                 self.ids_lost.push(id.clone());
             }
         }
@@ -1076,12 +1122,16 @@ impl<'a> Compaction<'a> {
                         _ => None,
                     })
                     .flatten()
-                    .fold(Vec::new(), |mut all, id| {
-                        if !all.contains(id) {
-                            all.push(id.clone());
-                        }
-                        all
-                    }),
+                    .fold(
+                        (Vec::new(), std::collections::HashSet::new()),
+                        |(mut all, mut seen), id| {
+                            if seen.insert(id) {
+                                all.push(id.clone());
+                            }
+                            (all, seen)
+                        },
+                    )
+                    .0,
                 ..self.plan.pruned.clone()
             },
             state_reset: self.plan.state_reset.clone(),

@@ -12,6 +12,8 @@
 //! longest. It is the fallback when a summarizer fails, and usable on its own (`summarizer:
 //! "extractive"`), so ctxfold works with no model at all.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::count::TextCounter;
 use crate::ids::Identifier;
 use crate::messages::{Message, Part, Role};
@@ -110,10 +112,35 @@ struct Item {
     rank: u32,
 }
 
-fn push_item(items: &mut Vec<Item>, text: String, rank: u32) {
-    match items.iter_mut().find(|i| i.text == text) {
-        Some(i) => i.rank = i.rank.max(rank),
-        None => items.push(Item { text, rank }),
+/// Items in the order first seen, with their positions by text: adding one, or raising the
+/// rank of one already there, takes constant time (a chunk can hold thousands).
+#[derive(Default)]
+struct Items {
+    list: Vec<Item>,
+    at: HashMap<String, usize>,
+}
+
+impl Items {
+    /// Adds `text`, or keeps the higher rank if it is there already.
+    fn push(&mut self, text: String, rank: u32) {
+        match self.at.get(&text) {
+            Some(&k) => self.list[k].rank = self.list[k].rank.max(rank),
+            None => {
+                self.at.insert(text.clone(), self.list.len());
+                self.list.push(Item { text, rank });
+            }
+        }
+    }
+
+    /// Adds one to the rank of `text` (a count of mentions), starting at 1.
+    fn count(&mut self, text: String) {
+        match self.at.get(&text) {
+            Some(&k) => self.list[k].rank += 1,
+            None => {
+                self.at.insert(text.clone(), self.list.len());
+                self.list.push(Item { text, rank: 1 });
+            }
+        }
     }
 }
 
@@ -211,16 +238,12 @@ fn looks_like_code(s: &str) -> bool {
 }
 
 /// Runs of names in `sentences` ("Apex Legends", "Connecticut"), counted into `names`.
-fn collect_names(sentences: &[&str], names: &mut Vec<(String, u32)>) {
+fn collect_names(sentences: &[&str], names: &mut Items) {
     for s in sentences {
         let mut run: Vec<&str> = Vec::new();
         let mut flush = |run: &mut Vec<&str>| {
             if !run.is_empty() {
-                let name = run.join(" ");
-                match names.iter_mut().find(|(n, _)| *n == name) {
-                    Some((_, c)) => *c += 1,
-                    None => names.push((name, 1)),
-                }
+                names.count(run.join(" "));
                 run.clear();
             }
         };
@@ -255,10 +278,10 @@ pub fn summarize(
     counter: &dyn TextCounter,
     max_tokens: usize,
 ) -> String {
-    let mut decisions = Vec::new();
-    let mut facts = Vec::new();
-    let mut open = Vec::new();
-    let mut names = Vec::new();
+    let mut decisions = Items::default();
+    let mut facts = Items::default();
+    let mut open = Items::default();
+    let mut names = Items::default();
     let mut first_user = None;
     let mut last_user = None;
     for m in messages {
@@ -278,12 +301,12 @@ pub fn summarize(
                         .map(str::trim)
                         .filter(|l| l.ends_with('?') && l.len() > 12)
                     {
-                        push_item(&mut open, clip(q), 0);
+                        open.push(clip(q), 0);
                     }
                     for s in &all {
                         let score = specifics(s);
                         if score >= SPECIFIC {
-                            push_item(&mut facts, clip(s), score.min(RANK_SENTENCE_MAX));
+                            facts.push(clip(s), score.min(RANK_SENTENCE_MAX));
                         }
                     }
                     collect_names(&all, &mut names);
@@ -293,15 +316,15 @@ pub fn summarize(
                     for &s in &all {
                         let lower = s.to_lowercase();
                         if DECISION_CUES.iter().any(|c| lower.contains(c)) {
-                            push_item(&mut decisions, clip(s), 0);
+                            decisions.push(clip(s), 0);
                         } else {
                             let score = specifics(s);
                             if score >= SPECIFIC {
-                                push_item(&mut facts, clip(s), score.min(RANK_SENTENCE_MAX));
+                                facts.push(clip(s), score.min(RANK_SENTENCE_MAX));
                             }
                         }
                         if lower.contains("todo") || lower.contains("next step") {
-                            push_item(&mut open, clip(s), 0);
+                            open.push(clip(s), 0);
                         }
                     }
                     collect_names(&all, &mut names);
@@ -310,18 +333,19 @@ pub fn summarize(
                     // The exception a traceback ends with says more than its first line.
                     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| l.len() > 3).collect();
                     if let Some(l) = lines.iter().rev().find(|l| is_error_line(l)) {
-                        push_item(&mut facts, clip(l), RANK_ERROR);
+                        facts.push(clip(l), RANK_ERROR);
                     } else if let Some(l) = lines.iter().find(|l| {
                         let lower = l.to_lowercase();
                         *is_error || OUTCOME_CUES.iter().any(|c| lower.contains(c))
                     }) {
-                        push_item(&mut facts, clip(l), RANK_OUTCOME);
+                        facts.push(clip(l), RANK_OUTCOME);
                     }
                 }
                 _ => {}
             }
         }
     }
+    let mut facts = facts.list;
     if let Some(u) = first_user {
         facts.insert(
             0,
@@ -332,7 +356,7 @@ pub fn summarize(
         );
     }
     if let Some(u) = last_user {
-        push_item(&mut open, format!("Last request: {u}"), RANK_PINNED);
+        open.push(format!("Last request: {u}"), RANK_PINNED);
     }
     // Identifiers first, in their rank; then names, the most mentioned first.
     let mut entities: Vec<Item> = ids
@@ -343,16 +367,15 @@ pub fn summarize(
             rank: RANK_IDENTIFIER - k as u32,
         })
         .collect();
-    names.sort_by_key(|n| std::cmp::Reverse(n.1));
-    for (name, mentions) in names {
-        if !entities.iter().any(|e| e.text == name) {
-            entities.push(Item {
-                text: name,
-                rank: mentions,
-            });
+    let mut names = names.list;
+    names.sort_by_key(|n| std::cmp::Reverse(n.rank));
+    let mut seen: HashSet<String> = entities.iter().map(|e| e.text.clone()).collect();
+    for name in names {
+        if seen.insert(name.text.clone()) {
+            entities.push(name);
         }
     }
-    fit([decisions, entities, facts, open], counter, max_tokens)
+    fit([decisions.list, entities, facts, open.list], counter, max_tokens)
 }
 
 fn render(sections: &[Vec<Item>; 4]) -> String {
@@ -372,6 +395,25 @@ fn render(sections: &[Vec<Item>; 4]) -> String {
         section(facts, "; "),
         section(open, "; "),
     )
+}
+
+/// Keeps the `keep` items that [`weakest`] would drop last, in their order: the same as
+/// dropping the weakest one at a time, in O(n log n).
+fn keep_strongest(items: &mut Vec<Item>, keep: usize) {
+    if items.len() <= keep {
+        return;
+    }
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| items[a].rank.cmp(&items[b].rank).then(a.cmp(&b)));
+    let mut dropped = vec![false; items.len()];
+    for &k in &order[..items.len() - keep] {
+        dropped[k] = true;
+    }
+    let mut k = 0;
+    items.retain(|_| {
+        k += 1;
+        !dropped[k - 1]
+    });
 }
 
 /// The item of `items` to drop first: the lowest rank, the oldest among equals.
@@ -398,10 +440,7 @@ const FACTS: usize = 2;
 fn fit(mut sections: [Vec<Item>; 4], counter: &dyn TextCounter, max_tokens: usize) -> String {
     let per_512 = (max_tokens / 512).max(1);
     for (items, cap) in sections.iter_mut().zip(CAPS) {
-        while items.len() > cap * per_512 {
-            let k = weakest(items).expect("not empty");
-            items.remove(k);
-        }
+        keep_strongest(items, cap * per_512);
     }
     // Outcomes of tool calls: the latest few.
     let outcome = |i: &Item| (RANK_OUTCOME..RANK_PINNED).contains(&i.rank);
@@ -446,7 +485,7 @@ fn fit(mut sections: [Vec<Item>; 4], counter: &dyn TextCounter, max_tokens: usiz
 /// Folds several summaries into one by merging their sections (the oldest items, and
 /// the last entities, dropped first when the whole does not fit).
 pub fn fold(summaries: &[&str], counter: &dyn TextCounter, max_tokens: usize) -> String {
-    let mut lists: [Vec<Item>; 4] = Default::default();
+    let mut lists: [Items; 4] = Default::default();
     for s in summaries {
         for line in s.lines() {
             let t = line.trim_start_matches(['-', ' ']).trim_start_matches("**");
@@ -458,17 +497,18 @@ pub fn fold(summaries: &[&str], counter: &dyn TextCounter, max_tokens: usize) ->
                         .map(str::trim)
                         .filter(|i| !i.is_empty() && *i != "None")
                     {
-                        push_item(&mut lists[k], item.to_owned(), 0);
+                        lists[k].push(item.to_owned(), 0);
                     }
                 }
             }
             if let Some(ids) = line.strip_prefix("Identifiers: ") {
                 for id in ids.split(", ") {
-                    push_item(&mut lists[1], id.to_owned(), 0);
+                    lists[1].push(id.to_owned(), 0);
                 }
             }
         }
     }
+    let mut lists = lists.map(|l| l.list);
     // The exception a command ended with stays longest; other facts go oldest first
     // (measured: on the corpus, keeping the newest beats re-ranking by specifics).
     for f in &mut lists[FACTS] {

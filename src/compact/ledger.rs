@@ -7,6 +7,9 @@
 //! reported lost. Identifiers in a summary that appear nowhere in the conversation are
 //! reported unsupported: a hallucination, or something injected through a tool output.
 
+use std::collections::HashSet;
+
+use super::mentions::Haystack;
 use crate::count::TextCounter;
 use crate::ids::{self, Identifier, Ledger};
 use crate::messages::{Message, Part};
@@ -51,26 +54,29 @@ pub fn apply(
     counter: &dyn TextCounter,
     budget: usize,
 ) -> Applied {
+    // A chunk can have thousands of identifiers: the haystacks turn away, without a search,
+    // those that cannot occur in the summary or the line.
+    let in_summary = Haystack::new(summary);
     let mut kept = Vec::new();
     let mut missing = Vec::new();
     for (id, _) in ids {
-        if ids::mentions(summary, &id.text) {
+        if in_summary.mentions(&id.text) {
             kept.push(id.text.clone());
         } else {
             missing.push(id.text.clone());
         }
     }
-    let mut line = String::new();
+    let mut line = Haystack::default();
     let mut lost = Vec::new();
     let prefix = "\nIdentifiers: ";
     let mut used = counter.count(prefix);
     for id in missing {
         // An identifier a longer one already carries (a path inside a kept URL) is kept.
-        if ids::mentions(summary, &id) || ids::mentions(&line, &id) {
+        if in_summary.mentions(&id) || line.mentions(&id) {
             kept.push(id);
             continue;
         }
-        let piece = if line.is_empty() {
+        let piece = if line.text().is_empty() {
             id.clone()
         } else {
             format!(", {id}")
@@ -84,6 +90,7 @@ pub fn apply(
             lost.push(id);
         }
     }
+    let line = line.text();
     let text = if line.is_empty() {
         summary.to_owned()
     } else {
@@ -92,11 +99,13 @@ pub fn apply(
     Applied { text, kept, lost }
 }
 
-/// Identifiers in `summary` that appear nowhere in `source`.
-pub fn unsupported(summary: &str, source: &str) -> Vec<String> {
+/// Identifiers in `summary` that `near` does not mention, and that are not among `known`
+/// (identifiers extracted from `near`, which then need no search). The caller looks for
+/// what is left in the rest of the conversation.
+pub fn unsupported(summary: &str, near: &str, known: &HashSet<&str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for id in ids::extract(summary) {
-        if !ids::mentions(source, &id.text) && !out.contains(&id.text) {
+        if !known.contains(id.text.as_str()) && !ids::mentions(near, &id.text) && !out.contains(&id.text) {
             out.push(id.text);
         }
     }

@@ -10,6 +10,7 @@ pub mod elide;
 pub mod engine;
 pub mod extractive;
 pub mod ledger;
+pub mod mentions;
 pub mod partition;
 pub mod prune;
 pub mod state;

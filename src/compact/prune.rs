@@ -9,6 +9,8 @@
 //! prunes to the same bytes: the prefix a provider caches stays byte-identical from one
 //! request to the next. It is never longer than the limit, so pruning it again is a no-op.
 
+use super::elide::{ceil_char, floor_char};
+use super::mentions::Haystack;
 use crate::config::ToolPolicy;
 use crate::ids::{self, Ledger};
 
@@ -87,35 +89,22 @@ fn truncate(output: &str, keep: usize, room: usize) -> Option<Pruned> {
 fn mentions(removed: &str, kept: &str, room: usize) -> (String, Vec<String>) {
     let mut ledger = Ledger::new();
     ledger.extend(ids::extract(removed));
-    let mut list = String::new();
+    let kept = Haystack::new(kept);
+    let mut list = Haystack::default();
     let mut lost = Vec::new();
     for (id, _) in ledger.ranked() {
-        if ids::mentions(kept, &id.text) || ids::mentions(&list, &id.text) {
+        if kept.mentions(&id.text) || list.mentions(&id.text) {
             continue;
         }
-        let sep = if list.is_empty() { "" } else { ", " };
-        if list.len() + sep.len() + id.text.len() <= room {
+        let sep = if list.text().is_empty() { "" } else { ", " };
+        if list.text().len() + sep.len() + id.text.len() <= room {
             list.push_str(sep);
             list.push_str(&id.text);
         } else {
             lost.push(id.text);
         }
     }
-    (list, lost)
-}
-
-fn floor_char(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
+    (list.into_text(), lost)
 }
 
 /// Moves a cut to a line break if one is near (within a fifth of the kept part), so
