@@ -101,6 +101,43 @@ fn formats_are_detected() {
     }
 }
 
+/// Reported from outside: an OpenAI file part (`{ type: "file", file: { file_id } }`) made
+/// the conversation read as AI SDK messages, so valid input was rejected, or a user `name`
+/// went uncounted. Each format's own media parts now tell it, and only those.
+#[test]
+fn media_parts_tell_their_own_format() {
+    let openai_file = json!([
+        {"role": "system", "content": "s"},
+        {"role": "user", "name": "ana", "content": [{"type": "text", "text": "read it"}, {"type": "file", "file": {"file_id": "file-abc123"}}]},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "t", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "ok"}
+    ]);
+    let openai_file_data = json!([{"role": "user", "content": [{"type": "file", "file": {"file_data": "data:application/pdf;base64,AAAA", "filename": "a.pdf"}}]}]);
+    let ai_sdk_image =
+        json!([{"role": "user", "content": [{"type": "image", "image": "https://example.com/a.png"}]}]);
+    let ai_sdk_file = json!([{"role": "user", "content": [{"type": "file", "data": "AAAA", "mediaType": "application/pdf"}]}]);
+    for (input, want) in [
+        (&openai_file, Format::OpenAiChat),
+        (&openai_file_data, Format::OpenAiChat),
+        (&ai_sdk_image, Format::AiSdk),
+        (&ai_sdk_file, Format::AiSdk),
+    ] {
+        assert_eq!(
+            Conversation::parse(input, None).unwrap().format(),
+            want,
+            "{input}"
+        );
+    }
+    // Detected, it counts exactly as with the format given (the user's name included).
+    let enc = ctxfold::tokenizer::tokenizer(ctxfold::tokenizer::Encoding::O200kBase).unwrap();
+    let detected = ctxfold::count::count_conversation(&Conversation::parse(&openai_file, None).unwrap(), enc);
+    let given = ctxfold::count::count_conversation(
+        &Conversation::parse(&openai_file, Some(Format::OpenAiChat)).unwrap(),
+        enc,
+    );
+    assert_eq!(detected.total, given.total);
+}
+
 #[test]
 fn round_trips_are_lossless() {
     for (input, format) in [

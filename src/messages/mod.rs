@@ -602,8 +602,13 @@ fn detect_item(item: &Value) -> Option<Format> {
                 return Some(Format::OpenAiResponses)
             }
             Some("image_url" | "input_audio") => return Some(Format::OpenAiChat),
+            // A file part is OpenAI's with a `file` object ({ file_id } or { file_data }),
+            // the AI SDK's with `data`; an image part is Anthropic's with a `source`, the AI
+            // SDK's with `image`. Any other shape tells nothing.
+            Some("file") if part.get("file").is_some() => return Some(Format::OpenAiChat),
             Some("image") if part.get("source").is_some() => return Some(Format::Anthropic),
-            Some("image" | "file") if part.get("source").is_none() => return Some(Format::AiSdk),
+            Some("image") if part.get("image").is_some() => return Some(Format::AiSdk),
+            Some("file") if part.get("data").is_some() => return Some(Format::AiSdk),
             _ => {}
         }
     }
