@@ -125,6 +125,60 @@ fn build(system: &str, turns: &[(String, Vec<Step>)], responses: bool) -> Value 
     Value::Array(items)
 }
 
+/// Builds a conversation in Anthropic Messages: tool calls as `tool_use` blocks, their
+/// results in one user message; a user message that follows results (every other one) goes
+/// into that message as a text block, as Claude Code sends an interruption.
+fn build_anthropic(system: &str, turns: &[(String, Vec<Step>)]) -> Value {
+    let mut messages: Vec<Value> = Vec::new();
+    let mut id = 0;
+    for (k, (user, steps)) in turns.iter().enumerate() {
+        let after_results = messages.last().is_some_and(|m: &Value| {
+            m["role"] == "user"
+                && m["content"]
+                    .as_array()
+                    .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"))
+        });
+        if after_results && k % 2 == 1 {
+            let last = messages.last_mut().unwrap();
+            last["content"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"type": "text", "text": user}));
+        } else {
+            messages.push(json!({"role": "user", "content": user}));
+        }
+        for s in steps {
+            match s {
+                Step::Say(t) => {
+                    messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": t}]}))
+                }
+                Step::Calls(calls) => {
+                    let ids: Vec<String> = calls
+                        .iter()
+                        .map(|_| {
+                            id += 1;
+                            format!("toolu_{id}")
+                        })
+                        .collect();
+                    let uses: Vec<Value> = calls.iter().zip(&ids).map(|((args, _), cid)| json!({"type": "tool_use", "id": cid, "name": "bash", "input": {"command": args}})).collect();
+                    messages.push(json!({"role": "assistant", "content": uses}));
+                    let results: Vec<Value> = calls.iter().zip(&ids).map(|((args, size), cid)| json!({"type": "tool_result", "tool_use_id": cid, "content": format!("{args}\n{}", "log line 42 ok\n".repeat(size / 15))})).collect();
+                    messages.push(json!({"role": "user", "content": results}));
+                }
+            }
+        }
+    }
+    json!({"system": system, "messages": messages})
+}
+
+/// One of the three builders: 0 OpenAI Chat, 1 Responses, 2 Anthropic.
+fn build_in(format: u8, system: &str, turns: &[(String, Vec<Step>)]) -> Value {
+    match format {
+        2 => build_anthropic(system, turns),
+        f => build(system, turns, f == 1),
+    }
+}
+
 /// Runs compaction and checks the invariants; a CONTEXT_OVERFLOW must be justified.
 fn compact_and_check(input: &Value, cfg: &Config, window: usize, what: &str) {
     compact_and_check_with(input, cfg, enc(), window, false, what)
@@ -174,9 +228,12 @@ fn compact_and_check_with(
                 }
             }
             // Compacting the output again, when it is under the threshold, changes nothing.
+            // (Above it, where the newest step alone kept the output there, a second
+            // compaction of the output, its summary now a message, may find no room: it must
+            // then say so.)
             let out = output(&conv, &outcome);
             let again = Conversation::parse(&out, None).unwrap();
-            let (second, calls) = run(
+            let second = run(
                 &again,
                 cfg,
                 counter,
@@ -184,8 +241,15 @@ fn compact_and_check_with(
                 reserve(window),
                 None,
                 Summarizer::Extractive,
-            )
-            .unwrap();
+            );
+            let (second, calls) = match second {
+                Err(Error::ContextOverflow { .. })
+                    if outcome.report.tokens_after > outcome.report.budget.threshold =>
+                {
+                    return
+                }
+                other => other.unwrap_or_else(|e| panic!("{what}: compacting the output again: {e}")),
+            };
             if !manual && second.report.tokens_before <= second.report.budget.threshold {
                 assert_eq!(calls, 0, "{what}: recompacted");
                 assert_eq!(
@@ -211,14 +275,14 @@ proptest! {
     fn random_conversations_hold_the_invariants(
         turns in turns(),
         window in 1_024usize..40_000,
-        responses in any::<bool>(),
+        format in 0u8..3,
         preset in prop::sample::select(vec!["default", "conservative", "aggressive"]),
         strategy in prop::sample::select(vec!["additive", "rolling"]),
         pin in any::<bool>(),
         overflow in prop::sample::select(vec!["error", "truncate"]),
         alternate in any::<bool>(),
     ) {
-        let input = build("You are a careful assistant.", &turns, responses);
+        let input = build_in(format, "You are a careful assistant.", &turns);
         let cfg = config(json!({"preset": preset, "strategy": strategy, "pinFirstUserTurn": pin, "tokenFloor": 256, "overflow": overflow, "alternateRoles": alternate}));
         compact_and_check(&input, &cfg, window, &format!("window {window} {preset} {strategy}"));
     }
@@ -242,13 +306,13 @@ proptest! {
         input_tokens in 256usize..1_200,
         summary_tokens in 64usize..600,
         model in prop::sample::select(vec!["gpt-4o", "claude-sonnet-4-5", "gemini-2.5-pro", "llama-3.1-70b", "mistral-large", "some-unknown-model"]),
-        responses in any::<bool>(),
+        format in 0u8..3,
         manual in any::<bool>(),
         overflow in prop::sample::select(vec!["error", "truncate"]),
         strategy in prop::sample::select(vec!["additive", "rolling"]),
         alternate in any::<bool>(),
     ) {
-        let input = build("You are a careful assistant.", &turns, responses);
+        let input = build_in(format, "You are a careful assistant.", &turns);
         let cfg = config(json!({"strategy": strategy, "tokenFloor": 256, "overflow": overflow, "alternateRoles": alternate, "summarizerInputTokens": input_tokens, "summaryMaxTokens": summary_tokens}));
         let what = format!("{model} window {window} summarizer input {input_tokens} summary {summary_tokens} manual {manual}");
         let counter = counter_for(model);
@@ -290,6 +354,53 @@ fn a_long_message_and_a_small_summarizer_input_do_not_hang() {
             assert!(calls >= 1, "a manual compaction summarizes");
             assert_eq!(outcome.context_status, ContextStatus::Summarized);
         });
+    }
+}
+
+/// Reported from outside (Anthropic): the user's newest words arrived in the message that
+/// also returns a tool result (`[tool_result, text "STOP..."]`). That message is not a turn
+/// start (it answers a call), so it was summarized away with its step and the text appeared
+/// nowhere in the output. The newest user words are kept, with the call they answer.
+#[test]
+fn the_newest_user_words_stay_when_they_come_with_a_tool_result() {
+    let log = "build step ok: compiled module\n".repeat(120);
+    let mut messages =
+        vec![json!({"role": "user", "content": "Refactor the payments module and run the tests."})];
+    for k in 0..12 {
+        messages.push(json!({"role": "assistant", "content": [{"type": "tool_use", "id": format!("t{k}"), "name": "bash", "input": {"cmd": format!("make step{k}")}}]}));
+        messages.push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("t{k}"), "content": log.clone()}]}));
+    }
+    messages.push(json!({"role": "assistant", "content": [{"type": "tool_use", "id": "last", "name": "bash", "input": {"cmd": "make test"}}]}));
+    messages.push(json!({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "last", "content": log.repeat(3)},
+        {"type": "text", "text": "STOP. New request: revert everything instead."}
+    ]}));
+    let input = json!({"system": "You are a coding agent.", "messages": messages});
+    for model in ["claude-sonnet-4-5", "gpt-4o"] {
+        let counter = counter_for(model);
+        // The last step (a big result) is more than the verbatim tail may take at these windows.
+        for window in [8_000usize, 12_000] {
+            let conv = Conversation::parse(&input, None).unwrap();
+            assert_eq!(conv.format(), Format::Anthropic);
+            let what = format!("{model} at {window}");
+            let (outcome, _) = run(
+                &conv,
+                &Config::from_json(&json!({})).unwrap(),
+                &counter,
+                window,
+                reserve(window),
+                None,
+                Summarizer::Extractive,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            check_invariants(&conv, &outcome, window - reserve(window), &what);
+            let out = output(&conv, &outcome).to_string();
+            assert!(
+                out.contains("STOP. New request: revert everything instead."),
+                "{what}: the newest words are gone"
+            );
+            assert_eq!(outcome.context_status, ContextStatus::Summarized, "{what}");
+        }
     }
 }
 

@@ -601,7 +601,7 @@ impl<'a> Compaction<'a> {
             summary_max,
             plan,
         };
-        c.check_fits()?;
+        c.check_fits(&structure)?;
         if c.plan.trigger.is_some() && !c.plan.evict.is_empty() {
             c.request_summaries(&names, input_budget);
         }
@@ -618,20 +618,25 @@ impl<'a> Compaction<'a> {
         &self.requests
     }
 
-    /// The head, the pinned messages and the reply must fit, whatever is summarized.
-    fn check_fits(&self) -> Result<(), Error> {
-        let needed = self.plan.tokens.head
-            + self.plan.pinned.map_or(0, |i| self.tokens[i])
-            + if self.plan.pinned.is_none() {
-                // Without a pinned message, the newest turn's user message must fit.
-                let last_user = self.input.conv.messages().iter().rposition(Message::starts_turn);
-                last_user
-                    .filter(|&i| i >= self.plan.head_end)
-                    .map_or(0, |i| self.tokens[i])
-            } else {
-                0
-            }
-            + REPLY_PRIMING;
+    /// The head, the pinned messages, the user's newest words (with the step they answer,
+    /// when they came with tool results) and the reply must fit, whatever is summarized.
+    fn check_fits(&self, structure: &Structure) -> Result<(), Error> {
+        let last_user = self
+            .input
+            .conv
+            .messages()
+            .iter()
+            .rposition(Message::starts_turn)
+            .filter(|&i| i >= self.plan.head_end);
+        let words = match (structure.newest_words, last_user) {
+            // The step with the newest words, from its call to the words.
+            (Some(w), Some(u)) => self.tokens[w.max(self.plan.head_end)..=u].iter().sum(),
+            // Without a pinned message, the newest turn's user message must fit.
+            (None, Some(u)) if self.plan.pinned.is_none() => self.tokens[u],
+            _ => 0,
+        };
+        let needed =
+            self.plan.tokens.head + self.plan.pinned.map_or(0, |i| self.tokens[i]) + words + REPLY_PRIMING;
         if needed > self.budget.input && self.input.config.overflow == Overflow::Error {
             return Err(Error::ContextOverflow {
                 needed,

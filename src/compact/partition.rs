@@ -17,6 +17,12 @@ pub struct Structure {
     pub cut: Vec<bool>,
     /// Positions where a turn starts (each is a cut point), ascending.
     pub turn_starts: Vec<usize>,
+    /// Where the step holding the user's newest words starts, when those words came with
+    /// tool results (an Anthropic `[tool_result, text]` user message, which answers a call
+    /// and so starts no turn): the tail never starts after it, so the words are kept with
+    /// the call they answer. `None` when the newest user message starts a turn (it is then
+    /// kept as the newest turn's user message).
+    pub newest_words: Option<usize>,
 }
 
 impl Structure {
@@ -37,8 +43,17 @@ impl Structure {
             cut[i + 1] = open.is_empty() && !reasoning_only(m);
         }
         cut[n] = true;
-        let turn_starts = (0..n).filter(|&p| cut[p] && messages[p].starts_turn()).collect();
-        Structure { cut, turn_starts }
+        let turn_starts: Vec<usize> = (0..n).filter(|&p| cut[p] && messages[p].starts_turn()).collect();
+        let newest_words = messages
+            .iter()
+            .rposition(Message::starts_turn)
+            .filter(|u| turn_starts.last() != Some(u))
+            .map(|u| (0..=u).rev().find(|&q| cut[q]).unwrap_or(0));
+        Structure {
+            cut,
+            turn_starts,
+            newest_words,
+        }
     }
 
     /// The last cut point at or before `p`.
@@ -90,13 +105,15 @@ pub fn choose_tail(
             return (start, None);
         }
     }
-    // The newest turn does not fit: keep its user message and its newest steps.
+    // The newest turn does not fit: keep its user message and its newest steps, and the
+    // step with the user's newest words whatever it costs (the fit check says if it cannot).
+    let words = structure.newest_words.map_or(tokens.len(), |w| w.max(from));
     let Some(&user) = starts.last() else {
         // No user message since `from` (a boundary inside an agent turn): steps only.
-        return (steps_that_fit(structure, tokens, from, budget), None);
+        return (steps_that_fit(structure, tokens, from, budget).min(words), None);
     };
     let rest = budget.saturating_sub(tokens[user]);
-    let start = steps_that_fit(structure, tokens, user + 1, rest);
+    let start = steps_that_fit(structure, tokens, user + 1, rest).min(words.max(user + 1));
     if start == user + 1 {
         (user, None)
     } else {
@@ -170,6 +187,24 @@ mod tests {
         ]));
         let s = Structure::of(&m);
         assert_eq!(s.cut, [true, true, false, false, true]);
+    }
+
+    #[test]
+    fn the_newest_words_with_a_tool_result_keep_their_step() {
+        let m = conv(json!({"messages": [
+            {"role": "user", "content": "task"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "1"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "b", "name": "t", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "b", "content": "2"}, {"type": "text", "text": "stop"}]}
+        ]}));
+        let s = Structure::of(&m);
+        assert_eq!(s.turn_starts, [0]);
+        assert_eq!(s.newest_words, Some(3));
+        // A budget for nothing but the user message: the last step stays anyway.
+        assert_eq!(choose_tail(&s, &[5, 10, 10, 10, 50], 0, 4, 6), (3, Some(0)));
+        // A plain newest user message needs nothing more.
+        assert_eq!(Structure::of(&agent()).newest_words, None);
     }
 
     #[test]
