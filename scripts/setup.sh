@@ -7,7 +7,8 @@
 #   cargo:    wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock
 #   apt:      chromium and chromium-driver (headless browser tests; never a downloaded browser)
 #   npm:      npm ci at the repository root (binaryen's wasm-opt, miniflare, playwright-core,
-#             typescript, js-tiktoken), pinned by package-lock.json
+#             typescript, js-tiktoken, and vite, webpack, esbuild for the bundler tests),
+#             pinned by package-lock.json
 #
 # Long installs write to a log file; only its tail is shown if they fail.
 set -euo pipefail

@@ -9,6 +9,8 @@
 #   build      bash scripts/build.sh: the release package in pkg/, with wasm-opt
 #   js         node --test tests/js/: the package as Node users import it
 #   page       node --test tests/browser/: the package in a page in headless Chromium
+#   bundlers   node --test tests/bundlers/: the package bundled by Vite, webpack and esbuild
+#              (production builds, offline), each app run in headless Chromium
 #   workerd    node --test tests/workerd/: the package in a Worker, via Miniflare
 #   types      tsc --noEmit on tests/types/ against the package's .d.ts
 #   bench      the compaction benchmark's measurements, and one full run of it against the
@@ -23,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-all_layers=(fmt clippy native wasm-node wasm-chromium build js page workerd types bench)
+all_layers=(fmt clippy native wasm-node wasm-chromium build js page bundlers workerd types bench)
 layers=("${@:-${all_layers[@]}}")
 for l in "${layers[@]}"; do
   [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
@@ -125,6 +127,7 @@ node_tests() { # directory
 
 layer_js() { node_tests tests/js/; }
 layer_page() { node_tests tests/browser/; }
+layer_bundlers() { node_tests tests/bundlers/; }
 layer_workerd() { node_tests tests/workerd/; }
 
 layer_types() {
