@@ -15,17 +15,18 @@ const CLI_ERRORS = Object.freeze({
   READ_FAILED: "a file cannot be read; the message names it and the errno code (ENOENT, ...)",
   WRITE_FAILED: "the --save-state file cannot be written",
   INVALID_JSON: "FILE is not JSON (a .json FILE of count, any FILE of compact and inspect)",
-  NOT_A_CONVERSATION: "FILE is JSON but not a messages array or { messages }",
+  NOT_A_CONVERSATION: "FILE is JSON but not messages or { messages }, or is JSON Lines (.jsonl)",
   SUMMARIZER_MODULE: "the --summarizer module is missing, fails to load, or has no default function",
   INVALID_STATE: "the --state file is not a JSON object (from the library: not a ctxfold state)",
   INTERNAL: "a bug in ctxfold; CTXFOLD_DEBUG=1 also prints the stack",
 });
 
 const USAGE = `usage:
-  ctxfold count FILE [--model M | --encoding E] [--format F] [--json]
+  ctxfold count FILE [--model M | --encoding E] [--format F] [--text] [--json]
       Counts the tokens of FILE: plain text, or a conversation (a JSON array of
       messages, or an object with a "messages" array, such as a corpus file or an
-      Anthropic request). Prints the total and a per-role breakdown.
+      Anthropic request). Prints the total and a per-role breakdown. A .json FILE must
+      parse; another FILE that does not parse as a conversation is counted as plain text.
   ctxfold compact FILE [--model M] [--window N] [--summarizer extractive|PATH.mjs]
                        [--state FILE] [--save-state FILE] [--preset P] [--json]
       Fits the conversation in FILE into the model's window (default gpt-4o) and prints
@@ -40,6 +41,7 @@ options:
   --encoding E   o200k_base (default) or cl100k_base: exact counts
   --model M      a model id (e.g. gpt-4o, claude-sonnet-4-5): its encoding or calibrated estimate
   --format F     openai | openai-responses | anthropic | ai-sdk (default: detected)
+  --text         count: FILE is plain text, even if it is JSON
   --window N     the context window in tokens, a positive whole number in digits (e.g. 8192);
                  default: the model's
   --summarizer S extractive (default), or a .mjs module exporting the summarize function
@@ -69,7 +71,7 @@ class CliError extends Error {
 const usageError = (message) => new CliError("USAGE", message);
 
 function parseArgs(argv) {
-  const args = { positional: [], json: false };
+  const args = { positional: [], json: false, text: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -78,6 +80,7 @@ function parseArgs(argv) {
       return argv[++i];
     };
     if (a === "--json") args.json = true;
+    else if (a === "--text") args.text = true;
     else if (a === "--model") args.model = value();
     else if (a === "--encoding") args.encoding = value();
     else if (a === "--format") args.format = value();
@@ -235,16 +238,32 @@ function messagesOf(json) {
   return null;
 }
 
-/** count's input: a conversation, or plain text. */
-function countInput(path) {
+function jsonLinesError(path, hint = "") {
+  return new CliError(
+    "NOT_A_CONVERSATION",
+    `${path}: JSON Lines (.jsonl) is not supported: give a JSON array of messages, or an object with a "messages" array${hint}`,
+  );
+}
+
+/**
+ * count's input: a conversation or plain text. A .json file must parse; another file is
+ * plain text unless it parses as a conversation; --text makes any file plain text.
+ */
+function countInput(path, args) {
   const text = readText(path);
-  try {
-    const messages = messagesOf(JSON.parse(withoutBom(text)));
-    if (messages) return { kind: "messages", messages };
-  } catch {
-    // Not JSON: plain text.
+  if (args.text) return { kind: "text", text };
+  if (/\.jsonl$/i.test(path)) throw jsonLinesError(path, ", or --text to count it as plain text");
+  let json;
+  if (/\.json$/i.test(path)) json = parseJson(text, path, "INVALID_JSON");
+  else {
+    try {
+      json = JSON.parse(withoutBom(text));
+    } catch {
+      return { kind: "text", text };
+    }
   }
-  return { kind: "text", text };
+  const messages = messagesOf(json);
+  return messages ? { kind: "messages", messages } : { kind: "text", text };
 }
 
 const fmt = (n) => n.toLocaleString("en-US");
@@ -252,7 +271,7 @@ const fmt = (n) => n.toLocaleString("en-US");
 function count(args) {
   const [file] = args.positional;
   if (!file) throw usageError("count needs a FILE");
-  const input = countInput(file);
+  const input = countInput(file, args);
   const tokenizer = args.model ? { model: args.model } : { encoding: args.encoding ?? "o200k_base" };
   if (input.kind === "text") {
     const total = ctxfold.countTokens(input.text, tokenizer);
@@ -314,6 +333,7 @@ const kindOf = (value) => (value === null ? "null" : Array.isArray(value) ? "an 
 
 function conversationInput(path) {
   const text = readText(path);
+  if (/\.jsonl$/i.test(path)) throw jsonLinesError(path);
   const messages = messagesOf(parseJson(text, path, "INVALID_JSON"));
   if (!messages) {
     throw new CliError(
@@ -393,6 +413,7 @@ async function main(argv) {
   try {
     const args = parseArgs(argv);
     const [command] = args.positional.splice(0, 1);
+    if (args.text && command !== "count") throw usageError("--text applies to count only");
     switch (command) {
       case "count":
         return count(args);

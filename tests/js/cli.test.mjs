@@ -147,6 +147,7 @@ describe("usage errors exit 2", () => {
     assertJsonError(await cli(["count", at("conv.json"), "--json", "--model"]), { status: 2, code: "USAGE", mentions: ["--model"] });
     // --json is found wherever it is, even when the error comes before it.
     assertJsonError(await cli(["count", at("conv.json"), "--model", "--json"]), { status: 2, code: "USAGE", mentions: ["--model"] });
+    assertJsonError(await cli(["compact", at("conv.json"), "--text", "--json"]), { status: 2, code: "USAGE", mentions: ["--text"] });
   });
 
   test("without --json: one ctxfold: line with the code, then the usage, on stderr", async () => {
@@ -183,6 +184,33 @@ describe("reading files", () => {
 });
 
 describe("count", () => {
+  test("a truncated .json file is INVALID_JSON with the parser's position, not plain text", async () => {
+    const r = await cli(["count", at("broken.json"), "--json"]);
+    assertJsonError(r, { status: 1, code: "INVALID_JSON", name: "CliError", mentions: [at("broken.json"), /line 3, column \d+/] });
+    assertTextError(await cli(["count", at("broken.json")]), { status: 1, code: "INVALID_JSON", mentions: [at("broken.json"), "line 3"] });
+  });
+
+  test("the position is given where V8's message has none (a trailing comma)", async () => {
+    const r = await cli(["count", at("trailing.json"), "--json"]);
+    const error = assertJsonError(r, { status: 1, code: "INVALID_JSON", mentions: [at("trailing.json"), "line 1, column 33", "Unexpected token ']'"] });
+    assert.doesNotMatch(error.message, /is not valid JSON$/, "V8's quote of the text is dropped");
+  });
+
+  test("--text counts any file as plain text", async () => {
+    for (const file of ["broken.json", "conv.json", "lines.jsonl"]) {
+      const r = await cli(["count", at(file), "--text", "--json"]);
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      assert.equal(out.kind, "text", file);
+      assert.ok(out.total > 0, file);
+    }
+  });
+
+  test("a .jsonl file says JSON Lines is not supported and points to --text", async () => {
+    const r = await cli(["count", at("lines.jsonl"), "--json"]);
+    assertJsonError(r, { status: 1, code: "NOT_A_CONVERSATION", mentions: [at("lines.jsonl"), "JSON Lines", "--text"] });
+  });
+
   test("happy paths: a conversation, plain text, JSON that is not a conversation", async () => {
     const conv = await cli(["count", at("conv.json"), "--json"]);
     assert.equal(conv.status, 0, conv.stderr);
@@ -219,6 +247,8 @@ describe("compact and inspect", () => {
       const r = await cli([command, at("settings.json"), "--json"]);
       assertJsonError(r, { status: 1, code: "NOT_A_CONVERSATION", name: "CliError", mentions: [at("settings.json"), "messages"] });
     }
+    const r = await cli(["compact", at("lines.jsonl"), "--json"]);
+    assertJsonError(r, { status: 1, code: "NOT_A_CONVERSATION", mentions: [at("lines.jsonl"), "JSON Lines"] });
   });
 
   test("a --summarizer module that is missing, does not parse, throws or has no default export function", async () => {
@@ -296,4 +326,5 @@ test("help lists the error codes and the exit statuses", async () => {
     assert.match(r.stdout, new RegExp(`^ +${code} `, "m"), code);
   }
   assert.match(r.stdout, /exit status/i);
+  assert.match(r.stdout, /--text/);
 });
