@@ -329,7 +329,11 @@ async function loadSummarizer(spec) {
   return mod.default;
 }
 
-const kindOf = (value) => (value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`);
+function kindOf(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return /^[aeiou]/.test(typeof value) ? `an ${typeof value}` : `a ${typeof value}`;
+}
 
 function conversationInput(path) {
   const text = readText(path);
