@@ -3,13 +3,30 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { getSystemErrorMap } from "node:util";
 import * as ctxfold from "../node.js";
 
+/**
+ * The codes of the failures the CLI finds itself; the library's errors keep their own.
+ * Declared once: `help` lists these lines and CliError accepts only these codes.
+ */
+const CLI_ERRORS = Object.freeze({
+  USAGE: "bad command line: unknown command or option, missing FILE or value, bad --window",
+  READ_FAILED: "a file cannot be read; the message names it and the errno code (ENOENT, ...)",
+  WRITE_FAILED: "the --save-state file cannot be written",
+  INVALID_JSON: "FILE is not JSON (a .json FILE of count, any FILE of compact and inspect)",
+  NOT_A_CONVERSATION: "FILE is JSON but not messages or { messages }, or is JSON Lines (.jsonl)",
+  SUMMARIZER_MODULE: "the --summarizer module is missing, fails to load, or has no default function",
+  INVALID_STATE: "the --state file is not a JSON object (from the library: not a ctxfold state)",
+  INTERNAL: "a bug in ctxfold; CTXFOLD_DEBUG=1 also prints the stack",
+});
+
 const USAGE = `usage:
-  ctxfold count FILE [--model M | --encoding E] [--format F] [--json]
+  ctxfold count FILE [--model M | --encoding E] [--format F] [--text] [--json]
       Counts the tokens of FILE: plain text, or a conversation (a JSON array of
       messages, or an object with a "messages" array, such as a corpus file or an
-      Anthropic request). Prints the total and a per-role breakdown.
+      Anthropic request). Prints the total and a per-role breakdown. A .json FILE must
+      parse; another FILE that does not parse as a conversation is counted as plain text.
   ctxfold compact FILE [--model M] [--window N] [--summarizer extractive|PATH.mjs]
                        [--state FILE] [--save-state FILE] [--preset P] [--json]
       Fits the conversation in FILE into the model's window (default gpt-4o) and prints
@@ -24,63 +41,237 @@ options:
   --encoding E   o200k_base (default) or cl100k_base: exact counts
   --model M      a model id (e.g. gpt-4o, claude-sonnet-4-5): its encoding or calibrated estimate
   --format F     openai | openai-responses | anthropic | ai-sdk (default: detected)
-  --window N     the context window in tokens (default: the model's)
+  --text         count: FILE is plain text, even if it is JSON
+  --window N     the context window in tokens, a positive whole number in digits (e.g. 8192);
+                 default: the model's
   --summarizer S extractive (default), or a .mjs module exporting the summarize function
   --state FILE   state from an earlier compact (--save-state) to continue from
   --preset P     off | default | conservative | aggressive
-  --json         machine-readable output; errors as { "error": { name, code, message } }`;
+  --json         machine-readable output; errors as { "error": { name, code, message } }
 
-class UsageError extends Error {}
+exit status: 0 success, 1 failure, 2 usage error.
+errors: with --json, one { "error": { "name", "code", "message" } } on stdout; otherwise
+"ctxfold: message (CODE)" on stderr. The library's errors keep their name and code
+(CtxfoldError, TypeError or RangeError; UNKNOWN_ENCODING, INVALID_MESSAGE, ...); the
+command line's own are named CliError:
+${Object.entries(CLI_ERRORS)
+  .map(([code, meaning]) => `  ${code.padEnd(20)}${meaning}`)
+  .join("\n")}`;
+
+/** A failure the CLI found itself: `code` is a key of CLI_ERRORS. */
+class CliError extends Error {
+  constructor(code, message) {
+    super(message);
+    if (!Object.hasOwn(CLI_ERRORS, code)) throw new TypeError(`undeclared CLI error code ${code}`);
+    this.name = "CliError";
+    this.code = code;
+  }
+}
+
+const usageError = (message) => new CliError("USAGE", message);
 
 function parseArgs(argv) {
-  const args = { positional: [], json: false };
+  const args = { positional: [], json: false, text: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
-      if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
+      // `--model --json` is a missing value, not a model named "--json".
+      if (i + 1 >= argv.length || argv[i + 1].startsWith("--")) throw usageError(`${a} needs a value`);
       return argv[++i];
     };
     if (a === "--json") args.json = true;
+    else if (a === "--text") args.text = true;
     else if (a === "--model") args.model = value();
     else if (a === "--encoding") args.encoding = value();
     else if (a === "--format") args.format = value();
-    else if (a === "--window") args.window = Number(value());
+    else if (a === "--window") args.window = parseWindow(value());
     else if (a === "--summarizer") args.summarizer = value();
     else if (a === "--state") args.state = value();
     else if (a === "--save-state") args.saveState = value();
     else if (a === "--preset") args.preset = value();
     else if (a === "-h" || a === "--help") args.positional.unshift("help");
-    else if (a.startsWith("--")) throw new UsageError(`unknown option ${a}`);
+    else if (a.startsWith("--")) throw usageError(`unknown option ${a}`);
     else args.positional.push(a);
   }
-  if (args.model && args.encoding) throw new UsageError("give --model or --encoding, not both");
+  if (args.model && args.encoding) throw usageError("give --model or --encoding, not both");
   return args;
 }
 
-/** A conversation (array or object with messages) or plain text. */
-function readInput(path) {
-  const text = readFileSync(path, "utf8");
+/** Digits only: Number() would also take "1e3", "0x10" and "", which are refused. */
+function parseWindow(raw) {
+  const n = Number(raw);
+  if (/^[0-9]+$/.test(raw) && n > 0 && Number.isSafeInteger(n)) return n;
+  throw usageError(`--window needs a positive whole number of tokens, such as 8192; got ${JSON.stringify(raw)}`);
+}
+
+/** "ENOENT (no such file or directory)" for a failed file operation. */
+function errno(err) {
+  const description = getSystemErrorMap().get(err.errno)?.[1];
+  return description ? `${err.code} (${description})` : err.code;
+}
+
+/** A file's text; `label` says which option named it ("--state "), if any. */
+function readText(path, label = "") {
   try {
-    const json = JSON.parse(text);
-    if (Array.isArray(json)) return { kind: "messages", messages: json };
-    if (json && typeof json === "object" && Array.isArray(json.messages)) {
-      // A corpus file carries id, source and probes beside the messages; an Anthropic
-      // request carries system and other fields the count needs.
-      const { messages, system } = json;
-      return { kind: "messages", messages: system === undefined ? messages : { system, messages } };
-    }
-  } catch {
-    // Not JSON: plain text.
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if (typeof err?.code !== "string") throw err;
+    throw new CliError("READ_FAILED", `cannot read ${label}${path}: ${errno(err)}`);
   }
-  return { kind: "text", text };
+}
+
+function writeText(path, text, label = "") {
+  try {
+    writeFileSync(path, text);
+  } catch (err) {
+    if (typeof err?.code !== "string") throw err;
+    throw new CliError("WRITE_FAILED", `cannot write ${label}${path}: ${errno(err)}`);
+  }
+}
+
+// Editors on Windows may start a UTF-8 file with a byte order mark, which JSON.parse refuses.
+const withoutBom = (text) => (text.startsWith("\uFEFF") ? text.slice(1) : text);
+
+/** JSON.parse, or a CliError with `code` that says where `what` stops being JSON. */
+function parseJson(text, what, code) {
+  const body = withoutBom(text);
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    // V8 gives the position for most errors but not for "Unexpected token" (a trailing comma,
+    // plain text); its message then quotes the text around it, which is dropped here.
+    const given = /at position (\d+)/.exec(err.message);
+    const offset = given ? Number(given[1]) : jsonErrorOffset(body);
+    const reason = err.message
+      .replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "")
+      .replace(/ at position \d+[\s\S]*$/, "");
+    const where = offset === null ? "" : ` at ${lineColumn(body, offset)}`;
+    throw new CliError(code, `${what} is not valid JSON${where}: ${reason}`);
+  }
+}
+
+function lineColumn(text, offset) {
+  const before = text.slice(0, offset);
+  return `line ${before.split("\n").length}, column ${offset - before.lastIndexOf("\n")}`;
+}
+
+/** The offset at which `text` stops being JSON (RFC 8259), or null if it does not. */
+function jsonErrorOffset(text) {
+  let i = 0;
+  const stop = () => {
+    throw i;
+  };
+  const space = () => {
+    while (i < text.length && " \t\n\r".includes(text[i])) i++;
+  };
+  const expect = (chars) => {
+    for (const c of chars) {
+      if (text[i] !== c) stop();
+      i++;
+    }
+  };
+  const string = () => {
+    i++;
+    for (;;) {
+      const c = text[i];
+      if (c === undefined || c < " ") stop();
+      i++;
+      if (c === '"') return;
+      if (c !== "\\") continue;
+      if (text[i] === "u") {
+        i++;
+        for (let k = 0; k < 4; k++, i++) if (!/[0-9a-fA-F]/.test(text[i] ?? "")) stop();
+      } else if (text[i] !== undefined && '"\\/bfnrt'.includes(text[i])) i++;
+      else stop();
+    }
+  };
+  const number = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+  const value = () => {
+    space();
+    const open = text[i];
+    if (open === "{" || open === "[") {
+      const close = open === "{" ? "}" : "]";
+      i++;
+      space();
+      if (text[i] === close) return void i++;
+      for (;;) {
+        if (open === "{") {
+          space();
+          if (text[i] !== '"') stop();
+          string();
+          space();
+          expect(":");
+        }
+        value();
+        space();
+        if (text[i] !== ",") return expect(close);
+        i++;
+      }
+    }
+    if (open === '"') return string();
+    for (const word of ["true", "false", "null"]) if (open === word[0]) return expect(word);
+    number.lastIndex = i;
+    if (!number.test(text)) stop();
+    i = number.lastIndex;
+  };
+  try {
+    value();
+    space();
+    if (i < text.length) stop();
+    return null;
+  } catch (offset) {
+    // Anything else is nesting too deep for this stack: no position then.
+    return typeof offset === "number" ? offset : null;
+  }
+}
+
+/** The messages of parsed JSON in a conversation's shape, or null. */
+function messagesOf(json) {
+  if (Array.isArray(json)) return json;
+  if (json && typeof json === "object" && Array.isArray(json.messages)) {
+    // A corpus file carries id, source and probes beside the messages; an Anthropic
+    // request carries system and other fields the count needs.
+    const { messages, system } = json;
+    return system === undefined ? messages : { system, messages };
+  }
+  return null;
+}
+
+function jsonLinesError(path, hint = "") {
+  return new CliError(
+    "NOT_A_CONVERSATION",
+    `${path}: JSON Lines (.jsonl) is not supported: give a JSON array of messages, or an object with a "messages" array${hint}`,
+  );
+}
+
+/**
+ * count's input: a conversation or plain text. A .json file must parse; another file is
+ * plain text unless it parses as a conversation; --text makes any file plain text.
+ */
+function countInput(path, args) {
+  const text = readText(path);
+  if (args.text) return { kind: "text", text };
+  if (/\.jsonl$/i.test(path)) throw jsonLinesError(path, ", or --text to count it as plain text");
+  let json;
+  if (/\.json$/i.test(path)) json = parseJson(text, path, "INVALID_JSON");
+  else {
+    try {
+      json = JSON.parse(withoutBom(text));
+    } catch {
+      return { kind: "text", text };
+    }
+  }
+  const messages = messagesOf(json);
+  return messages ? { kind: "messages", messages } : { kind: "text", text };
 }
 
 const fmt = (n) => n.toLocaleString("en-US");
 
 function count(args) {
   const [file] = args.positional;
-  if (!file) throw new UsageError("count needs a FILE");
-  const input = readInput(file);
+  if (!file) throw usageError("count needs a FILE");
+  const input = countInput(file, args);
   const tokenizer = args.model ? { model: args.model } : { encoding: args.encoding ?? "o200k_base" };
   if (input.kind === "text") {
     const total = ctxfold.countTokens(input.text, tokenizer);
@@ -103,38 +294,67 @@ function count(args) {
 
 /** Options for compact and inspect from the command line. */
 async function compactOptions(args) {
-  if (args.window !== undefined && !(Number.isInteger(args.window) && args.window > 0)) {
-    throw new UsageError("--window needs a positive integer");
-  }
   const options = { model: args.model ?? "gpt-4o" };
   if (args.encoding) options.encoding = args.encoding;
   if (args.format) options.format = args.format;
   if (args.window) options.contextWindow = args.window;
   if (args.preset) options.preset = args.preset;
-  if (args.state) options.state = JSON.parse(readFileSync(args.state, "utf8"));
-  if (args.summarizer && args.summarizer !== "extractive") {
-    const mod = await import(pathToFileURL(resolve(args.summarizer)).href);
-    if (typeof mod.default !== "function") {
-      throw new UsageError(`${args.summarizer} has no default export function`);
-    }
-    options.summarizer = mod.default;
-  }
+  if (args.state) options.state = readState(args.state);
+  if (args.summarizer && args.summarizer !== "extractive") options.summarizer = await loadSummarizer(args.summarizer);
   return options;
 }
 
-function conversationInput(file) {
-  const input = readInput(file);
-  if (input.kind !== "messages") throw new UsageError(`${file} is not a conversation (a JSON array of messages, or { messages })`);
-  return input.messages;
+/** A --state file: JSON and an object; the library checks the rest of its shape. */
+function readState(path) {
+  const state = parseJson(readText(path, "--state "), `--state ${path}`, "INVALID_STATE");
+  if (state === null || typeof state !== "object" || Array.isArray(state)) {
+    throw new CliError("INVALID_STATE", `--state ${path} is not a ctxfold state: expected an object, got ${kindOf(state)}`);
+  }
+  return state;
+}
+
+async function loadSummarizer(spec) {
+  const path = resolve(spec);
+  let mod;
+  try {
+    mod = await import(pathToFileURL(path).href);
+  } catch (err) {
+    const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    throw new CliError("SUMMARIZER_MODULE", `--summarizer ${path} cannot be loaded: ${why}`);
+  }
+  if (typeof mod.default !== "function") {
+    const has = mod.default === undefined ? "it has none" : `it is ${kindOf(mod.default)}`;
+    throw new CliError("SUMMARIZER_MODULE", `--summarizer ${path} needs a default export function: ${has}`);
+  }
+  return mod.default;
+}
+
+function kindOf(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return /^[aeiou]/.test(typeof value) ? `an ${typeof value}` : `a ${typeof value}`;
+}
+
+function conversationInput(path) {
+  const text = readText(path);
+  if (/\.jsonl$/i.test(path)) throw jsonLinesError(path);
+  const messages = messagesOf(parseJson(text, path, "INVALID_JSON"));
+  if (!messages) {
+    throw new CliError(
+      "NOT_A_CONVERSATION",
+      `${path} is not a conversation: expected a JSON array of messages, or an object with a "messages" array`,
+    );
+  }
+  return messages;
 }
 
 async function compactCommand(args) {
   const [file] = args.positional;
-  if (!file) throw new UsageError("compact needs a FILE");
+  if (!file) throw usageError("compact needs a FILE");
   const messages = conversationInput(file);
   const options = await compactOptions(args);
   const result = await ctxfold.compact(messages, options);
-  if (args.saveState) writeFileSync(args.saveState, JSON.stringify(result.state));
+  if (args.saveState) writeText(args.saveState, JSON.stringify(result.state), "--save-state ");
   if (args.json) return print({ messages: result.messages, contextStatus: result.contextStatus, report: result.report });
   const r = result.report;
   const out = Array.isArray(result.messages) ? result.messages : result.messages.messages;
@@ -161,7 +381,7 @@ const indent = (text) => text.split("\n").map((l) => `  ${l}`).join("\n");
 
 async function inspectCommand(args) {
   const [file] = args.positional;
-  if (!file) throw new UsageError("inspect needs a FILE");
+  if (!file) throw usageError("inspect needs a FILE");
   const messages = conversationInput(file);
   const options = await compactOptions(args);
   const p = ctxfold.plan(messages, options);
@@ -192,10 +412,12 @@ function print(value) {
 }
 
 async function main(argv) {
-  let args;
+  // Known before parsing, so that a bad command line is reported as JSON too.
+  const json = argv.includes("--json");
   try {
-    args = parseArgs(argv);
+    const args = parseArgs(argv);
     const [command] = args.positional.splice(0, 1);
+    if (args.text && command !== "count") throw usageError("--text applies to count only");
     switch (command) {
       case "count":
         return count(args);
@@ -208,28 +430,28 @@ async function main(argv) {
         console.log(USAGE);
         return;
       default:
-        throw new UsageError(`unknown command ${command}`);
+        throw usageError(`unknown command ${command}`);
     }
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`ctxfold: ${err.message}\n\n${USAGE}`);
-      process.exitCode = 2;
-      return;
-    }
-    if (ctxfold.isCtxfoldError(err)) {
-      if (args?.json) print({ error: { name: err.name, code: err.code, message: err.message } });
-      else console.error(`ctxfold: ${err.message} (${err.code})`);
-      process.exitCode = 1;
-      return;
-    }
-    if (err?.syscall) {
-      // A file that cannot be read.
-      console.error(`ctxfold: cannot read ${err.path ?? "the input"}: ${err.code}`);
-      process.exitCode = 1;
-      return;
-    }
-    throw err;
+    report(err, json);
   }
+}
+
+/** Every failure, expected or not, as one { error } object or one stderr line; never a stack. */
+function report(err, json) {
+  const known = err instanceof CliError || ctxfold.isCtxfoldError(err);
+  const error = known
+    ? { name: err.name, code: err.code, message: err.message }
+    : {
+        name: typeof err?.name === "string" ? err.name : "Error",
+        code: "INTERNAL",
+        message: `${err instanceof Error ? err.message : String(err)} (a bug in ctxfold: please report it; CTXFOLD_DEBUG=1 prints the stack)`,
+      };
+  error.message = error.message.replace(/\s*\n\s*/g, " ");
+  if (json) print({ error });
+  else console.error(`ctxfold: ${error.message} (${error.code})${error.code === "USAGE" ? `\n\n${USAGE}` : ""}`);
+  if (process.env.CTXFOLD_DEBUG) console.error(err instanceof Error ? err.stack : err);
+  process.exitCode = error.code === "USAGE" ? 2 : 1;
 }
 
 await main(process.argv.slice(2));

@@ -1,0 +1,330 @@
+// The command line (pkg/bin/ctxfold.mjs) run as a user runs it, in a child process: every
+// failure is one { error: { name, code, message } } object on stdout with --json, or one
+// `ctxfold: message (CODE)` line on stderr without it, never a stack trace; usage errors exit
+// 2, every other failure 1. The happy paths are checked too.
+import { test, describe, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { pkgDir, repoRoot } from "../support/paths.mjs";
+
+const execFileP = promisify(execFile);
+const bin = join(pkgDir, "bin", "ctxfold.mjs");
+const sample = join(repoRoot, "samples", "swe-agent-pydicom-1458.json");
+
+let dir;
+const at = (name) => join(dir, name);
+
+const CONVERSATION = [
+  { role: "system", content: "You are helpful." },
+  { role: "user", content: "Hello there" },
+  { role: "assistant", content: "Hi! How can I help?" },
+];
+const SUMMARY = `## Conversation Summary
+- **Decisions:** None
+- **Entities:** None
+- **Facts:** The user fixed a bug.
+- **Open Items:** None`;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), "ctxfold-cli-"));
+  const files = {
+    "conv.json": JSON.stringify(CONVERSATION),
+    "notes.txt": "Hello, world! Just some notes.\n",
+    // Truncated inside a string on line 3: the parser reports the position.
+    "broken.json": '[\n  {"role": "user", "content": "hi"},\n  {"role": "assistant", "content": "hel',
+    // A trailing comma: V8's message has no position, the CLI finds it (line 1, column 33).
+    "trailing.json": '[{"role":"user","content":"hi"},]',
+    "lines.jsonl": CONVERSATION.map((m) => JSON.stringify(m)).join("\n"),
+    "settings.json": '{"model": "gpt-4o", "temperature": 0}',
+    "syntax.mjs": "export default (\n",
+    "no-default.mjs": "export async function summarize() { return 'x'; }\n",
+    "default-number.mjs": "export default 42;\n",
+    "throws.mjs": 'throw new Error("OPENAI_API_KEY is not set");\n',
+    "good.mjs": `export default async () => ${JSON.stringify(SUMMARY)};\n`,
+    // Breaks the CLI itself once the summarizer has loaded, as a bug would: the first
+    // indented JSON.stringify (the CLI's --json output; the library never indents) or
+    // Number#toLocaleString (the CLI's text output) throws, once.
+    "trap.mjs": `const saved = { stringify: JSON.stringify, toLocaleString: Number.prototype.toLocaleString };
+function spring() {
+  JSON.stringify = saved.stringify;
+  Number.prototype.toLocaleString = saved.toLocaleString;
+  throw new TypeError("trap sprung");
+}
+JSON.stringify = function (value, replacer, space) {
+  return space === undefined ? saved.stringify(value, replacer) : spring();
+};
+Number.prototype.toLocaleString = spring;
+export default async () => "unused";
+`,
+    "state-text.json": "not json\n",
+    "state-array.json": "[1, 2]",
+    "state-null.json": "null",
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(at(name), text);
+  mkdirSync(at("a-directory"));
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the CLI; resolves with its exit status and output whatever the status. */
+async function cli(args, env = {}) {
+  const { CTXFOLD_DEBUG, ...base } = process.env;
+  try {
+    const { stdout, stderr } = await execFileP(process.execPath, [bin, ...args], {
+      env: { ...base, ...env },
+      timeout: 60_000,
+    });
+    return { status: 0, stdout, stderr };
+  } catch (err) {
+    if (typeof err.code !== "number") throw err;
+    return { status: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+function assertNoStack({ stdout, stderr }) {
+  assert.doesNotMatch(stdout, /^ {4}at /m, `a stack trace on stdout:\n${stdout}`);
+  assert.doesNotMatch(stderr, /^ {4}at /m, `a stack trace on stderr:\n${stderr}`);
+}
+
+/** A string in the message, or a pattern it matches. */
+function assertMentions(message, parts) {
+  for (const part of parts) {
+    if (part instanceof RegExp) assert.match(message, part);
+    else assert.ok(message.includes(part), `${JSON.stringify(message)} does not mention ${JSON.stringify(part)}`);
+  }
+}
+
+/** The --json failure: exactly one { error: { name, code, message } } on stdout. */
+function assertJsonError(result, { status, code, name, mentions = [] }) {
+  assertNoStack(result);
+  let out;
+  assert.doesNotThrow(() => (out = JSON.parse(result.stdout)), `stdout is not one JSON value:\n${result.stdout}${result.stderr}`);
+  assert.deepEqual(Object.keys(out), ["error"]);
+  assert.deepEqual(Object.keys(out.error).sort(), ["code", "message", "name"]);
+  assert.equal(out.error.code, code, out.error.message);
+  assert.equal(result.status, status, out.error.message);
+  if (name) assert.equal(out.error.name, name);
+  else assert.equal(typeof out.error.name, "string");
+  assertMentions(out.error.message, mentions);
+  return out.error;
+}
+
+/** The text failure: nothing on stdout, `ctxfold: message (CODE)` first on stderr. */
+function assertTextError(result, { status, code, mentions = [] }) {
+  assertNoStack(result);
+  assert.equal(result.status, status, result.stderr);
+  assert.equal(result.stdout, "");
+  const [first, ...rest] = result.stderr.split("\n");
+  assert.match(first, new RegExp(`^ctxfold: .+ \\(${code}\\)$`));
+  assertMentions(first, mentions);
+  return rest.join("\n");
+}
+
+describe("usage errors exit 2", () => {
+  test("--window must be a positive whole number, checked before the file is read", async () => {
+    for (const value of ["abc", "1.5", "0", "-3", "1e3", "0x10", "12k", ""]) {
+      const r = await cli(["compact", at("missing.json"), "--window", value, "--json"]);
+      assertJsonError(r, { status: 2, code: "USAGE", name: "CliError", mentions: ["--window", JSON.stringify(value)] });
+    }
+    // count takes no window, but a bad one is still a bad command line.
+    assertJsonError(await cli(["count", at("conv.json"), "--window", "abc", "--json"]), { status: 2, code: "USAGE", mentions: ["--window"] });
+  });
+
+  test("--model with --encoding", async () => {
+    const r = await cli(["count", at("conv.json"), "--model", "gpt-4o", "--encoding", "o200k_base", "--json"]);
+    assertJsonError(r, { status: 2, code: "USAGE", mentions: ["--model", "--encoding"] });
+  });
+
+  test("an unknown command, an unknown option, a missing FILE, an option without its value", async () => {
+    assertJsonError(await cli(["frobnicate", "--json"]), { status: 2, code: "USAGE", mentions: ["frobnicate"] });
+    assertJsonError(await cli(["count", at("conv.json"), "--bogus", "--json"]), { status: 2, code: "USAGE", mentions: ["--bogus"] });
+    assertJsonError(await cli(["count", "--json"]), { status: 2, code: "USAGE", mentions: ["count", "FILE"] });
+    assertJsonError(await cli(["compact", "--json"]), { status: 2, code: "USAGE", mentions: ["compact", "FILE"] });
+    assertJsonError(await cli(["count", at("conv.json"), "--json", "--model"]), { status: 2, code: "USAGE", mentions: ["--model"] });
+    // --json is found wherever it is, even when the error comes before it.
+    assertJsonError(await cli(["count", at("conv.json"), "--model", "--json"]), { status: 2, code: "USAGE", mentions: ["--model"] });
+    assertJsonError(await cli(["compact", at("conv.json"), "--text", "--json"]), { status: 2, code: "USAGE", mentions: ["--text"] });
+  });
+
+  test("without --json: one ctxfold: line with the code, then the usage, on stderr", async () => {
+    const rest = assertTextError(await cli(["compact", at("conv.json"), "--window", "abc"]), {
+      status: 2,
+      code: "USAGE",
+      mentions: ["--window", '"abc"'],
+    });
+    assert.match(rest, /usage:/);
+  });
+});
+
+describe("reading files", () => {
+  test("a missing FILE is READ_FAILED naming the path and ENOENT", async () => {
+    for (const command of ["count", "compact", "inspect"]) {
+      const r = await cli([command, at("missing.json"), "--json"]);
+      assertJsonError(r, { status: 1, code: "READ_FAILED", name: "CliError", mentions: [at("missing.json"), "ENOENT"] });
+    }
+  });
+
+  test("a directory as FILE is READ_FAILED with EISDIR", async () => {
+    const r = await cli(["count", at("a-directory"), "--json"]);
+    assertJsonError(r, { status: 1, code: "READ_FAILED", mentions: [at("a-directory"), "EISDIR"] });
+  });
+
+  test("without --json: one line on stderr, no usage", async () => {
+    const rest = assertTextError(await cli(["count", at("missing.json")]), {
+      status: 1,
+      code: "READ_FAILED",
+      mentions: [at("missing.json"), "ENOENT"],
+    });
+    assert.equal(rest, "");
+  });
+});
+
+describe("count", () => {
+  test("a truncated .json file is INVALID_JSON with the parser's position, not plain text", async () => {
+    const r = await cli(["count", at("broken.json"), "--json"]);
+    assertJsonError(r, { status: 1, code: "INVALID_JSON", name: "CliError", mentions: [at("broken.json"), /line 3, column \d+/] });
+    assertTextError(await cli(["count", at("broken.json")]), { status: 1, code: "INVALID_JSON", mentions: [at("broken.json"), "line 3"] });
+  });
+
+  test("the position is given where V8's message has none (a trailing comma)", async () => {
+    const r = await cli(["count", at("trailing.json"), "--json"]);
+    const error = assertJsonError(r, { status: 1, code: "INVALID_JSON", mentions: [at("trailing.json"), "line 1, column 33", "Unexpected token ']'"] });
+    assert.doesNotMatch(error.message, /is not valid JSON$/, "V8's quote of the text is dropped");
+  });
+
+  test("--text counts any file as plain text", async () => {
+    for (const file of ["broken.json", "conv.json", "lines.jsonl"]) {
+      const r = await cli(["count", at(file), "--text", "--json"]);
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      assert.equal(out.kind, "text", file);
+      assert.ok(out.total > 0, file);
+    }
+  });
+
+  test("a .jsonl file says JSON Lines is not supported and points to --text", async () => {
+    const r = await cli(["count", at("lines.jsonl"), "--json"]);
+    assertJsonError(r, { status: 1, code: "NOT_A_CONVERSATION", mentions: [at("lines.jsonl"), "JSON Lines", "--text"] });
+  });
+
+  test("happy paths: a conversation, plain text, JSON that is not a conversation", async () => {
+    const conv = await cli(["count", at("conv.json"), "--json"]);
+    assert.equal(conv.status, 0, conv.stderr);
+    const counted = JSON.parse(conv.stdout);
+    assert.equal(counted.kind, "messages");
+    assert.ok(counted.total > 0);
+    assert.equal(counted.messages.length, CONVERSATION.length);
+
+    const text = await cli(["count", at("notes.txt")]);
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /notes\.txt: [\d,]+ tokens \(o200k_base \(exact\), plain text\)/);
+
+    // Valid JSON in another shape is counted as its text, as before.
+    const settings = JSON.parse((await cli(["count", at("settings.json"), "--json"])).stdout);
+    assert.equal(settings.kind, "text");
+  });
+
+  test("errors from the library keep their name and code", async () => {
+    const r = await cli(["count", at("conv.json"), "--encoding", "p50k_base", "--json"]);
+    assertJsonError(r, { status: 1, code: "UNKNOWN_ENCODING", name: "CtxfoldError", mentions: ["p50k_base"] });
+  });
+});
+
+describe("compact and inspect", () => {
+  test("a file that is not JSON is INVALID_JSON, with its position", async () => {
+    for (const command of ["compact", "inspect"]) {
+      const r = await cli([command, at("notes.txt"), "--json"]);
+      assertJsonError(r, { status: 1, code: "INVALID_JSON", mentions: [at("notes.txt"), "line 1, column 1"] });
+    }
+  });
+
+  test("JSON that is not a conversation is NOT_A_CONVERSATION", async () => {
+    for (const command of ["compact", "inspect"]) {
+      const r = await cli([command, at("settings.json"), "--json"]);
+      assertJsonError(r, { status: 1, code: "NOT_A_CONVERSATION", name: "CliError", mentions: [at("settings.json"), "messages"] });
+    }
+    const r = await cli(["compact", at("lines.jsonl"), "--json"]);
+    assertJsonError(r, { status: 1, code: "NOT_A_CONVERSATION", mentions: [at("lines.jsonl"), "JSON Lines"] });
+  });
+
+  test("a --summarizer module that is missing, does not parse, throws or has no default export function", async () => {
+    const cases = [
+      ["missing.mjs", "Cannot find module"],
+      ["syntax.mjs", "SyntaxError"],
+      ["throws.mjs", "OPENAI_API_KEY is not set"],
+      ["no-default.mjs", "default export"],
+      ["default-number.mjs", "default export"],
+    ];
+    for (const [file, detail] of cases) {
+      const r = await cli(["compact", at("conv.json"), "--summarizer", at(file), "--json"]);
+      assertJsonError(r, { status: 1, code: "SUMMARIZER_MODULE", name: "CliError", mentions: ["--summarizer", at(file), detail] });
+    }
+  });
+
+  test("a --state file that is not JSON, or not an object, is INVALID_STATE; a missing one READ_FAILED", async () => {
+    const text = await cli(["compact", at("conv.json"), "--state", at("state-text.json"), "--json"]);
+    assertJsonError(text, { status: 1, code: "INVALID_STATE", name: "CliError", mentions: ["--state", at("state-text.json"), "line 1, column 2"] });
+    for (const file of ["state-array.json", "state-null.json"]) {
+      const r = await cli(["inspect", at("conv.json"), "--state", at(file), "--json"]);
+      assertJsonError(r, { status: 1, code: "INVALID_STATE", mentions: ["--state", at(file), "object"] });
+    }
+    const missing = await cli(["compact", at("conv.json"), "--state", at("missing-state.json"), "--json"]);
+    assertJsonError(missing, { status: 1, code: "READ_FAILED", mentions: [at("missing-state.json"), "ENOENT"] });
+    assertTextError(await cli(["compact", at("conv.json"), "--state", at("state-text.json")]), { status: 1, code: "INVALID_STATE" });
+  });
+
+  test("a --save-state file that cannot be written is WRITE_FAILED", async () => {
+    const r = await cli(["compact", at("conv.json"), "--save-state", at("a-directory"), "--json"]);
+    assertJsonError(r, { status: 1, code: "WRITE_FAILED", name: "CliError", mentions: ["--save-state", at("a-directory"), "EISDIR"] });
+  });
+
+  test("happy paths: compact --json gives the report; a summarizer module and a window are used", async () => {
+    const small = await cli(["compact", at("conv.json"), "--json"]);
+    assert.equal(small.status, 0, small.stderr);
+    const out = JSON.parse(small.stdout);
+    assert.equal(typeof out.report, "object");
+    assert.equal(out.messages.length, CONVERSATION.length);
+
+    const big = await cli(["compact", sample, "--window", "8192", "--summarizer", at("good.mjs"), "--save-state", at("state.json"), "--json"]);
+    assert.equal(big.status, 0, big.stderr);
+    const { report } = JSON.parse(big.stdout);
+    assert.equal(report.budget.window, 8192);
+    assert.ok(report.trigger, "the sample overflows 8k and is compacted");
+    const next = await cli(["inspect", sample, "--window", "8192", "--state", at("state.json"), "--json"]);
+    assert.equal(next.status, 0, next.stderr);
+    assert.equal(JSON.parse(next.stdout).budget.window, 8192);
+  });
+});
+
+describe("unexpected errors", () => {
+  test("a bug in the CLI is INTERNAL, exit 1, without a stack", async () => {
+    const json = await cli(["compact", at("conv.json"), "--summarizer", at("trap.mjs"), "--json"]);
+    assertJsonError(json, { status: 1, code: "INTERNAL", name: "TypeError", mentions: ["trap sprung", "CTXFOLD_DEBUG"] });
+    assertTextError(await cli(["compact", at("conv.json"), "--summarizer", at("trap.mjs")]), {
+      status: 1,
+      code: "INTERNAL",
+      mentions: ["trap sprung"],
+    });
+  });
+
+  test("CTXFOLD_DEBUG=1 adds the stack on stderr; stdout stays one JSON object", async () => {
+    const r = await cli(["compact", at("conv.json"), "--summarizer", at("trap.mjs"), "--json"], { CTXFOLD_DEBUG: "1" });
+    assert.equal(r.status, 1);
+    assert.equal(JSON.parse(r.stdout).error.code, "INTERNAL");
+    assert.match(r.stderr, /^ {4}at /m);
+  });
+});
+
+test("help lists the error codes and the exit statuses", async () => {
+  const r = await cli(["help"]);
+  assert.equal(r.status, 0);
+  for (const code of ["USAGE", "READ_FAILED", "WRITE_FAILED", "INVALID_JSON", "NOT_A_CONVERSATION", "SUMMARIZER_MODULE", "INVALID_STATE", "INTERNAL"]) {
+    assert.match(r.stdout, new RegExp(`^ +${code} `, "m"), code);
+  }
+  assert.match(r.stdout, /exit status/i);
+  assert.match(r.stdout, /--text/);
+});
