@@ -280,16 +280,82 @@ pub fn is_available(encoding: Encoding) -> bool {
     encoding.slot().get().is_some() || encoding.embedded().is_some()
 }
 
+/// The SHA-256 of every vocabulary file ctxfold ships (`vocab/SHA256SUMS`, in `sha256sum`
+/// format), compiled in: a file loaded at run time must be one of them. The format's own
+/// checksum catches corruption; this catches a file made to look valid.
+const PINNED: &str = include_str!("../../vocab/SHA256SUMS");
+
+/// The pinned SHA-256 of `encoding`'s file, as hex.
+pub fn pinned_sha256(encoding: Encoding) -> Option<&'static str> {
+    PINNED.lines().find_map(|line| {
+        let (hex, file) = line.split_once("  ")?;
+        (file.strip_suffix(".ctxv")? == encoding.name()).then_some(hex)
+    })
+}
+
 /// Installs a vocabulary loaded at run time (the lite build ships none). Returns its
-/// encoding. Loading an encoding that is already present keeps the present one.
+/// encoding. The bytes must be the shipped file (their SHA-256 is pinned), so loading an
+/// encoding that is already present changes nothing.
 pub fn load(data: Vec<u8>) -> Result<Encoding, Error> {
+    use sha2::{Digest, Sha256};
     let encoding = Encoding::from_name(vocab::peek_name(&data)?).map_err(|e| Error::InvalidVocabulary {
         reason: e.to_string(),
     })?;
+    let digest: String = Sha256::digest(&data).iter().map(|b| format!("{b:02x}")).collect();
+    if pinned_sha256(encoding) != Some(digest.as_str()) {
+        return Err(Error::InvalidVocabulary {
+            reason: format!(
+                "not the {} file ctxfold ships (its SHA-256 is {digest}, not the one pinned in this build)",
+                encoding.name()
+            ),
+        });
+    }
     let slot = encoding.slot();
     if slot.get().is_none() {
         let t = Tokenizer::from_bytes(Cow::Owned(data), true)?;
         let _ = slot.set(t);
     }
     Ok(encoding)
+}
+
+#[cfg(test)]
+mod pin_tests {
+    use super::*;
+    use sha2::{Digest, Sha256};
+
+    /// The pins are the files in `vocab/`: a vocabulary rebuilt without updating
+    /// `vocab/SHA256SUMS` (or the other way round) fails here.
+    #[test]
+    fn the_pinned_digests_are_the_shipped_files() {
+        for e in Encoding::ALL {
+            let path = format!("{}/vocab/{}.ctxv", env!("CARGO_MANIFEST_DIR"), e.name());
+            let bytes = std::fs::read(&path).unwrap();
+            let digest: String = Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(pinned_sha256(e), Some(digest.as_str()), "{path}");
+        }
+    }
+
+    /// A file made to pass the format's own checks (its checksum is not cryptographic),
+    /// named cl100k_base, with one token changed: refused, and the real file loads after it.
+    #[test]
+    fn a_crafted_vocabulary_is_refused() {
+        let real = std::fs::read(format!("{}/vocab/cl100k_base.ctxv", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let parsed = vocab::Vocab::parse(Cow::Owned(real.clone()), true).unwrap();
+        let mut tokens: Vec<Vec<u8>> = (0..parsed.len() as u32)
+            .map(|r| parsed.token_bytes(r).unwrap().to_vec())
+            .collect();
+        tokens.swap(1000, 1001);
+        let crafted = vocab::serialize("cl100k_base", &tokens);
+        assert!(
+            vocab::Vocab::parse(Cow::Owned(crafted.clone()), true).is_ok(),
+            "the format accepts it"
+        );
+        let err = load(crafted).unwrap_err();
+        assert_eq!(err.code(), "INVALID_VOCABULARY");
+        assert!(err.to_string().contains("SHA-256"), "{err}");
+        assert_eq!(load(real), Ok(Encoding::Cl100kBase));
+    }
 }
