@@ -53,7 +53,7 @@ fn main() {
         })
         .unwrap();
     let counter = tokenizer(Encoding::O200kBase).unwrap();
-    let config = Config::from_json(&json!({})).unwrap();
+    let config = std::rc::Rc::new(Config::from_json(&json!({})).unwrap());
     let base = Conversation::parse(&messages, None).unwrap();
     let bytes: usize = messages.to_string().len();
 
@@ -72,13 +72,13 @@ fn main() {
         more.push(
             json!({"role": "user", "content": format!("And now round {r}: what failed in the last run?")}),
         );
-        let conv = Conversation::parse(&Value::Array(more), None).unwrap();
+        let conv = std::rc::Rc::new(Conversation::parse(&Value::Array(more), None).unwrap());
         count_each(base.messages(), counter); // warm, as after the previous turn
         let t = Instant::now();
         let c = Compaction::new(Input {
-            conv: &conv,
-            config: &config,
-            counter,
+            conv,
+            config: config.clone(),
+            counter: counter.into(),
             window: 128_000,
             reserved_output: 8_000,
             state: None,

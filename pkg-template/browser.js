@@ -1,14 +1,9 @@
-// ctxfold for browsers and bundlers: the module is fetched from beside this file.
-import init, { installVocabulary, hasVocabulary } from "./dist/full/ctxfold.js";
-import { vocabularyLoader, fetchBytes } from "./lib/vocabulary.js";
+// ctxfold for browsers and bundlers: the module is fetched from beside this file. Both
+// vocabularies are embedded, so loadVocabulary() resolves at once.
+import * as raw from "./dist/full/ctxfold.js";
+import { api } from "./lib/entry.js";
+import { fetchBytes } from "./lib/vocabulary.js";
 
-await init({ module_or_path: new URL("./dist/full/ctxfold_bg.wasm", import.meta.url) });
+await raw.default({ module_or_path: new URL("./dist/full/ctxfold_bg.wasm", import.meta.url) });
 
-/** Embedded in this build: resolves at once for o200k_base and cl100k_base. */
-export const loadVocabulary = vocabularyLoader({
-  install: installVocabulary,
-  has: hasVocabulary,
-  fetchBytes,
-  defaultSource: null,
-});
-export { /* @exports */ } from "./dist/full/ctxfold.js";
+export const { /* @exports */ } = api(raw, { fetchBytes, defaultSource: null });

@@ -29,8 +29,10 @@ build() { # name, cargo flags...
   echo "== cargo build ($name)"
   # Separate target dirs keep both feature sets cached.
   cargo build --lib --release --target "$target" --target-dir "target/$name" "$@"
+  # --experimental-reset-state-function: __wbg_reset_state, which lib/guard.js calls to
+  # make a fresh instance after a trap.
   wasm-bindgen --target web --out-dir "$out/dist/$name" --out-name ctxfold \
-    --remove-name-section --remove-producers-section \
+    --remove-name-section --remove-producers-section --experimental-reset-state-function \
     "target/$name/$target/release/ctxfold.wasm"
   if [ -z "${CTXFOLD_FAST:-}" ]; then
     echo "== wasm-opt ($name)"
@@ -46,7 +48,7 @@ build lite --no-default-features
 
 cp -r pkg-template/. "$out/"
 mkdir -p "$out/vocab"
-cp vocab/*.ctxv "$out/vocab/"
+cp vocab/*.ctxv vocab/SHA256SUMS "$out/vocab/"
 cp LICENSE README.md "$out/"
 node scripts/entries.mjs "$out"
 node scripts/sizes.mjs "$out"

@@ -52,6 +52,49 @@ impl TextCounter for crate::tokenizer::Tokenizer {
     }
 }
 
+/// The counter of one call, owned and `'static` (so a compaction can keep it across the
+/// awaits of a summarizer call): an exact tokenizer, or a model's estimate.
+#[derive(Clone, Copy, Debug)]
+pub enum Counter {
+    /// An exact BPE encoding.
+    Exact(&'static crate::tokenizer::Tokenizer),
+    /// A model's calibrated estimate (exact when its encoding is loaded).
+    Estimate(crate::estimate::Estimator),
+}
+
+impl TextCounter for Counter {
+    fn count(&self, text: &str) -> usize {
+        match self {
+            Counter::Exact(t) => t.count(text),
+            Counter::Estimate(e) => e.count(text),
+        }
+    }
+    fn cache_key(&self) -> u64 {
+        match self {
+            Counter::Exact(t) => TextCounter::cache_key(*t),
+            Counter::Estimate(e) => e.cache_key(),
+        }
+    }
+}
+
+impl From<&'static crate::tokenizer::Tokenizer> for Counter {
+    fn from(t: &'static crate::tokenizer::Tokenizer) -> Self {
+        Counter::Exact(t)
+    }
+}
+
+impl From<crate::estimate::Estimator> for Counter {
+    fn from(e: crate::estimate::Estimator) -> Self {
+        Counter::Estimate(e)
+    }
+}
+
+impl From<&crate::estimate::Estimator> for Counter {
+    fn from(e: &crate::estimate::Estimator) -> Self {
+        Counter::Estimate(*e)
+    }
+}
+
 /// Tokens by role.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ByRole {

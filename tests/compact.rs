@@ -7,7 +7,7 @@ mod common;
 use common::compact::{check_invariants, output, run, run_manual, within, Summarizer};
 use ctxfold::compact::{ContextStatus, Reply, Request};
 use ctxfold::config::Config;
-use ctxfold::count::{count_conversation, TextCounter};
+use ctxfold::count::{count_conversation, Counter};
 use ctxfold::estimate::Estimator;
 use ctxfold::messages::{Conversation, Format, Out, Role};
 use ctxfold::tokenizer::{tokenizer, Encoding, Tokenizer};
@@ -181,14 +181,14 @@ fn build_in(format: u8, system: &str, turns: &[(String, Vec<Step>)]) -> Value {
 
 /// Runs compaction and checks the invariants; a CONTEXT_OVERFLOW must be justified.
 fn compact_and_check(input: &Value, cfg: &Config, window: usize, what: &str) {
-    compact_and_check_with(input, cfg, enc(), window, false, what)
+    compact_and_check_with(input, cfg, enc().into(), window, false, what)
 }
 
 /// [`compact_and_check`] with any counter (an estimate too), as a manual compaction if `manual`.
 fn compact_and_check_with(
     input: &Value,
     cfg: &Config,
-    counter: &dyn TextCounter,
+    counter: Counter,
     window: usize,
     manual: bool,
     what: &str,
@@ -316,7 +316,7 @@ proptest! {
         let cfg = config(json!({"strategy": strategy, "tokenFloor": 256, "overflow": overflow, "alternateRoles": alternate, "summarizerInputTokens": input_tokens, "summaryMaxTokens": summary_tokens}));
         let what = format!("{model} window {window} summarizer input {input_tokens} summary {summary_tokens} manual {manual}");
         let counter = counter_for(model);
-        within(60, &what.clone(), move || compact_and_check_with(&input, &cfg, &counter, window, manual, &what));
+        within(60, &what.clone(), move || compact_and_check_with(&input, &cfg, counter.into(), window, manual, &what));
     }
 }
 
@@ -343,7 +343,7 @@ fn a_long_message_and_a_small_summarizer_input_do_not_hang() {
             let (outcome, calls) = run_manual(
                 &conv,
                 &cfg,
-                &counter,
+                counter,
                 200_000,
                 8_000,
                 None,
@@ -386,7 +386,7 @@ fn the_newest_user_words_stay_when_they_come_with_a_tool_result() {
             let (outcome, _) = run(
                 &conv,
                 &Config::from_json(&json!({})).unwrap(),
-                &counter,
+                counter,
                 window,
                 reserve(window),
                 None,
@@ -835,9 +835,9 @@ fn new_chunks_counts_the_chunks_made_not_the_planned_calls() {
     let conv = Conversation::parse(&Value::Array(messages), None).unwrap();
     let cfg = config(json!({"summarizerInputTokens": 3000}));
     let mut c = ctxfold::compact::Compaction::new(ctxfold::compact::Input {
-        conv: &conv,
-        config: &cfg,
-        counter: enc(),
+        conv: std::rc::Rc::new(conv),
+        config: std::rc::Rc::new(cfg),
+        counter: enc().into(),
         window: 8_000,
         reserved_output: 1_000,
         state: None,

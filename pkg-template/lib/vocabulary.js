@@ -1,5 +1,7 @@
 // Loading vocabularies at run time: shared by every entry point. The bytes are checked
-// and installed by the wasm side (installVocabulary), which throws the typed errors.
+// and installed by the wasm side (installVocabulary: format, checksum, and the SHA-256
+// pinned for the shipped file), which throws the typed errors; a source that cannot be
+// read or fetched is VOCABULARY_UNAVAILABLE here, with the original error as its cause.
 
 /**
  * @param {object} platform
@@ -31,9 +33,15 @@ async function toBytes(source, fetchBytes) {
   if (source instanceof Uint8Array) return source;
   if (source instanceof ArrayBuffer) return new Uint8Array(source);
   if (typeof Response !== "undefined" && source instanceof Response) {
-    return new Uint8Array(await checked(source).arrayBuffer());
+    return new Uint8Array(await checked(source, source.url || "a Response").arrayBuffer());
   }
-  if (source instanceof URL || typeof source === "string") return fetchBytes(source);
+  if (source instanceof URL || typeof source === "string") {
+    try {
+      return await fetchBytes(source);
+    } catch (e) {
+      throw e?.code === "VOCABULARY_UNAVAILABLE" ? e : unavailable(String(source), e?.code ?? e?.message ?? String(e), e);
+    }
+  }
   const err = new TypeError(
     `invalid argument source: expected a Uint8Array, an ArrayBuffer, a URL, a URL string or a Response, got ${
       source === null ? "null" : typeof source
@@ -43,17 +51,26 @@ async function toBytes(source, fetchBytes) {
   throw err;
 }
 
-function checked(response) {
-  if (!response.ok) {
-    const err = new Error(`could not load the vocabulary: ${response.url || "response"} answered ${response.status}`);
-    err.name = "CtxfoldError";
-    err.code = "INVALID_VOCABULARY";
-    throw err;
-  }
+function unavailable(where, reason, cause) {
+  const err = new Error(`could not load the vocabulary from ${where}: ${reason}`);
+  err.name = "CtxfoldError";
+  err.code = "VOCABULARY_UNAVAILABLE";
+  if (cause !== undefined) err.cause = cause;
+  return err;
+}
+
+function checked(response, where) {
+  if (!response.ok) throw unavailable(where, `it answered ${response.status}`);
   return response;
 }
 
 /** fetch() for browsers and workerd. */
 export async function fetchBytes(source) {
-  return new Uint8Array(await checked(await fetch(source)).arrayBuffer());
+  let response;
+  try {
+    response = await fetch(source);
+  } catch (e) {
+    throw unavailable(String(source), e?.message ?? String(e), e);
+  }
+  return new Uint8Array(await checked(response, String(source)).arrayBuffer());
 }

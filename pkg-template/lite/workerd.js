@@ -1,16 +1,10 @@
-// ctxfold/lite (no vocabulary inside the wasm; see loadVocabulary) for Cloudflare Workers (workerd): the bundler imports the .wasm file as a
-// compiled WebAssembly.Module, so instantiation is synchronous and costs no request time.
+// ctxfold/lite for Cloudflare Workers (workerd): no vocabulary inside the wasm; give
+// loadVocabulary the .ctxv file's bytes (a Data module), a URL or a Response.
 import wasmModule from "../dist/lite/ctxfold_bg.wasm";
-import { initSync, installVocabulary, hasVocabulary } from "../dist/lite/ctxfold.js";
-import { vocabularyLoader, fetchBytes } from "../lib/vocabulary.js";
+import * as raw from "../dist/lite/ctxfold.js";
+import { api } from "../lib/entry.js";
+import { fetchBytes } from "../lib/vocabulary.js";
 
-initSync({ module: wasmModule });
+raw.initSync({ module: wasmModule });
 
-/** Loads a vocabulary this lite build does not embed: from bytes, a URL, a Response, or (Node, browsers) the file shipped in ctxfold/vocab. */
-export const loadVocabulary = vocabularyLoader({
-  install: installVocabulary,
-  has: hasVocabulary,
-  fetchBytes,
-  defaultSource: null,
-});
-export { /* @exports */ } from "../dist/lite/ctxfold.js";
+export const { /* @exports */ } = api(raw, { fetchBytes, defaultSource: null });

@@ -7,6 +7,7 @@
 //! summarizer becomes the configured fallback here, so a turn is never lost to it.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -16,20 +17,21 @@ use super::prune::prune_text;
 use super::state::{Chunk, FallbackUsed, Mark, State, VERSION};
 use super::{extractive, summary};
 use crate::config::{Config, Fallback, Overflow, Preset, Strategy, SummaryRole};
-use crate::count::{count_each, count_message, TextCounter, REPLY_PRIMING};
+use crate::count::{count_each, count_message, Counter, TextCounter, REPLY_PRIMING};
 use crate::ids::Identifier;
 use crate::messages::{Conversation, Format, Message, NewMessage, Out, Part, Role};
 use crate::tokenizer::hash::FastMap;
 use crate::Error;
 
-/// Everything a compaction needs.
-pub struct Input<'a> {
+/// Everything a compaction needs, owned: a compaction in progress can be kept across the
+/// caller's awaits (the JS face holds one while the summarizer runs).
+pub struct Input {
     /// The conversation, as the caller sent it.
-    pub conv: &'a Conversation,
+    pub conv: Rc<Conversation>,
     /// Resolved options.
-    pub config: &'a Config,
+    pub config: Rc<Config>,
     /// Counts tokens (exact, or the model's estimate).
-    pub counter: &'a dyn TextCounter,
+    pub counter: Counter,
     /// The model's context window.
     pub window: usize,
     /// Tokens kept free for the reply.
@@ -237,8 +239,8 @@ struct Pending {
 }
 
 /// A compaction in progress.
-pub struct Compaction<'a> {
-    input: Input<'a>,
+pub struct Compaction {
+    input: Input,
     plan: Plan,
     budget: Budget,
     /// Tokens of each message as it would go out (pruned where pruned).
@@ -325,11 +327,12 @@ fn tool_names(messages: &[Message]) -> FastMap<&str, &str> {
     names
 }
 
-impl<'a> Compaction<'a> {
+impl Compaction {
     /// Plans a compaction. Errors only for input that cannot fit at all (`CONTEXT_OVERFLOW`).
-    pub fn new(input: Input<'a>) -> Result<Self, Error> {
-        let cfg = input.config;
-        let messages = input.conv.messages();
+    pub fn new(input: Input) -> Result<Self, Error> {
+        let cfg = Rc::clone(&input.config);
+        let conv = Rc::clone(&input.conv);
+        let messages = conv.messages();
         let n = messages.len();
         let window = input.window;
         let reserved = input.reserved_output.min(window.saturating_sub(1));
@@ -401,7 +404,7 @@ impl<'a> Compaction<'a> {
 
         // Pruning: tool outputs before the prune boundary; the boundary moves up to the
         // protected recent turns only when enough tool output has piled up past it.
-        let raw = input.conv.counts(input.counter);
+        let raw = input.conv.counts(&input.counter);
         let names = tool_names(messages);
         let protect = structure
             .turn_starts
@@ -445,7 +448,7 @@ impl<'a> Compaction<'a> {
                 }
             }
             if !changed.is_empty() {
-                tokens[i] = count_each(std::slice::from_ref(&m), input.counter)[0];
+                tokens[i] = count_each(std::slice::from_ref(&m), &input.counter)[0];
                 pruned.tokens_saved += raw[i].saturating_sub(tokens[i]);
                 pruned.messages.push(i);
                 edits.insert(i, changed);
@@ -455,7 +458,7 @@ impl<'a> Compaction<'a> {
         let system_tokens = input
             .conv
             .system()
-            .map_or(0, |s| count_message(&s, input.counter));
+            .map_or(0, |s| count_message(&s, &input.counter));
         let chunk_tokens = |chunks: &[Chunk]| -> usize {
             if chunks.is_empty() {
                 return 0;
@@ -467,7 +470,7 @@ impl<'a> Compaction<'a> {
                     parts: vec![Part::Text(text)],
                     name: None,
                 },
-                input.counter,
+                &input.counter,
             )
         };
         let head_tokens =
@@ -648,7 +651,7 @@ impl<'a> Compaction<'a> {
     }
 
     fn request_summaries(&mut self, names: &FastMap<&str, &str>, input_budget: usize) {
-        let cfg = self.input.config;
+        let cfg = Rc::clone(&self.input.config);
         let messages = self.input.conv.messages();
         let mut rendered: Vec<String> = self
             .plan
@@ -662,7 +665,7 @@ impl<'a> Compaction<'a> {
             rendered.insert(0, format!("[earlier summary]\n{}", join_chunks(&self.chunks)));
             indexes.insert(0, usize::MAX);
         }
-        let parts = summary::chunk(&rendered, self.input.counter, input_budget);
+        let parts = summary::chunk(&rendered, &self.input.counter, input_budget);
         let of = parts.len();
         let system = summary::system_prompt(cfg.summary_prompt.as_deref(), cfg.instructions.as_deref());
         for (k, (prompt, range)) in parts.into_iter().enumerate() {
@@ -779,7 +782,7 @@ impl<'a> Compaction<'a> {
             Strategy::Additive => self.chunks.extend(new),
         }
         // Fold once the chunks outgrow their share of the window.
-        let cfg = self.input.config;
+        let cfg = Rc::clone(&self.input.config);
         let total: usize = self.chunks.iter().map(|c| c.tokens).sum();
         if self.chunks.len() > 1 && total as f64 > cfg.fold_ratio * self.budget.window as f64 {
             self.folding = true;
@@ -803,7 +806,7 @@ impl<'a> Compaction<'a> {
 
     /// Answers the pending requests with the built-in extractive summary: no model.
     pub fn submit_extractive(&mut self) -> Result<(), Error> {
-        let counter = self.input.counter;
+        let counter: &dyn TextCounter = &{ self.input.counter };
         let max = self.summary_max;
         let messages = self.input.conv.messages();
         let replies = self
@@ -838,8 +841,8 @@ impl<'a> Compaction<'a> {
 
     /// A chunk from one reply: the checked summary with its ledger, or the fallback.
     fn chunk_from(&mut self, k: usize, reply: Reply, request: &Request) -> Result<Chunk, Error> {
-        let cfg = self.input.config;
-        let counter = self.input.counter;
+        let cfg = Rc::clone(&self.input.config);
+        let counter: &dyn TextCounter = &{ self.input.counter };
         let (model, usage, outcome) = match reply {
             Reply::Text { text, model, usage } => (
                 model,
@@ -920,8 +923,8 @@ impl<'a> Compaction<'a> {
     }
 
     fn finish_fold(&mut self, reply: Reply) -> Result<(), Error> {
-        let counter = self.input.counter;
-        let cfg = self.input.config;
+        let counter: &dyn TextCounter = &{ self.input.counter };
+        let cfg = Rc::clone(&self.input.config);
         let text = match reply {
             Reply::Text { text, .. } => summary::check(&text, counter, self.summary_max)
                 .ok()
@@ -969,10 +972,10 @@ impl<'a> Compaction<'a> {
 
     /// Builds the output. Call when [`Compaction::requests`] is empty.
     pub fn finish(self) -> Result<Outcome, Error> {
-        let conv = self.input.conv;
+        let conv = Rc::clone(&self.input.conv);
         let messages = conv.messages();
         let n = messages.len();
-        let cfg = self.input.config;
+        let cfg = Rc::clone(&self.input.config);
         let compacted = self.plan.trigger.is_some() && !self.plan.evict.is_empty();
         let (start, pinned) = if compacted {
             (self.plan.tail_start, self.plan.pinned)
@@ -1151,10 +1154,10 @@ impl<'a> Compaction<'a> {
     }
 }
 
-impl Compaction<'_> {
+impl Compaction {
     /// Input tokens of an output order.
     fn output_tokens(&self, order: &[Out]) -> usize {
-        let counter = self.input.counter;
+        let counter: &dyn TextCounter = &{ self.input.counter };
         let text_message = |role, text: &str| Message {
             role,
             parts: vec![Part::Text(text.to_owned())],
@@ -1185,7 +1188,7 @@ impl Compaction<'_> {
     /// end around a marker until `over` tokens are gone. Returns the indexes cut.
     fn truncate_to_fit(&self, order: &mut [Out], mut over: usize) -> Vec<usize> {
         let messages = self.input.conv.messages();
-        let counter = self.input.counter;
+        let counter: &dyn TextCounter = &{ self.input.counter };
         let mut candidates: Vec<(usize, usize)> = order
             .iter()
             .enumerate()

@@ -176,6 +176,20 @@ pub struct Conversation {
     envelope: Envelope,
 }
 
+impl Clone for Conversation {
+    fn clone(&self) -> Self {
+        Conversation {
+            format: self.format,
+            decided: self.decided,
+            digests: self.digests.clone(),
+            counted: std::sync::Mutex::new(self.counted.lock().unwrap_or_else(|e| e.into_inner()).clone()),
+            messages: self.messages.clone(),
+            items: self.items.clone(),
+            envelope: self.envelope.clone(),
+        }
+    }
+}
+
 /// What surrounded the array, so it can be rebuilt around the output.
 #[derive(Clone, Debug)]
 enum Envelope {
@@ -430,34 +444,7 @@ impl Conversation {
     /// Builds the output: `order` lists what goes out, in order. Kept items are written as
     /// they came, except tool results replaced in `edits`.
     pub fn render(&self, order: &[Out]) -> Value {
-        let items: Vec<Value> = order
-            .iter()
-            .map(|o| match o {
-                Out::Keep(i) => self.items[*i].clone(),
-                Out::Edited { index, results } => {
-                    let mut item = self.items[*index].clone();
-                    for (call_id, text) in results {
-                        match self.format {
-                            Format::OpenAiChat => openai::set_result(&mut item, text),
-                            Format::OpenAiResponses => responses::set_result(&mut item, text),
-                            Format::Anthropic => anthropic::set_result(&mut item, call_id, text),
-                            Format::AiSdk => ai_sdk::set_result(&mut item, call_id, text),
-                        }
-                    }
-                    item
-                }
-                Out::Truncated { index, text } => {
-                    // Every format takes a plain string as a system, user or assistant message's content.
-                    let mut item = self.items[*index].clone();
-                    item["content"] = Value::String(text.clone());
-                    item
-                }
-                Out::New(message) => self.new_item(message),
-                Out::Merged { index, text } => self
-                    .merged_item(*index, text)
-                    .unwrap_or_else(|| self.items[*index].clone()),
-            })
-            .collect();
+        let items: Vec<Value> = order.iter().map(|o| self.render_item(o)).collect();
         match &self.envelope {
             Envelope::Array => Value::Array(items),
             Envelope::Object(rest) => {
@@ -465,6 +452,36 @@ impl Conversation {
                 obj.insert("messages".into(), Value::Array(items));
                 Value::Object(obj)
             }
+        }
+    }
+
+    /// One item of the output, as [`Conversation::render`] writes it (without the
+    /// envelope around the array).
+    pub fn render_item(&self, o: &Out) -> Value {
+        match o {
+            Out::Keep(i) => self.items[*i].clone(),
+            Out::Edited { index, results } => {
+                let mut item = self.items[*index].clone();
+                for (call_id, text) in results {
+                    match self.format {
+                        Format::OpenAiChat => openai::set_result(&mut item, text),
+                        Format::OpenAiResponses => responses::set_result(&mut item, text),
+                        Format::Anthropic => anthropic::set_result(&mut item, call_id, text),
+                        Format::AiSdk => ai_sdk::set_result(&mut item, call_id, text),
+                    }
+                }
+                item
+            }
+            Out::Truncated { index, text } => {
+                // Every format takes a plain string as a system, user or assistant message's content.
+                let mut item = self.items[*index].clone();
+                item["content"] = Value::String(text.clone());
+                item
+            }
+            Out::New(message) => self.new_item(message),
+            Out::Merged { index, text } => self
+                .merged_item(*index, text)
+                .unwrap_or_else(|| self.items[*index].clone()),
         }
     }
 

@@ -1,47 +1,35 @@
 //! `compact` and `plan`: the compaction engine from JavaScript.
 //!
-//! `compact` drives [`crate::compact::Compaction`]: it plans, calls the caller's
-//! `summarizer` for each request (with an `AbortSignal` that fires at the deadline), hands
-//! the replies back, and builds the output from the caller's own objects: kept messages
-//! are the very objects passed in, so nothing about them changes.
+//! `plan` is one synchronous call. `compact` is a [`CompactCall`] that the package's
+//! JavaScript drives (`pkg-template/lib/compact.js`): plan, then for each round of
+//! summarizer requests call the caller's `summarizer` (with an `AbortSignal` that fires at
+//! the deadline) and hand the replies back, then build the output from the caller's own
+//! objects: kept messages are the very objects passed in, so nothing about them changes.
+//! Driving from JS keeps every wasm call inside the caller's promise: an error or a trap in
+//! any step rejects it, and nothing waits on a promise that can no longer settle.
 
-use js_sys::{Array, Object, Promise, Reflect};
+use std::rc::Rc;
+
+use js_sys::{Array, Object, Reflect};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::error::{invalid_argument, to_js};
 use super::options::{json_arg, Options};
 use super::tokenizer_choice::Counting;
 use super::transfer::{conversation_arg, Incoming};
 use crate::compact::engine::window_for;
-use crate::compact::{Compaction, Input, Reply, Request, State};
+use crate::compact::{Compaction, Input, Reply, State};
 use crate::config::{Config, KNOWN};
 use crate::messages::{Format, Out};
 use crate::Error;
 
 #[wasm_bindgen(inline_js = r#"
-export function callSummarizer(fn, request, timeoutMs) {
-  const controller = new AbortController();
-  let timer;
-  const deadline = new Promise((_, reject) => {
-    timer = setTimeout(() => {
-      const reason = new Error(`the summarizer did not answer within ${timeoutMs} ms`);
-      reason.name = "TimeoutError";
-      controller.abort(reason);
-      reject(reason);
-    }, timeoutMs);
-  });
-  const call = Promise.resolve().then(() => fn({ ...request, signal: controller.signal }));
-  return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
-}
 export function now() {
   return new Date().toISOString();
 }
 "#)]
 extern "C" {
-    #[wasm_bindgen(js_name = callSummarizer)]
-    fn call_summarizer(f: &js_sys::Function, request: &JsValue, timeout_ms: f64) -> Promise;
     fn now() -> String;
 }
 
@@ -203,12 +191,14 @@ export interface CompactReport {
   timings: { planMs: number; summarizeMs: number; totalMs: number };
 }
 
-/** Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. */
+/** Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give a `model`, or a `contextWindow` (then tokens are counted as for an unknown model, with the generic estimate, unless `encoding` is given). */
 export interface CompactOptions {
   /** The model: its window, output cap and tokenizer (exact or calibrated estimate). */
   model?: string;
   /** Count with this encoding instead of the model's. */
   encoding?: Encoding;
+  /** Count with the model's calibrated estimate when its exact vocabulary is not loaded (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`. Default false. */
+  allowEstimate?: boolean;
   /** The messages' format; detected when omitted. */
   format?: MessageFormat;
   /** Who writes summaries: your LLM (a function), or the built-in extractive summary (default). */
@@ -225,7 +215,7 @@ export interface CompactOptions {
   tokenFloor?: number;
   /** The context window, overriding the model's. */
   contextWindow?: number;
-  /** Tokens kept free for the reply. Default: 1/16 of the window, at least 1024, at most the model's output cap. */
+  /** Tokens kept free for the reply. Default: 1/16 of the window, at least 1024 (but at most half the window), at most the model's output cap. */
   reservedOutputTokens?: number;
   /** Recent turns kept verbatim, degrading when they do not fit. Default 4. */
   bufferTurns?: number;
@@ -269,10 +259,10 @@ export interface CompactOptions {
   instructions?: string;
 }
 
-/** The result of `compact`. */
-export interface CompactResult<M = unknown> {
-  /** The input to send, in the format the messages came in. */
-  messages: M;
+/** The result of `compact`: `M` is what was passed in (an array of your message type, or an object with a `messages` array), and `messages` comes back in that shape. */
+export interface CompactResult<M = unknown[]> {
+  /** The input to send, in the format and shape the messages came in: your own objects where kept, new ones (summaries, pruned outputs) in your format. */
+  messages: M extends readonly (infer E)[] ? E[] : M extends { readonly messages: readonly (infer E)[] } ? Omit<M, "messages"> & { messages: E[] } : M;
   /** `full`, `summarized`, or `truncated` after a marker fallback. */
   contextStatus: "full" | "summarized" | "truncated";
   /** What happened. */
@@ -280,6 +270,24 @@ export interface CompactResult<M = unknown> {
   /** Pass back as `options.state` next turn. */
   state: CompactState;
 }
+
+/**
+ * Fits a conversation into the model's window: prunes old tool outputs, summarizes the
+ * middle through `options.summarizer` (your LLM, or the built-in extractive summary), keeps
+ * the head and recent turns verbatim, and reports what it did. Under the threshold the
+ * messages come back unchanged. A failing summarizer falls back (see `fallback`); only
+ * `CONTEXT_OVERFLOW`, bad input, or `fallback: "error"` / `manual` compactions reject.
+ * Never throws synchronously: every error is a rejection.
+ *
+ * ```ts
+ * const { messages: input, state } = await compact(history, {
+ *   model: "gpt-4o",
+ *   summarizer: async (req) => (await llm(req.messages, { max_tokens: req.maxTokens, signal: req.signal })).text,
+ *   state: previousState,
+ * });
+ * ```
+ */
+export function compact<M extends Conversation>(messages: M, options: CompactOptions): Promise<CompactResult<M>>;
 
 /** What `plan` returns: the same decisions `compact` would make, without calling a model. */
 export interface CompactPlan {
@@ -309,8 +317,17 @@ export interface CompactPlan {
 "#;
 
 /// Keys that are not compaction knobs.
-const JS_KEYS: &[&str] = &["model", "encoding", "format", "summarizer", "state", "manual"];
+const JS_KEYS: &[&str] = &[
+    "model",
+    "encoding",
+    "format",
+    "summarizer",
+    "state",
+    "manual",
+    "allowEstimate",
+];
 
+/// A call's options and conversation, read and checked.
 struct Setup {
     incoming: Incoming,
     config: Config,
@@ -320,22 +337,21 @@ struct Setup {
     state: Option<State>,
     manual: bool,
     summarizer: Option<js_sys::Function>,
-    items: JsValue,
 }
 
 fn setup(messages: &JsValue, options: &JsValue) -> Result<Setup, JsValue> {
     let allowed: Vec<&str> = KNOWN.iter().chain(JS_KEYS).copied().collect();
     let opts = Options::new("options", options, &allowed, false)?;
-    let counting = Counting::from_options(&opts, true)?;
     let format = opts
         .string("format")?
         .map(|f| Format::from_name(&f))
         .transpose()
         .map_err(to_js)?;
-    let summarizer = match Reflect::get(options, &JsValue::from_str("summarizer"))? {
-        v if v.is_undefined() || v.as_string().as_deref() == Some("extractive") => None,
-        v if v.is_function() => Some(v.unchecked_into::<js_sys::Function>()),
-        v => {
+    let summarizer = match opts.get("summarizer") {
+        None => None,
+        Some(v) if v.as_string().as_deref() == Some("extractive") => None,
+        Some(v) if v.is_function() => Some(v.unchecked_into::<js_sys::Function>()),
+        Some(v) => {
             return Err(invalid_argument(
                 "options.summarizer",
                 "a function or \"extractive\"",
@@ -343,9 +359,8 @@ fn setup(messages: &JsValue, options: &JsValue) -> Result<Setup, JsValue> {
             ))
         }
     };
-    let state = match Reflect::get(options, &JsValue::from_str("state"))? {
-        v if v.is_undefined() || v.is_null() => None,
-        v => {
+    let state = match opts.get("state") {
+        Some(v) if !v.is_null() => {
             let json = json_arg("options.state", &v)?;
             Some(serde_json::from_value::<State>(json).map_err(|e| {
                 to_js(Error::InvalidState {
@@ -354,37 +369,30 @@ fn setup(messages: &JsValue, options: &JsValue) -> Result<Setup, JsValue> {
                 })
             })?)
         }
+        _ => None,
     };
-    let manual = match Reflect::get(options, &JsValue::from_str("manual"))? {
-        v if v.is_undefined() => false,
-        v => v
-            .as_bool()
-            .ok_or_else(|| invalid_argument("options.manual", "a boolean", &v))?,
-    };
+    let manual = opts.boolean("manual")?.unwrap_or(false);
     // The compaction knobs, read by the core (JS-only keys removed).
-    let mut knobs = json_arg("options", options)?;
+    let mut knobs = json_arg("options", &opts.value())?;
     if let Some(obj) = knobs.as_object_mut() {
         for k in JS_KEYS {
             obj.remove(*k);
         }
     }
     let config = Config::from_json(&knobs).map_err(to_js)?;
-    let counting = match counting {
+    let counting = match Counting::from_options(&opts, true)? {
         Some(c) => c,
+        // A window without a model: counted as an unknown model is (the generic estimate).
+        None if config.context_window.is_some() => Counting::for_model(crate::models::resolve(""), true)?,
         None => {
             return Err(to_js(Error::InvalidArgument {
                 argument: "options.model".into(),
-                expected: "a model id (or options.encoding with options.contextWindow)".into(),
+                expected: "a model id, or options.contextWindow (with or without options.encoding)".into(),
             }))
         }
     };
     let (window, reserved) = window_for(counting.model(), &config).map_err(to_js)?;
     let incoming = conversation_arg(messages, format)?;
-    let items = if Array::is_array(messages) {
-        messages.clone()
-    } else {
-        Reflect::get(messages, &JsValue::from_str("messages"))?
-    };
     Ok(Setup {
         incoming,
         config,
@@ -394,17 +402,16 @@ fn setup(messages: &JsValue, options: &JsValue) -> Result<Setup, JsValue> {
         state,
         manual,
         summarizer,
-        items,
     })
 }
 
 impl Setup {
     /// The engine's input. `now` dates new summary chunks; only `compact` makes any.
-    fn input(&self, now: Option<String>) -> Input<'_> {
+    fn input(&self, now: Option<String>) -> Input {
         Input {
-            conv: &self.incoming.conv,
-            config: &self.config,
-            counter: self.counting.counter(),
+            conv: Rc::clone(&self.incoming.conv),
+            config: Rc::new(self.config.clone()),
+            counter: self.counting.owned(),
             window: self.window,
             reserved_output: self.reserved,
             state: self.state.clone(),
@@ -428,7 +435,7 @@ fn plain<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
 /// ```
 #[wasm_bindgen(js_name = plan, unchecked_return_type = "CompactPlan")]
 pub fn plan(
-    #[wasm_bindgen(unchecked_param_type = "unknown[] | { messages: unknown[]; system?: unknown }")] messages: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Conversation")] messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "CompactOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let s = setup(&messages, &options)?;
@@ -439,119 +446,135 @@ pub fn plan(
     result
 }
 
-/// Fits a conversation into the model's window: prunes old tool outputs, summarizes the
-/// middle through `options.summarizer` (your LLM, or the built-in extractive summary), keeps
-/// the head and recent turns verbatim, and reports what it did. Under the threshold the
-/// messages come back unchanged. A failing summarizer falls back (see `fallback`); only
-/// `CONTEXT_OVERFLOW`, bad input, or `fallback: "error"` / `manual` compactions throw.
-///
-/// ```ts
-/// const { messages: input, state } = await compact(history, {
-///   model: "gpt-4o",
-///   summarizer: async (req) => (await llm(req.messages, { max_tokens: req.maxTokens, signal: req.signal })).text,
-///   state: previousState,
-/// });
-/// ```
-#[wasm_bindgen(js_name = compact, unchecked_return_type = "Promise<CompactResult>")]
-pub async fn compact(
-    #[wasm_bindgen(unchecked_param_type = "unknown[] | { messages: unknown[]; system?: unknown }")] messages: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "CompactOptions")] options: JsValue,
-) -> Result<JsValue, JsValue> {
-    let t0 = js_sys::Date::now();
-    let s = setup(&messages, &options)?;
-    let mut c = Compaction::new(s.input(Some(now()))).map_err(to_js)?;
-    let t_plan = js_sys::Date::now();
-    let mut waited = 0.0;
-    let mut first_rejection: Option<JsValue> = None;
-    while !c.requests().is_empty() {
-        match &s.summarizer {
-            None => c.submit_extractive().map_err(to_js)?,
-            Some(f) => {
-                let t = js_sys::Date::now();
-                let replies = call_all(f, c.requests(), &mut first_rejection).await?;
-                waited += js_sys::Date::now() - t;
-                if let Err(e) = c.submit(replies) {
-                    return Err(with_cause(to_js(e), first_rejection));
-                }
-            }
-        }
-    }
-    let outcome = c
-        .finish()
-        .map_err(|e| with_cause(to_js(e), first_rejection.clone()))?;
-    let out_items = Array::new();
-    let items = s.items.unchecked_ref::<Array>();
-    for o in &outcome.order {
-        let item = match o {
-            Out::Keep(i) => items.get(*i as u32),
-            Out::Edited { .. } | Out::Truncated { .. } | Out::New(_) | Out::Merged { .. } => {
-                let json = s.incoming.conv.render(std::slice::from_ref(o));
-                let one = json.get("messages").unwrap_or(&json)[0].clone();
-                plain(&one)?
-            }
-        };
-        out_items.push(&item);
-    }
-    let out_messages: JsValue = if Array::is_array(&messages) {
-        out_items.into()
-    } else {
-        let obj = Object::assign(&Object::new(), messages.unchecked_ref());
-        Reflect::set(&obj, &JsValue::from_str("messages"), &out_items)?;
-        obj.into()
-    };
-    let result = Object::new();
-    Reflect::set(&result, &"messages".into(), &out_messages)?;
-    Reflect::set(&result, &"contextStatus".into(), &plain(&outcome.context_status)?)?;
-    let report = plain(&outcome.report)?;
-    let end = js_sys::Date::now();
-    let timings = plain(&serde_json::json!({
-        "planMs": t_plan - t0,
-        "summarizeMs": waited,
-        "totalMs": end - t0,
-    }))?;
-    Reflect::set(&report, &"timings".into(), &timings)?;
-    Reflect::set(&result, &"report".into(), &report)?;
-    Reflect::set(&result, &"state".into(), &plain(&outcome.state)?)?;
-    s.incoming.done();
-    Ok(result.into())
+/// One `compact()` in progress, driven by the package's JavaScript (`lib/compact.js`): it
+/// asks [`CompactCall::requests`], calls the summarizer with a deadline, hands the replies
+/// to [`CompactCall::submit`], and ends with [`CompactCall::finish`]. Every step is a
+/// synchronous call from an async JS function, so whatever a step throws (an error, or a
+/// trap) rejects the caller's promise. Not part of the public API.
+#[wasm_bindgen(js_name = CompactCall, skip_typescript)]
+pub struct CompactCall {
+    setup: Setup,
+    compaction: Compaction,
+    started: f64,
+    planned: f64,
 }
 
-/// Calls the summarizer for every request at once and waits for all of them.
-async fn call_all(
-    f: &js_sys::Function,
-    requests: &[Request],
-    first_rejection: &mut Option<JsValue>,
-) -> Result<Vec<Reply>, JsValue> {
-    let promises: Vec<Promise> = requests
-        .iter()
-        .map(|r| {
+#[wasm_bindgen(js_class = CompactCall)]
+impl CompactCall {
+    /// Reads the arguments and plans; with no summarizer function, also runs the built-in
+    /// extractive summary, so there is nothing to request.
+    pub fn start(messages: JsValue, options: JsValue) -> Result<CompactCall, JsValue> {
+        let started = js_sys::Date::now();
+        let setup = setup(&messages, &options)?;
+        let mut compaction = Compaction::new(setup.input(Some(now()))).map_err(to_js)?;
+        if setup.summarizer.is_none() {
+            while !compaction.requests().is_empty() {
+                compaction.submit_extractive().map_err(to_js)?;
+            }
+        }
+        Ok(CompactCall {
+            setup,
+            compaction,
+            started,
+            planned: js_sys::Date::now(),
+        })
+    }
+
+    /// The summarizer function.
+    pub fn summarizer(&self) -> JsValue {
+        self.setup
+            .summarizer
+            .clone()
+            .map_or(JsValue::UNDEFINED, Into::into)
+    }
+
+    /// The summarizer calls to make now, as plain objects (with `messages` for a chat API),
+    /// or `null` when there are none.
+    pub fn requests(&self) -> Result<JsValue, JsValue> {
+        let requests = self.compaction.requests();
+        if requests.is_empty() {
+            return Ok(JsValue::NULL);
+        }
+        let out = Array::new();
+        for r in requests {
             let req = plain(r)?;
             let messages = plain(&serde_json::json!([
                 {"role": "system", "content": r.system},
                 {"role": "user", "content": r.prompt},
             ]))?;
             Reflect::set(&req, &"messages".into(), &messages)?;
-            Ok(call_summarizer(f, &req, r.timeout_ms as f64))
-        })
-        .collect::<Result<_, JsValue>>()?;
-    let mut replies = Vec::with_capacity(promises.len());
-    for p in promises {
-        replies.push(match JsFuture::from(p).await {
-            Ok(v) => reply_from(&v),
-            Err(e) => {
-                let reason = error_message(&e);
-                if first_rejection.is_none() {
-                    *first_rejection = Some(e);
-                }
-                Reply::Failed(reason)
-            }
-        });
+            out.push(&req);
+        }
+        Ok(out.into())
     }
-    Ok(replies)
+
+    /// The replies to [`CompactCall::requests`], in order: each `{ value }` (what the
+    /// summarizer returned) or `{ failed }` (why it failed: a rejection, the deadline).
+    pub fn submit(&mut self, replies: js_sys::Array) -> Result<(), JsValue> {
+        let replies = replies.iter().map(|r| reply_from(&r)).collect();
+        self.compaction.submit(replies).map_err(to_js)
+    }
+
+    /// Builds the result. `summarize_ms`: the time spent waiting for the summarizer.
+    pub fn finish(self, summarize_ms: f64) -> Result<JsValue, JsValue> {
+        let CompactCall {
+            setup,
+            compaction,
+            started,
+            planned,
+        } = self;
+        let outcome = compaction.finish().map_err(to_js)?;
+        let conv = &setup.incoming.conv;
+        let out_items = Array::new();
+        for o in &outcome.order {
+            let item = match o {
+                Out::Keep(i) => setup.incoming.items.get(*i as u32),
+                Out::Edited { .. } | Out::Truncated { .. } | Out::New(_) | Out::Merged { .. } => {
+                    plain(&conv.render_item(o))?
+                }
+            };
+            out_items.push(&item);
+        }
+        let out_messages: JsValue = match &setup.incoming.envelope_object {
+            None => out_items.into(),
+            Some(envelope) => {
+                let obj = Object::assign(&Object::new(), envelope);
+                Reflect::set(&obj, &JsValue::from_str("messages"), &out_items)?;
+                obj.into()
+            }
+        };
+        let result = Object::new();
+        Reflect::set(&result, &"messages".into(), &out_messages)?;
+        Reflect::set(&result, &"contextStatus".into(), &plain(&outcome.context_status)?)?;
+        let report = plain(&outcome.report)?;
+        let timings = plain(&serde_json::json!({
+            "planMs": planned - started,
+            "summarizeMs": summarize_ms,
+            "totalMs": js_sys::Date::now() - started,
+        }))?;
+        Reflect::set(&report, &"timings".into(), &timings)?;
+        Reflect::set(&result, &"report".into(), &report)?;
+        Reflect::set(&result, &"state".into(), &plain(&outcome.state)?)?;
+        setup.incoming.done();
+        Ok(result.into())
+    }
 }
 
-/// A summarizer's return value: a string, or `{ text, model?, usage? }`.
-fn reply_from(v: &JsValue) -> Reply {
+/// A summarizer's reply as the driver passes it: `{ value }` or `{ failed }`.
+fn reply_from(r: &JsValue) -> Reply {
+    let get = |k: &str| {
+        Reflect::get(r, &JsValue::from_str(k))
+            .ok()
+            .filter(|x| !x.is_undefined())
+    };
+    if let Some(reason) = get("failed") {
+        return Reply::Failed(
+            reason
+                .as_string()
+                .unwrap_or_else(|| "the summarizer failed".into()),
+        );
+    }
+    let v = get("value").unwrap_or(JsValue::UNDEFINED);
     if let Some(text) = v.as_string() {
         return Reply::Text {
             text,
@@ -560,42 +583,19 @@ fn reply_from(v: &JsValue) -> Reply {
         };
     }
     if v.is_object() {
-        let get = |k: &str| {
-            Reflect::get(v, &JsValue::from_str(k))
+        let field = |k: &str| {
+            Reflect::get(&v, &JsValue::from_str(k))
                 .ok()
                 .filter(|x| !x.is_undefined())
         };
-        if let Some(text) = get("text").and_then(|t| t.as_string()) {
-            let model = get("model").and_then(|m| m.as_string());
-            let usage = get("usage").and_then(|u| json_arg("usage", &u).ok());
+        if let Some(text) = field("text").and_then(|t| t.as_string()) {
+            let model = field("model").and_then(|m| m.as_string());
+            let usage = field("usage").and_then(|u| json_arg("usage", &u).ok());
             return Reply::Text { text, model, usage };
         }
     }
     Reply::Failed(format!(
         "the summarizer returned {}, not a string or {{ text }}",
-        super::error::describe(v)
+        super::error::describe(&v)
     ))
-}
-
-fn error_message(e: &JsValue) -> String {
-    let name = Reflect::get(e, &"name".into()).ok().and_then(|n| n.as_string());
-    let message = Reflect::get(e, &"message".into())
-        .ok()
-        .and_then(|m| m.as_string());
-    match (name.as_deref(), message) {
-        (Some("TimeoutError"), Some(m)) => m,
-        (_, Some(m)) => format!("the summarizer rejected: {m}"),
-        _ => format!(
-            "the summarizer rejected with {}",
-            e.as_string().unwrap_or_else(|| super::error::describe(e))
-        ),
-    }
-}
-
-/// Keeps a rejected summarizer's original error as the `cause`.
-fn with_cause(err: JsValue, cause: Option<JsValue>) -> JsValue {
-    if let Some(c) = cause {
-        let _ = Reflect::set(&err, &"cause".into(), &c);
-    }
-    err
 }

@@ -23,10 +23,15 @@ export type CountOptions =
       /** A model id, e.g. `"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`. Unknown ids get the documented default. */
       model: string;
       encoding?: never;
+      /** Count with the model's calibrated estimate when its exact vocabulary is not loaded (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`. Default false. */
+      allowEstimate?: boolean;
     };
 
 /** A message format. Output always comes back in the format it came in. */
 export type MessageFormat = "openai" | "openai-responses" | "anthropic" | "ai-sdk";
+
+/** A conversation: an array of messages, or an object with a `messages` array (an Anthropic request with its `system`). */
+export type Conversation<M = unknown> = readonly M[] | { readonly messages: readonly M[]; readonly system?: unknown };
 
 /** Options of `countMessages`. */
 export type CountMessagesOptions = CountOptions & {
@@ -77,16 +82,17 @@ export function encodingOnly(o) {
 }
 "#)]
 extern "C" {
-    #[wasm_bindgen(js_name = encodingOnly)]
-    fn encoding_only_js(options: &JsValue) -> i32;
+    #[wasm_bindgen(js_name = encodingOnly, catch)]
+    fn encoding_only_js(options: &JsValue) -> Result<i32, JsValue>;
 }
 
 /// The hot path's options check, in one call into JS: `{ encoding }` alone, with a known
-/// encoding. Anything else is `None`, and the full check runs and says what is wrong.
+/// encoding. Anything else is `None` (a throwing getter too), and the full check runs and
+/// says what is wrong.
 fn encoding_only(options: &JsValue) -> Option<Encoding> {
     match encoding_only_js(options) {
-        0 => Some(Encoding::O200kBase),
-        1 => Some(Encoding::Cl100kBase),
+        Ok(0) => Some(Encoding::O200kBase),
+        Ok(1) => Some(Encoding::Cl100kBase),
         _ => None,
     }
 }
@@ -108,8 +114,13 @@ pub fn count_tokens(
     if let Some(encoding) = encoding_only(&options) {
         return Ok(tokenizer(encoding).map_err(to_js)?.count(&text) as u32);
     }
-    let options = Options::new("options", &options, &["encoding", "model"], false)?;
-    let counting = Counting::from_options(&options, false)?.expect("required");
+    let options = Options::new(
+        "options",
+        &options,
+        &["encoding", "model", "allowEstimate"],
+        false,
+    )?;
+    let counting = required(Counting::from_options(&options, false)?)?;
     Ok(counting.counter().count(&text) as u32)
 }
 
@@ -125,11 +136,16 @@ pub fn count_tokens(
 /// ```
 #[wasm_bindgen(js_name = countMessages, unchecked_return_type = "MessagesCount")]
 pub fn count_messages(
-    #[wasm_bindgen(unchecked_param_type = "unknown[] | { messages: unknown[]; system?: unknown }")] messages: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Conversation")] messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "CountMessagesOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let options = Options::new("options", &options, &["encoding", "model", "format"], false)?;
-    let counting = Counting::from_options(&options, false)?.expect("required");
+    let options = Options::new(
+        "options",
+        &options,
+        &["encoding", "model", "format", "allowEstimate"],
+        false,
+    )?;
+    let counting = required(Counting::from_options(&options, false)?)?;
     let format = options
         .string("format")?
         .map(|f| Format::from_name(&f))
@@ -156,5 +172,16 @@ pub fn count_messages(
 #[wasm_bindgen(js_name = clearCaches)]
 pub fn clear_caches() {
     crate::clear_caches();
-    super::transfer::forget_recent();
+    super::transfer::forget_all();
+}
+
+/// A counter that was required ([`Counting::from_options`] with `optional: false` never
+/// gives `None`; this says so without a panic).
+fn required(counting: Option<Counting>) -> Result<Counting, JsValue> {
+    counting.ok_or_else(|| {
+        to_js(crate::Error::InvalidArgument {
+            argument: "options".into(),
+            expected: "an encoding or a model".into(),
+        })
+    })
 }

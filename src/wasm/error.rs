@@ -22,7 +22,10 @@ export type CtxfoldErrorCode =
   | "OUT_OF_RANGE"
   | "CONTEXT_OVERFLOW"
   | "SUMMARIZER_FAILED"
-  | "INVALID_STATE";
+  | "INVALID_STATE"
+  | "VOCABULARY_UNAVAILABLE"
+  | "INTERNAL"
+  | "MODULE_POISONED";
 
 /**
  * An error thrown by ctxfold. `name` is `"CtxfoldError"` for domain errors, and
@@ -68,15 +71,20 @@ pub fn is_ctxfold_error(#[wasm_bindgen(unchecked_param_type = "unknown")] value:
         .is_some_and(|c| Error::CODES.contains(&c.as_str()))
 }
 
-/// What a JS value is, for error messages: `"number"`, `"null"`, `"array"`, ...
+#[wasm_bindgen(inline_js = r#"
+export function kindOf(v) {
+  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v;
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = kindOf, catch)]
+    fn kind_of(value: &JsValue) -> Result<String, JsValue>;
+}
+
+/// What a JS value is, for error messages: `"number"`, `"null"`, `"an array"`, ... (Never
+/// throws: `Array.isArray` of a revoked Proxy does, and that is "a revoked proxy".)
 pub fn describe(value: &JsValue) -> String {
-    if value.is_null() {
-        "null".into()
-    } else if js_sys::Array::is_array(value) {
-        "an array".into()
-    } else {
-        value.js_typeof().as_string().unwrap_or_default()
-    }
+    kind_of(value).unwrap_or_else(|_| "a revoked proxy".into())
 }
 
 /// A `TypeError` for `argument`, which should have been `expected` but was `got`.

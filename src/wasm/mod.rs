@@ -6,6 +6,7 @@
 mod compact;
 mod count;
 mod error;
+mod lifecycle;
 mod models;
 mod options;
 mod tokenizer_choice;

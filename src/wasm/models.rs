@@ -78,13 +78,18 @@ pub fn register_model(
     #[wasm_bindgen(unchecked_param_type = "ModelInfo")] info: JsValue,
 ) -> Result<JsValue, JsValue> {
     let json = json_arg("info", &info)?;
+    let text = json.to_string();
     let info: ModelInfo = serde_json::from_value(json).map_err(|e| {
         to_js(Error::InvalidArgument {
             argument: "info".into(),
             expected: format!("a model description ({e})"),
         })
     })?;
-    match models::register(info).map_err(to_js)? {
+    let id = info.id.clone();
+    let old = models::register(info).map_err(to_js)?;
+    // A restarted module registers it again (see lifecycle).
+    super::lifecycle::keep("model", &id, &JsValue::from_str(&text));
+    match old {
         Some(old) => super::to_plain(&old),
         None => Ok(JsValue::NULL),
     }

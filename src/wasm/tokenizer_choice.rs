@@ -4,22 +4,23 @@ use wasm_bindgen::prelude::*;
 
 use super::error::to_js;
 use super::options::Options;
-use crate::count::TextCounter;
+use crate::count::{Counter, TextCounter};
 use crate::estimate::Estimator;
 use crate::models::{self, ResolvedModel};
-use crate::tokenizer::{self, Encoding, Tokenizer};
+use crate::tokenizer::{self, Encoding};
 use crate::Error;
 
 /// The counter chosen, and the model if one was named.
-pub enum Counting {
-    /// An exact encoding.
-    Exact(&'static Tokenizer),
-    /// A model: its encoding when that is loaded, else its calibrated estimate.
-    Model(ResolvedModel, Option<&'static Tokenizer>),
+pub struct Counting {
+    counter: Counter,
+    model: Option<ResolvedModel>,
+    exact: bool,
 }
 
 impl Counting {
     /// Reads `encoding` or `model` from `options` (one is required unless `optional`).
+    /// A model whose encoding is known but not loaded (the lite build) is an error
+    /// (`VOCABULARY_NOT_LOADED`) unless `allowEstimate` is set.
     pub fn from_options(options: &Options, optional: bool) -> Result<Option<Self>, JsValue> {
         match (options.string("encoding")?, options.string("model")?) {
             (Some(_), Some(_)) => Err(to_js(Error::InvalidArgument {
@@ -28,17 +29,15 @@ impl Counting {
             })),
             (Some(name), None) => {
                 let t = tokenizer::tokenizer(Encoding::from_name(&name).map_err(to_js)?).map_err(to_js)?;
-                Ok(Some(Counting::Exact(t)))
+                Ok(Some(Counting {
+                    counter: Counter::Exact(t),
+                    model: None,
+                    exact: true,
+                }))
             }
             (None, Some(id)) => {
-                let model = models::resolve(&id);
-                let exact = match model.tokenizer {
-                    Estimator::Exact { encoding } if tokenizer::is_available(encoding) => {
-                        tokenizer::tokenizer(encoding).ok()
-                    }
-                    _ => None,
-                };
-                Ok(Some(Counting::Model(model, exact)))
+                let allow_estimate = options.boolean("allowEstimate")?.unwrap_or(false);
+                Self::for_model(models::resolve(&id), allow_estimate).map(Some)
             }
             (None, None) if optional => Ok(None),
             (None, None) => Err(to_js(Error::InvalidArgument {
@@ -48,27 +47,49 @@ impl Counting {
         }
     }
 
+    /// A model's counter: its encoding when that is loaded, else its calibrated estimate
+    /// (for a model with a known encoding, only if `allow_estimate`).
+    pub fn for_model(model: ResolvedModel, allow_estimate: bool) -> Result<Self, JsValue> {
+        let (counter, exact) = match model.tokenizer {
+            Estimator::Exact { encoding } if tokenizer::is_available(encoding) => (
+                Counter::Exact(tokenizer::tokenizer(encoding).map_err(to_js)?),
+                true,
+            ),
+            Estimator::Exact { encoding } if !allow_estimate => {
+                return Err(to_js(Error::VocabularyNotLoaded {
+                    encoding: encoding.name(),
+                }))
+            }
+            estimator => (Counter::Estimate(estimator), false),
+        };
+        Ok(Counting {
+            counter,
+            model: Some(model),
+            exact,
+        })
+    }
+
     /// The counter.
     pub fn counter(&self) -> &dyn TextCounter {
-        match self {
-            Counting::Exact(t) | Counting::Model(_, Some(t)) => *t,
-            Counting::Model(m, None) => &m.tokenizer,
-        }
+        &self.counter
+    }
+
+    /// The counter, owned.
+    pub fn owned(&self) -> Counter {
+        self.counter
     }
 
     /// The model, if one was named.
     pub fn model(&self) -> Option<&ResolvedModel> {
-        match self {
-            Counting::Model(m, _) => Some(m),
-            Counting::Exact(_) => None,
-        }
+        self.model.as_ref()
     }
 
     /// `"exact"` or `"estimate"`.
     pub fn method(&self) -> &'static str {
-        match self {
-            Counting::Exact(_) | Counting::Model(_, Some(_)) => "exact",
-            Counting::Model(_, None) => "estimate",
+        if self.exact {
+            "exact"
+        } else {
+            "estimate"
         }
     }
 }

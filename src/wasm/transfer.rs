@@ -6,20 +6,33 @@
 //! `WeakMap` with an id and a structural snapshot (its keys, lengths and leaf values, strings
 //! kept by reference), and on the next call checks the object against the snapshot: a walk
 //! over its nodes, not its bytes. A changed message (mutated in place, deeply or not) gets a
-//! new id and is sent again. Rust keeps the JSON of every live id, and the last conversation
-//! it built: the next call keeps that conversation up to the first message that differs
-//! (usually the end: the array grew, or its last message was replaced) and parses only
-//! what follows.
-//! When JS collects a message object, a `FinalizationRegistry` queues its id and the next
-//! call frees it here. Without `FinalizationRegistry`, nothing is kept: every call sends all.
+//! new id and is sent again. Rust keeps the JSON of recent ids (a bounded store), and the
+//! last conversation it built: the next call keeps that conversation up to the first
+//! message that differs (usually the end: the array grew, or its last message was replaced)
+//! and parses only what follows.
+//!
+//! Robustness, in order of the ways this can go wrong:
+//! - JS registers the messages of a call only after Rust has stored their JSON
+//!   ([`commit`]): a message that fails to serialise or parse (a cycle, a BigInt, a
+//!   throwing getter) leaves no trace, and the good messages beside it work on the next call.
+//! - The store is bounded ([`STORE_BYTES`]); an id it no longer holds (evicted, or lost with
+//!   a restarted module) is not an error: the call asks JS to send every message again.
+//! - `clearCaches()` and a module restart empty the store and bump a generation in JS, so
+//!   no snapshot from before is trusted.
+//! - Strings are sent well-formed: a lone UTF-16 surrogate (which JSON text may carry but
+//!   JSON parsers reject) becomes U+FFFD, as it does when a string crosses into wasm anywhere
+//!   else (`countTokens("x\ud83d")`).
+//! - The caller's array is copied once, at the start: an output built after an `await`
+//!   refers to the objects of that moment, whatever the caller does to the array meanwhile.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::error::{invalid_argument, to_js};
+use super::error::{describe, to_js};
 use crate::messages::{Conversation, Format};
 use crate::Error;
 
@@ -28,10 +41,20 @@ const seen = new WeakMap();
 const dead = [];
 const registry = typeof FinalizationRegistry === "function" ? new FinalizationRegistry((id) => dead.push(id)) : null;
 let next = 1;
+// Snapshots of an older generation are not trusted (clearCaches, a restarted module).
+let generation = 0;
 const ARRAY = { array: true };
 const OBJECT = { object: true };
 const binary = (v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
 const replacer = (_key, v) => (binary(v) ? { $bytes: v.byteLength } : v);
+
+// JSON.stringify writes a lone surrogate as an escape (\udXXX) that JSON parsers reject:
+// make each one U+FFFD. An escape preceded by an odd number of backslashes is text.
+const loneSurrogate = /(\\*)\\u(d[89a-f][0-9a-f]{2})/gi;
+function wellFormed(json) {
+  if (!json.includes("\\ud") && !json.includes("\\uD")) return json;
+  return json.replace(loneSurrogate, (all, slashes) => (slashes.length % 2 ? all : `${slashes}\\ufffd`));
+}
 
 function snap(v, out, depth) {
   if (depth > 256) throw new TypeError("too deep");
@@ -69,54 +92,117 @@ function same(v, s, i, depth) {
   return i;
 }
 
-export function describeMessages(input) {
-  const items = Array.isArray(input) ? input : input?.messages;
-  if (!Array.isArray(items)) return null;
+// Reads a call's messages: ids for all, the JSON of those Rust has not seen, and what to
+// register once Rust has stored them (see commit). With `all`, every message is sent.
+export function describeMessages(input, all) {
+  const isArray = Array.isArray(input);
+  const list = isArray ? input : input?.messages;
+  if (!Array.isArray(list)) return null;
+  const items = Array.prototype.slice.call(list);
   let envelope = null;
-  if (!Array.isArray(input)) {
+  let envelopeObject = null;
+  if (!isArray) {
     const { messages: _, ...rest } = input;
-    envelope = JSON.stringify(rest, replacer);
+    envelope = wellFormed(JSON.stringify(rest, replacer));
+    envelopeObject = rest;
   }
   const ids = new Uint32Array(items.length);
   const fresh = [];
+  const pending = [];
   for (let i = 0; i < items.length; i++) {
     const m = items[i];
     const cacheable = registry !== null && typeof m === "object" && m !== null;
-    const known = cacheable ? seen.get(m) : undefined;
-    if (known && same(m, known.snap, 0, 0) === known.snap.length) {
+    const known = cacheable && !all ? seen.get(m) : undefined;
+    if (known && known.generation === generation && same(m, known.snap, 0, 0) === known.snap.length) {
       ids[i] = known.id;
       continue;
     }
     const id = next++;
     ids[i] = id;
     fresh.push([id, m]);
-    if (known) {
-      registry.unregister(known);
-      dead.push(known.id);
-    }
     if (cacheable) {
-      const entry = { id, snap: [] };
+      const entry = { id, snap: [], generation };
       try {
         snap(m, entry.snap, 0);
       } catch {
         continue; // too deep to remember: sent every time (JSON.stringify reports a cycle)
       }
-      seen.set(m, entry);
-      registry.register(m, entry.id, entry);
+      pending.push(m, entry);
     }
   }
   return {
     ids,
-    fresh: fresh.length ? JSON.stringify(fresh, replacer) : null,
+    items,
+    fresh: fresh.length ? wellFormed(JSON.stringify(fresh, replacer)) : null,
     dead: Uint32Array.from(dead.splice(0)),
     envelope,
+    envelopeObject,
     keep: registry !== null,
+    pending,
   };
+}
+
+// Registers the messages of a described call: Rust has their JSON now.
+export function commit(pending) {
+  for (let k = 0; k < pending.length; k += 2) {
+    const m = pending[k];
+    const entry = pending[k + 1];
+    const old = seen.get(m);
+    if (old) {
+      registry.unregister(old);
+      dead.push(old.id);
+    }
+    seen.set(m, entry);
+    registry.register(m, entry.id, entry);
+  }
+}
+
+// Nothing registered before now is trusted again.
+export function forgetMessages() {
+  generation++;
 }
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = describeMessages, catch)]
-    fn describe_messages(input: &JsValue) -> Result<JsValue, JsValue>;
+    fn describe_messages(input: &JsValue, all: bool) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn commit(pending: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_name = forgetMessages)]
+    fn forget_messages();
+}
+
+/// The most JSON text the store keeps (by the length of the text each message came as);
+/// the oldest entries go first. A chat history's messages are all sent on the first call
+/// and found in the last conversation after that, so the store only saves work when calls
+/// interleave conversations; it must not hold every message a long-lived page ever sent.
+const STORE_BYTES: usize = 8 << 20;
+
+/// The JSON of recently sent messages, by id, oldest first.
+#[derive(Default)]
+struct Store {
+    json: HashMap<u32, (Value, usize)>,
+    order: VecDeque<u32>,
+    bytes: usize,
+}
+
+impl Store {
+    fn insert(&mut self, id: u32, value: Value, bytes: usize) {
+        self.json.insert(id, (value, bytes));
+        self.order.push_back(id);
+        self.bytes += bytes;
+        while self.bytes > STORE_BYTES {
+            let Some(old) = self.order.pop_front() else { break };
+            if let Some((_, b)) = self.json.remove(&old) {
+                self.bytes -= b;
+            }
+        }
+    }
+
+    fn remove(&mut self, id: u32) {
+        if let Some((_, b)) = self.json.remove(&id) {
+            self.bytes -= b;
+        }
+    }
 }
 
 /// The last conversation built, to extend when the next call's ids extend its own.
@@ -128,21 +214,34 @@ struct Recent {
 }
 
 thread_local! {
-    /// The JSON of every message object JS still holds, by id.
-    static STORE: RefCell<HashMap<u32, Value>> = RefCell::new(HashMap::new());
+    static STORE: RefCell<Store> = RefCell::new(Store::default());
     static RECENT: RefCell<Option<Recent>> = const { RefCell::new(None) };
 }
 
-/// Forgets the last conversation (and the counts it remembers). The messages' JSON stays:
-/// JS refers to it by id.
-pub fn forget_recent() {
+/// Forgets everything: the last conversation, the stored JSON, and (in JS) every message
+/// object registered so far.
+pub fn forget_all() {
     RECENT.with(|r| r.borrow_mut().take());
+    STORE.with(|s| *s.borrow_mut() = Store::default());
+    forget_messages();
+}
+
+/// Runs `f` with the store borrowed (for the test of a trap in the middle of a call).
+pub fn while_holding_the_store(f: impl FnOnce()) {
+    STORE.with(|s| {
+        let _held = s.borrow_mut();
+        f();
+    });
 }
 
 /// A conversation read from JS; hand it back with [`Incoming::done`] when finished.
 pub struct Incoming {
-    /// The parsed conversation.
-    pub conv: Conversation,
+    /// The parsed conversation (shared with a compaction while one runs).
+    pub conv: Rc<Conversation>,
+    /// The caller's items, copied when the call began (the objects to send back).
+    pub items: js_sys::Array,
+    /// For an object with a `messages` array, its other fields, copied when the call began.
+    pub envelope_object: Option<js_sys::Object>,
     ids: Vec<u32>,
     envelope: Option<String>,
     format: Option<Format>,
@@ -150,102 +249,180 @@ pub struct Incoming {
 }
 
 impl Incoming {
-    /// Keeps the conversation for the next call to extend.
+    /// Keeps the conversation for the next call to extend (if nothing else holds it).
     pub fn done(self) {
-        if self.keep {
+        if !self.keep {
+            return;
+        }
+        if let Ok(conv) = Rc::try_unwrap(self.conv) {
             let recent = Recent {
                 ids: self.ids,
                 envelope: self.envelope,
                 format: self.format,
-                conv: self.conv,
+                conv,
             };
             RECENT.with(|r| *r.borrow_mut() = Some(recent));
         }
     }
 }
 
-fn get<T: JsCast>(obj: &JsValue, key: &str) -> Result<T, JsValue> {
-    js_sys::Reflect::get(obj, &JsValue::from_str(key))?.dyn_into::<T>()
+/// What JS said about a call's messages.
+struct Described {
+    ids: Vec<u32>,
+    items: js_sys::Array,
+    envelope_object: Option<js_sys::Object>,
+    fresh: Option<String>,
+    dead: Vec<u32>,
+    envelope: Option<String>,
+    keep: bool,
+    pending: JsValue,
 }
 
-/// Reads `messages` (an array, or an object with a `messages` array) in `format`.
-pub fn conversation_arg(messages: &JsValue, format: Option<Format>) -> Result<Incoming, JsValue> {
-    let desc = describe_messages(messages).map_err(|_| {
-        invalid_argument(
-            "messages",
-            "JSON-serialisable messages (no cycles, no BigInt)",
-            messages,
-        )
+fn field(obj: &JsValue, key: &str) -> JsValue {
+    // The object is our own, made by describeMessages: reading it cannot throw.
+    js_sys::Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn describe_call(messages: &JsValue, all: bool) -> Result<Described, JsValue> {
+    let desc = describe_messages(messages, all).map_err(|e| {
+        to_js(Error::InvalidArgument {
+            argument: "messages".into(),
+            expected: format!(
+                "JSON-serialisable messages (no cycles, no BigInt, no throwing getters): {}",
+                js_message(&e)
+            ),
+        })
     })?;
     if desc.is_null() {
         return Err(to_js(Error::InvalidArgument {
             argument: "messages".into(),
             expected: format!(
                 "an array of messages, or an object with a `messages` array, got {}",
-                super::error::describe(messages)
+                describe(messages)
             ),
         }));
     }
-    let ids: Vec<u32> = get::<js_sys::Uint32Array>(&desc, "ids")?.to_vec();
-    let dead: Vec<u32> = get::<js_sys::Uint32Array>(&desc, "dead")?.to_vec();
-    let keep = js_sys::Reflect::get(&desc, &"keep".into())?
-        .as_bool()
-        .unwrap_or(false);
-    let fresh = js_sys::Reflect::get(&desc, &"fresh".into())?.as_string();
-    let envelope = js_sys::Reflect::get(&desc, &"envelope".into())?.as_string();
+    let u32s = |key| {
+        field(&desc, key)
+            .dyn_into::<js_sys::Uint32Array>()
+            .map(|a| a.to_vec())
+            .unwrap_or_default()
+    };
+    Ok(Described {
+        ids: u32s("ids"),
+        dead: u32s("dead"),
+        items: field(&desc, "items").unchecked_into(),
+        envelope_object: Some(field(&desc, "envelopeObject"))
+            .filter(|o| o.is_object())
+            .map(JsCast::unchecked_into),
+        fresh: field(&desc, "fresh").as_string(),
+        envelope: field(&desc, "envelope").as_string(),
+        keep: field(&desc, "keep").as_bool().unwrap_or(false),
+        pending: field(&desc, "pending"),
+    })
+}
 
+/// The message of a JS error, or what the value is.
+fn js_message(e: &JsValue) -> String {
+    js_sys::Reflect::get(e, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|m| m.as_string())
+        .unwrap_or_else(|| e.as_string().unwrap_or_else(|| describe(e)))
+}
+
+/// Reads `messages` (an array, or an object with a `messages` array) in `format`.
+pub fn conversation_arg(messages: &JsValue, format: Option<Format>) -> Result<Incoming, JsValue> {
+    let d = describe_call(messages, false)?;
+    match read(d, format)? {
+        Ok(incoming) => Ok(incoming),
+        // An id the store no longer holds: everything again, from JS.
+        Err(Missing) => match read(describe_call(messages, true)?, format)? {
+            Ok(incoming) => Ok(incoming),
+            Err(Missing) => Err(to_js(Error::InvalidArgument {
+                argument: "messages".into(),
+                expected: "messages that can be read (sent twice, still incomplete: an internal error)"
+                    .into(),
+            })),
+        },
+    }
+}
+
+/// An id neither sent now nor stored.
+struct Missing;
+
+fn read(d: Described, format: Option<Format>) -> Result<Result<Incoming, Missing>, JsValue> {
     // The new messages' JSON, by id.
-    let fresh: Vec<(u32, Value)> = match fresh {
+    let fresh: Vec<(u32, Value)> = match &d.fresh {
         None => Vec::new(),
-        Some(text) => serde_json::from_str(&text).map_err(|e| {
+        Some(text) => serde_json::from_str(text).map_err(|e| {
             to_js(Error::InvalidArgument {
                 argument: "messages".into(),
                 expected: format!("JSON-serialisable messages ({e})"),
             })
         })?,
     };
+    // Rust has the JSON now: JS may register the objects.
+    let sizes: HashMap<u32, usize> = match &d.fresh {
+        Some(text) if d.keep => {
+            let per = text.len() / fresh.len().max(1);
+            fresh.iter().map(|(id, _)| (*id, per)).collect()
+        }
+        _ => HashMap::new(),
+    };
     STORE.with(|store| {
         let mut store = store.borrow_mut();
-        for id in &dead {
-            store.remove(id);
+        for id in &d.dead {
+            store.remove(*id);
         }
-        if keep {
+        if d.keep {
             for (id, value) in &fresh {
-                store.insert(*id, value.clone());
+                store.insert(*id, value.clone(), sizes.get(id).copied().unwrap_or(0));
             }
         }
     });
+    if d.keep {
+        commit(&d.pending)?;
+    }
     let fresh: HashMap<u32, Value> = fresh.into_iter().collect();
 
     // Reuse the last conversation up to the first message that differs (the array grew, or
     // its last messages were replaced), and parse only what follows.
     let recent = RECENT.with(|r| r.borrow_mut().take());
-    if let Some(mut recent) = recent.filter(|r| r.envelope == envelope && r.format == format) {
-        let common = recent.ids.iter().zip(&ids).take_while(|(a, b)| a == b).count();
+    if let Some(mut recent) = recent.filter(|r| r.envelope == d.envelope && r.format == format) {
+        let common = recent.ids.iter().zip(&d.ids).take_while(|(a, b)| a == b).count();
         if common > 0 {
-            let more = ids[common..]
+            let Some(more) = d.ids[common..]
                 .iter()
-                .map(|id| take_item(*id, &fresh))
-                .collect::<Result<Vec<_>, _>>()?;
+                .map(|id| item(*id, &fresh))
+                .collect::<Option<Vec<_>>>()
+            else {
+                return Ok(Err(Missing));
+            };
             recent.conv.truncate(common);
             if recent.conv.append(more).map_err(to_js)? {
-                return Ok(Incoming {
-                    conv: recent.conv,
-                    ids,
-                    envelope,
+                return Ok(Ok(Incoming {
+                    conv: Rc::new(recent.conv),
+                    items: d.items,
+                    envelope_object: d.envelope_object,
+                    ids: d.ids,
+                    envelope: d.envelope,
                     format,
-                    keep,
-                });
+                    keep: d.keep,
+                }));
             }
         }
     }
 
     // Otherwise build it: from the store and the new messages, without JSON parsing.
-    let items = ids
+    let Some(items) = d
+        .ids
         .iter()
-        .map(|id| take_item(*id, &fresh))
-        .collect::<Result<Vec<_>, _>>()?;
-    let input = match &envelope {
+        .map(|id| item(*id, &fresh))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(Err(Missing));
+    };
+    let input = match &d.envelope {
         None => Value::Array(items),
         Some(text) => {
             let mut obj: serde_json::Map<String, Value> = serde_json::from_str(text).map_err(|e| {
@@ -259,27 +436,23 @@ pub fn conversation_arg(messages: &JsValue, format: Option<Format>) -> Result<In
         }
     };
     let conv = Conversation::from_json(input, format).map_err(to_js)?;
-    Ok(Incoming {
-        conv,
-        ids,
-        envelope,
+    Ok(Ok(Incoming {
+        conv: Rc::new(conv),
+        items: d.items,
+        envelope_object: d.envelope_object,
+        ids: d.ids,
+        envelope: d.envelope,
         format,
-        keep,
-    })
+        keep: d.keep,
+    }))
 }
 
 /// A message's JSON: just sent, or kept from an earlier call. (Copied, not taken: an
 /// array may hold one object twice, and a conversation that cannot be extended is built
 /// again from the same items.)
-fn take_item(id: u32, fresh: &HashMap<u32, Value>) -> Result<Value, JsValue> {
+fn item(id: u32, fresh: &HashMap<u32, Value>) -> Option<Value> {
     if let Some(v) = fresh.get(&id) {
-        return Ok(v.clone());
+        return Some(v.clone());
     }
-    STORE
-        .with(|store| store.borrow().get(&id).cloned())
-        .ok_or_else(|| {
-            JsValue::from(js_sys::Error::new(&format!(
-                "ctxfold: message {id} is not known (internal error)"
-            )))
-        })
+    STORE.with(|store| store.borrow().json.get(&id).map(|(v, _)| v.clone()))
 }

@@ -35,19 +35,29 @@ pub fn has_vocabulary(
     Ok(tokenizer::is_available(encoding_arg("encoding", &encoding)?))
 }
 
-/// Checks and installs `.ctxv` bytes, which must be for `encoding`. Used by `loadVocabulary`.
+/// Checks and installs `.ctxv` bytes, which must be the shipped file for `encoding`
+/// (its SHA-256 is pinned). Used by `loadVocabulary`.
 #[wasm_bindgen(js_name = installVocabulary)]
 pub fn install_vocabulary(
-    bytes: &[u8],
+    bytes: js_sys::Uint8Array,
     #[wasm_bindgen(unchecked_param_type = "Encoding")] encoding: JsValue,
 ) -> Result<(), JsValue> {
     let want = encoding_arg("encoding", &encoding)?;
-    let name = tokenizer::vocab::peek_name(bytes).map_err(to_js)?;
+    let data = bytes.to_vec();
+    let name = tokenizer::vocab::peek_name(&data).map_err(to_js)?;
     if name != want.name() {
         return Err(to_js(Error::InvalidVocabulary {
             reason: format!("the file is for {name:?}, not {:?}", want.name()),
         }));
     }
-    tokenizer::load(bytes.to_vec()).map_err(to_js)?;
+    if tokenizer::is_available(want) {
+        // The shipped file, present already (embedded, or loaded before): nothing to do
+        // once the bytes are shown to be that file.
+        tokenizer::load(data).map_err(to_js)?;
+        return Ok(());
+    }
+    tokenizer::load(data).map_err(to_js)?;
+    // A restarted module installs it again (see lifecycle).
+    super::lifecycle::keep("vocabulary", want.name(), &bytes.slice(0, bytes.length()));
     Ok(())
 }

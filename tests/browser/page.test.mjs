@@ -118,7 +118,7 @@ test("ctxfold/lite fetches the default vocabulary URL and then counts like Node"
   assert.ok(server.requests.includes("/pkg/dist/lite/ctxfold_bg.wasm"));
 });
 
-test("bad vocabulary sources in a fresh page are INVALID_VOCABULARY", async () => {
+test("bad vocabulary sources in a fresh page are typed errors (VOCABULARY_UNAVAILABLE, INVALID_VOCABULARY)", async () => {
   // A new page has its own module instances, so nothing is loaded in it yet.
   const fresh = await browser.newPage();
   try {
@@ -142,7 +142,7 @@ test("bad vocabulary sources in a fresh page are INVALID_VOCABULARY", async () =
         stillMissing: lite.hasVocabulary("o200k_base"),
       };
     });
-    assert.equal(errors.missing.code, "INVALID_VOCABULARY", errors.missing.message);
+    assert.equal(errors.missing.code, "VOCABULARY_UNAVAILABLE", errors.missing.message);
     assert.match(errors.missing.message, /404/);
     assert.equal(errors.wrongEncoding.name, "CtxfoldError");
     assert.equal(errors.wrongEncoding.code, "INVALID_VOCABULARY", errors.wrongEncoding.message);

@@ -3,10 +3,11 @@
 
 use ctxfold::compact::{Compaction, Input, Outcome, Reply, Request, State};
 use ctxfold::config::Config;
-use ctxfold::count::TextCounter;
+use ctxfold::count::Counter;
 use ctxfold::messages::{Conversation, NewMessage, Out, Part};
 use ctxfold::Error;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// How the tests answer summarizer requests.
 pub enum Summarizer<'a> {
@@ -20,7 +21,7 @@ pub enum Summarizer<'a> {
 pub fn run(
     conv: &Conversation,
     config: &Config,
-    counter: &dyn TextCounter,
+    counter: impl Into<Counter>,
     window: usize,
     reserved: usize,
     state: Option<State>,
@@ -34,7 +35,7 @@ pub fn run(
 pub fn run_manual(
     conv: &Conversation,
     config: &Config,
-    counter: &dyn TextCounter,
+    counter: impl Into<Counter>,
     window: usize,
     reserved: usize,
     state: Option<State>,
@@ -42,9 +43,9 @@ pub fn run_manual(
     manual: bool,
 ) -> Result<(Outcome, usize), Error> {
     let mut c = Compaction::new(Input {
-        conv,
-        config,
-        counter,
+        conv: Rc::new(conv.clone()),
+        config: Rc::new(config.clone()),
+        counter: counter.into(),
         window,
         reserved_output: reserved,
         state,

@@ -68,7 +68,16 @@ describe("in one process, in order", () => {
   });
 
   test("a missing file and bad sources are rejected", async () => {
-    await assert.rejects(loadVocabulary("cl100k_base", join(pkgDir, "vocab", "missing.ctxv")), { code: "ENOENT" });
+    // A file that cannot be read is a typed error that names it, the system's error as its cause.
+    const missing = join(pkgDir, "vocab", "missing.ctxv");
+    await assert.rejects(loadVocabulary("cl100k_base", missing), (err) => {
+      expectError("CtxfoldError", "VOCABULARY_UNAVAILABLE")(err);
+      assert.ok(err.message.includes(missing) && err.message.includes("ENOENT"), err.message);
+      assert.equal(err.cause?.code, "ENOENT");
+      return true;
+    });
+    // A URL nothing answers at: the same, never a bare TypeError.
+    await assert.rejects(loadVocabulary("cl100k_base", "http://127.0.0.1:9/o200k_base.ctxv"), expectError("CtxfoldError", "VOCABULARY_UNAVAILABLE"));
     await assert.rejects(loadVocabulary("cl100k_base", 42), expectError("TypeError", "INVALID_ARGUMENT"));
     await assert.rejects(loadVocabulary("cl100k_base", null), expectError("TypeError", "INVALID_ARGUMENT"));
     await assert.rejects(loadVocabulary("p50k_base"), expectError("CtxfoldError", "UNKNOWN_ENCODING"));
@@ -157,11 +166,11 @@ describe("each source in a fresh process", () => {
     assert.ok(server.requests.includes("/vocab/cl100k_base.ctxv"));
   });
 
-  test("an http URL that answers 404 is INVALID_VOCABULARY", async () => {
+  test("an http URL that answers 404 is VOCABULARY_UNAVAILABLE", async () => {
     const result = await loadIn(JSON.stringify(`${server.url}/vocab/nothing-here.ctxv`));
     assert.equal(result.threw, true, JSON.stringify(result));
     assert.equal(result.name, "CtxfoldError");
-    assert.equal(result.code, "INVALID_VOCABULARY");
+    assert.equal(result.code, "VOCABULARY_UNAVAILABLE");
     assert.match(result.message, /404/);
   });
 });

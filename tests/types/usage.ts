@@ -4,11 +4,16 @@
 // (tsc fails if the line below it compiles).
 import {
   compact,
+  countMessages,
   countTokens,
+  plan,
   hasVocabulary,
   isCtxfoldError,
   loadVocabulary,
   type CompactOptions,
+  type CompactPlan,
+  type CompactReport,
+  type CompactResult,
   type CountOptions,
   type CtxfoldError,
   type CtxfoldErrorCode,
@@ -69,6 +74,35 @@ async function chat(history: { role: string; content: string }[]): Promise<numbe
   return into;
 }
 
+// compact() resolves to its result (not a promise of a promise), typed by what was passed:
+// the caller's message type comes back, for arrays (readonly too) and for envelopes.
+type ChatMessage = { role: "system" | "user" | "assistant"; content: string };
+async function typedCompact(history: readonly ChatMessage[]): Promise<void> {
+  const options: CompactOptions = { model: "gpt-4o" };
+  const pending = compact(history, options);
+  expectType<Equal<typeof pending, Promise<CompactResult<readonly ChatMessage[]>>>>();
+  const report: CompactReport = await compact(history, options).then((r) => r.report);
+  const result = await pending;
+  expectType<Equal<typeof result.messages, ChatMessage[]>>();
+  const first: ChatMessage | undefined = result.messages[0];
+  // A mutable array works the same.
+  const mutable: ChatMessage[] = [...history];
+  expectType<Equal<(typeof mutable)[number], (Awaited<ReturnType<typeof compact<ChatMessage[]>>>)["messages"][number]>>();
+  // An Anthropic request: its other fields come back with it.
+  const request = { system: "You help.", max_tokens: 1024, messages: history };
+  const out = await compact(request, { model: "claude-sonnet-4-5" });
+  expectType<Equal<typeof out.messages.messages, ChatMessage[]>>();
+  expectType<Equal<typeof out.messages.max_tokens, number>>();
+  // plan and countMessages take readonly arrays too.
+  const p: CompactPlan = plan(history, options);
+  const total: number = countMessages(history, { model: "gpt-4o" }).total;
+  // @ts-expect-error: the result is not a promise once awaited
+  const wrong: Promise<unknown> = result;
+  // @ts-expect-error: messages are the caller's type, not strings
+  const notStrings: string[] = result.messages;
+  void [report, first, p, total, wrong, notStrings];
+}
+
 // @ts-expect-error: text must be a string
 countTokens(42, { encoding: "o200k_base" });
 // @ts-expect-error: options are required
@@ -90,4 +124,4 @@ const loaded: Promise<number> = loadVocabulary("o200k_base");
 // @ts-expect-error: not a code
 const code: CtxfoldErrorCode = "ENOENT";
 
-void [n, m, available, loading, sources, handle, chat, s, loaded, code];
+void [n, m, available, loading, sources, handle, chat, s, loaded, code, typedCompact];

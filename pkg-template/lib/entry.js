@@ -1,0 +1,39 @@
+// The public API of one build (full or lite) over its wasm-bindgen module: every export
+// guarded against traps (guard.js), compact() driven from here (compact.js), and
+// loadVocabulary() for the platform (vocabulary.js). The entry files (node.js, browser.js,
+// workerd.js and their lite twins) only instantiate the module and call api().
+import { guard } from "./guard.js";
+import { compactWith } from "./compact.js";
+import { vocabularyLoader } from "./vocabulary.js";
+
+/** wasm-bindgen's and ctxfold's internals: never part of the API. */
+const INTERNAL = new Set([
+  "default",
+  "initSync",
+  "installVocabulary",
+  "CompactCall",
+  "__wbg_reset_state",
+  "start",
+  "__ctxfoldTestPanic",
+  "__ctxfoldInternalError",
+]);
+
+/**
+ * @param {object} raw  the instantiated wasm-bindgen module
+ * @param {{ fetchBytes: (source: URL | string) => Promise<Uint8Array>, defaultSource: ((encoding: string) => URL) | null }} platform
+ */
+export function api(raw, platform) {
+  const g = guard(raw);
+  const out = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (INTERNAL.has(name) || typeof value !== "function") continue;
+    out[name] = g.wrap(value);
+  }
+  out.compact = compactWith(raw, g);
+  out.loadVocabulary = vocabularyLoader({
+    install: g.wrap(raw.installVocabulary),
+    has: out.hasVocabulary,
+    ...platform,
+  });
+  return out;
+}

@@ -1,0 +1,69 @@
+// What a trap leaves behind, handled: a wasm call that ends in a WebAssembly.RuntimeError
+// (a panic, or running out of memory or stack) makes a fresh instance of the module and
+// becomes a typed INTERNAL error; the next call runs on the fresh instance, which gets its
+// loaded vocabularies and registered models back (src/wasm/lifecycle.rs). If even a fresh
+// instance cannot be made, every later call fails with MODULE_POISONED.
+
+/** How many times each module was made afresh (shared by every guard of one module). */
+const restarts = new WeakMap();
+
+/**
+ * @param {object} raw  the wasm-bindgen module (built with --experimental-reset-state-function)
+ */
+export function guard(raw) {
+  let poisoned = null;
+
+  function poisonedError() {
+    const err = new Error(
+      `the module trapped and could not be restarted (${poisoned?.message ?? poisoned}); reload the page or restart the process`,
+    );
+    err.name = "CtxfoldError";
+    err.code = "MODULE_POISONED";
+    err.cause = poisoned;
+    return err;
+  }
+
+  /** The error to throw for `e`: a trap restarts the module and becomes INTERNAL. */
+  function recover(e) {
+    if (!(e instanceof WebAssembly.RuntimeError)) return e;
+    try {
+      raw.__wbg_reset_state();
+    } catch (again) {
+      poisoned = again;
+      return poisonedError();
+    }
+    restarts.set(raw, (restarts.get(raw) ?? 0) + 1);
+    // The fresh module words the error (the message is declared once, in Rust).
+    const err = raw.__ctxfoldInternalError(`the WebAssembly module trapped (${e.message})`);
+    err.cause = e;
+    return err;
+  }
+
+  function check() {
+    if (poisoned) throw poisonedError();
+  }
+
+  /** `fn`, guarded: a trap inside it restarts the module and throws INTERNAL. */
+  function wrap(fn) {
+    return function guarded(...args) {
+      check();
+      try {
+        return fn.apply(this, args);
+      } catch (e) {
+        throw recover(e);
+      }
+    };
+  }
+
+  /** How many times the module was made afresh so far (objects from before are gone). */
+  const count = () => restarts.get(raw) ?? 0;
+
+  /** INTERNAL for a call whose objects belonged to an instance made afresh meanwhile. */
+  function restartedDuring(e) {
+    const err = raw.__ctxfoldInternalError("the module was restarted while this call was in progress");
+    err.cause = e;
+    return err;
+  }
+
+  return { wrap, recover, check, restarts: count, restartedDuring };
+}
