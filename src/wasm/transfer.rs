@@ -171,36 +171,38 @@ extern "C" {
     fn forget_messages();
 }
 
-/// The most JSON text the store keeps (by the length of the text each message came as);
-/// the oldest entries go first. A chat history's messages are all sent on the first call
-/// and found in the last conversation after that, so the store only saves work when calls
-/// interleave conversations; it must not hold every message a long-lived page ever sent.
-const STORE_BYTES: usize = 8 << 20;
+/// The most JSON text the store keeps; the oldest entries go first. A chat history's
+/// messages are all sent on the first call and found in the last conversation after that,
+/// so the store only saves work when calls interleave conversations; it must not hold every
+/// message a long-lived page ever sent.
+const STORE_BYTES: usize = 4 << 20;
 
-/// The JSON of recently sent messages, by id, oldest first.
+/// The JSON text of recently sent messages, by id, oldest first. Text, not parsed values:
+/// its memory is what it says (a parsed value takes several times its text), and it is
+/// parsed again only when a conversation must be built anew.
 #[derive(Default)]
 struct Store {
-    json: HashMap<u32, (Value, usize)>,
+    json: HashMap<u32, Box<str>>,
     order: VecDeque<u32>,
     bytes: usize,
 }
 
 impl Store {
-    fn insert(&mut self, id: u32, value: Value, bytes: usize) {
-        self.json.insert(id, (value, bytes));
+    fn insert(&mut self, id: u32, text: &str) {
+        self.bytes += text.len();
+        if let Some(old) = self.json.insert(id, text.into()) {
+            self.bytes -= old.len();
+        }
         self.order.push_back(id);
-        self.bytes += bytes;
         while self.bytes > STORE_BYTES {
             let Some(old) = self.order.pop_front() else { break };
-            if let Some((_, b)) = self.json.remove(&old) {
-                self.bytes -= b;
-            }
+            self.remove(old);
         }
     }
 
     fn remove(&mut self, id: u32) {
-        if let Some((_, b)) = self.json.remove(&id) {
-            self.bytes -= b;
+        if let Some(text) = self.json.remove(&id) {
+            self.bytes -= text.len();
         }
     }
 }
@@ -351,35 +353,35 @@ pub fn conversation_arg(messages: &JsValue, format: Option<Format>) -> Result<In
 struct Missing;
 
 fn read(d: Described, format: Option<Format>) -> Result<Result<Incoming, Missing>, JsValue> {
-    // The new messages' JSON, by id.
-    let fresh: Vec<(u32, Value)> = match &d.fresh {
+    // The new messages' JSON, by id: each one's text as it came, and parsed.
+    let bad_json = |e: serde_json::Error| {
+        to_js(Error::InvalidArgument {
+            argument: "messages".into(),
+            expected: format!("JSON-serialisable messages ({e})"),
+        })
+    };
+    let raw: Vec<(u32, Box<serde_json::value::RawValue>)> = match &d.fresh {
         None => Vec::new(),
-        Some(text) => serde_json::from_str(text).map_err(|e| {
-            to_js(Error::InvalidArgument {
-                argument: "messages".into(),
-                expected: format!("JSON-serialisable messages ({e})"),
-            })
-        })?,
+        Some(text) => serde_json::from_str(text).map_err(bad_json)?,
     };
+    let fresh: Vec<(u32, Value)> = raw
+        .iter()
+        .map(|(id, text)| Ok((*id, serde_json::from_str(text.get())?)))
+        .collect::<Result<_, serde_json::Error>>()
+        .map_err(bad_json)?;
     // Rust has the JSON now: JS may register the objects.
-    let sizes: HashMap<u32, usize> = match &d.fresh {
-        Some(text) if d.keep => {
-            let per = text.len() / fresh.len().max(1);
-            fresh.iter().map(|(id, _)| (*id, per)).collect()
-        }
-        _ => HashMap::new(),
-    };
     STORE.with(|store| {
         let mut store = store.borrow_mut();
         for id in &d.dead {
             store.remove(*id);
         }
         if d.keep {
-            for (id, value) in &fresh {
-                store.insert(*id, value.clone(), sizes.get(id).copied().unwrap_or(0));
+            for (id, text) in &raw {
+                store.insert(*id, text.get());
             }
         }
     });
+    drop(raw);
     if d.keep {
         commit(&d.pending)?;
     }
@@ -454,5 +456,8 @@ fn item(id: u32, fresh: &HashMap<u32, Value>) -> Option<Value> {
     if let Some(v) = fresh.get(&id) {
         return Some(v.clone());
     }
-    STORE.with(|store| store.borrow().json.get(&id).map(|(v, _)| v.clone()))
+    STORE.with(|store| {
+        let store = store.borrow();
+        serde_json::from_str(store.json.get(&id)?).ok()
+    })
 }

@@ -266,3 +266,21 @@ describe("vocabularies (defect 13)", () => {
     assert.match(sums, /^[0-9a-f]{64} {2}cl100k_base\.ctxv$/m);
   });
 });
+
+describe("memory (defect 14)", () => {
+  test("many synchronous calls on fresh arrays: the message store stays bounded, and clearCaches empties it", async () => {
+    const { initSync } = await import(pathToFileURL(join(pkgDir, "dist", "full", "ctxfold.js")).href);
+    const memory = () => initSync().memory.buffer.byteLength;
+    const fresh = (k) => [
+      { role: "system", content: "You are terse." },
+      ...Array.from({ length: 8 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `call ${k} message ${i}: deploy ${k * 8 + i} failed` })),
+    ];
+    countMessages(fresh(-1), gpt);
+    const start = memory();
+    for (let k = 0; k < 4000; k++) countMessages(fresh(k), gpt);
+    // Unbounded, this kept every message's JSON (about 2.4 KB each: 86 MB here).
+    assert.ok(memory() - start < 16 * 2 ** 20, `grew ${((memory() - start) / 2 ** 20).toFixed(1)} MB`);
+    clearCaches();
+    assert.ok(countMessages(fresh(0), gpt).total > 0);
+  });
+});
