@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { countTokens, hasVocabulary, loadVocabulary, isCtxfoldError } from "ctxfold/lite";
+import { countTokens, countMessages, plan, compact, hasVocabulary, loadVocabulary, isCtxfoldError } from "ctxfold/lite";
 import { fixture, pkgDir } from "../support/paths.mjs";
 import { runFresh, describeError } from "../support/fresh-node.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
@@ -38,6 +38,19 @@ describe("in one process, in order", () => {
     assert.equal(hasVocabulary("cl100k_base"), false);
     assert.throws(() => countTokens("hello", o200k), expectError("CtxfoldError", "VOCABULARY_NOT_LOADED"));
     assert.throws(() => countTokens("hello", cl100k), /loadVocabulary/);
+  });
+
+  test("a model whose encoding is not loaded: VOCABULARY_NOT_LOADED, unless allowEstimate", async () => {
+    // It silently estimated before: a gpt-4o count that is not exact must be asked for.
+    const messages = [{ role: "user", content: "What is in /etc/hosts?" }];
+    assert.throws(() => countTokens("hello", { model: "gpt-4o" }), expectError("CtxfoldError", "VOCABULARY_NOT_LOADED"));
+    assert.throws(() => countMessages(messages, { model: "gpt-4o" }), /allowEstimate/);
+    assert.throws(() => plan(messages, { model: "gpt-4o" }), expectError("CtxfoldError", "VOCABULARY_NOT_LOADED"));
+    await assert.rejects(compact(messages, { model: "gpt-4o" }), expectError("CtxfoldError", "VOCABULARY_NOT_LOADED"));
+    assert.ok(countTokens("hello", { model: "gpt-4o", allowEstimate: true }) > 0);
+    assert.equal(countMessages(messages, { model: "gpt-4o", allowEstimate: true }).method, "estimate");
+    // A model ctxfold only ever estimates needs no vocabulary.
+    assert.equal(countMessages(messages, { model: "claude-sonnet-4-5" }).method, "estimate");
   });
 
   test("argument errors come before the missing vocabulary", () => {
