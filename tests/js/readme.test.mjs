@@ -96,3 +96,19 @@ test("the lite example runs", async () => {
   const [code] = blocks("### Lite build");
   await runModule("lite.mjs", code);
 });
+
+test("the README's report paragraph and error table name every report field and every error code", async () => {
+  const { compact, plan } = await import("ctxfold");
+  const history = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} `.repeat(400) }));
+  const { report } = await compact(history, { model: "gpt-4o", contextWindow: 16000 });
+  const paragraph = readme.slice(readme.indexOf("The report: `tokensBefore`"), readme.indexOf("## Errors"));
+  for (const key of Object.keys(report)) assert.ok(paragraph.includes(`\`${key}\``), `the README's report list lacks ${key}`);
+  assert.ok(Object.keys(plan(history, { model: "gpt-4o" })).length > 0);
+  // The error table: every code the .d.ts declares.
+  const dts = readFileSync(join(repoRoot, "pkg", "dist", "full", "ctxfold.d.ts"), "utf8");
+  const union = dts.slice(dts.indexOf("export type CtxfoldErrorCode ="), dts.indexOf(";", dts.indexOf("export type CtxfoldErrorCode =")));
+  const codes = [...union.matchAll(/"([A-Z_]+)"/g)].map((m) => m[1]);
+  assert.ok(codes.length >= 13, codes.join(" "));
+  const table = readme.slice(readme.indexOf("## Errors"), readme.indexOf("## Runtimes"));
+  for (const code of codes) assert.ok(table.includes(`| \`${code}\` |`), `the README's error table lacks ${code}`);
+});
