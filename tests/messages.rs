@@ -138,6 +138,68 @@ fn media_parts_tell_their_own_format() {
     assert_eq!(detected.total, given.total);
 }
 
+/// The format every item allows wins, not the first marker seen: a `refusal` or
+/// `input_audio` part is in both OpenAI formats, an Anthropic server tool block is only in
+/// Anthropic (found by the fuzzer, tests/fuzz/findings.md 4 and 8).
+#[test]
+fn the_format_is_the_one_every_item_allows() {
+    let refusal_then_chat = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "refusal", "refusal": "I can't."}]},
+        {"role": "user", "content": "ok, read it"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "r"}
+    ]);
+    let audio_then_responses = json!([
+        {"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "and this"}]}
+    ]);
+    let server_tools = json!([
+        {"role": "user", "content": "search it"},
+        {"role": "assistant", "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+            {"type": "text", "text": "found"}
+        ]}
+    ]);
+    for (input, want) in [
+        (&refusal_then_chat, Format::OpenAiChat),
+        (&audio_then_responses, Format::OpenAiResponses),
+        (&server_tools, Format::Anthropic),
+    ] {
+        let conv = Conversation::parse(input, None).unwrap_or_else(|e| panic!("{input}: {e}"));
+        assert_eq!(conv.format(), want, "{input}");
+    }
+}
+
+/// A conversation extended after its newest items were dropped detects again from what is
+/// left: the array [a, b, openai call, result] then [a, b, anthropic call, result] (the
+/// same first two objects, reused by the transfer layer) is Anthropic the second time
+/// (tests/fuzz/findings.md 7).
+#[test]
+fn dropping_the_items_that_told_the_format_forgets_it() {
+    let a = json!({"role": "user", "content": "hi"});
+    let b = json!({"role": "assistant", "content": "hello"});
+    let mut conv = Conversation::parse(
+        &json!([a, b, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "r"}]),
+        None,
+    )
+    .unwrap();
+    assert_eq!(conv.format(), Format::OpenAiChat);
+    conv.truncate(2);
+    let anthropic = vec![
+        json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]}),
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}),
+    ];
+    assert_eq!(conv.append(anthropic.clone()), Ok(false), "read anew");
+    let whole: Vec<Value> = [a, b].into_iter().chain(anthropic).collect();
+    assert_eq!(
+        Conversation::parse(&Value::Array(whole), None).unwrap().format(),
+        Format::Anthropic
+    );
+}
+
 #[test]
 fn round_trips_are_lossless() {
     for (input, format) in [

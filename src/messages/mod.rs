@@ -163,8 +163,9 @@ impl Message {
 #[derive(Debug)]
 pub struct Conversation {
     format: Format,
-    /// Whether an item told the format (rather than the default or the caller's option).
-    decided: bool,
+    /// How the format was chosen: given by the caller, or detected from what every item
+    /// allows ([`Detection`]).
+    detection: Detection,
     /// Running hashes of the messages (`digests[i]` covers `0..i`), for state marks.
     digests: Vec<u64>,
     /// Message counts per counter (by its cache key), extended as messages are appended.
@@ -180,7 +181,7 @@ impl Clone for Conversation {
     fn clone(&self) -> Self {
         Conversation {
             format: self.format,
-            decided: self.decided,
+            detection: self.detection.clone(),
             digests: self.digests.clone(),
             counted: std::sync::Mutex::new(self.counted.lock().unwrap_or_else(|e| e.into_inner()).clone()),
             messages: self.messages.clone(),
@@ -232,19 +233,14 @@ impl Conversation {
                 })
             }
         };
-        let (format, decided) = match format {
-            Some(f) => (f, true),
-            None => match items.iter().find_map(detect_item) {
-                Some(f) => (f, true),
-                None => (
-                    detect(
-                        &items,
-                        matches!(&envelope, Envelope::Object(o) if o.contains_key("system")),
-                    ),
-                    false,
-                ),
-            },
+        let detection = match format {
+            Some(f) => Detection::Given(f),
+            None => Detection::of(
+                &items,
+                matches!(&envelope, Envelope::Object(o) if o.contains_key("system")),
+            ),
         };
+        let format = detection.format();
         let root = Path::root("messages");
         let messages = items
             .iter()
@@ -260,7 +256,7 @@ impl Conversation {
         }
         let mut conv = Conversation {
             format,
-            decided,
+            detection,
             digests: vec![0],
             counted: Default::default(),
             messages,
@@ -275,17 +271,14 @@ impl Conversation {
     /// Appends items (the caller's array grew), parsed in this conversation's format, and
     /// checks the tool pairing again. On error the conversation is left as it was.
     ///
-    /// Returns `Ok(false)`, appending nothing, when the format was neither given nor told by
-    /// any item so far and an appended item tells another one: the whole array must then
-    /// be read again, as a new conversation.
+    /// Returns `Ok(false)`, appending nothing, when the format was detected and the appended
+    /// items would detect another one: the whole array must then be read again, as a new
+    /// conversation.
     pub fn append(&mut self, items: Vec<Value>) -> Result<bool, Error> {
-        if !self.decided {
-            if let Some(f) = items.iter().find_map(detect_item) {
-                if f != self.format {
-                    return Ok(false);
-                }
-                self.decided = true;
-            }
+        let mut detection = self.detection.clone();
+        detection.extend(&items);
+        if detection.format() != self.format {
+            return Ok(false);
         }
         let start = self.items.len();
         let root = Path::root("messages");
@@ -301,6 +294,7 @@ impl Conversation {
             self.items.truncate(start);
             return Err(e);
         }
+        self.detection = detection;
         self.extend_digests();
         Ok(true)
     }
@@ -315,6 +309,9 @@ impl Conversation {
         self.items.truncate(len);
         self.messages.truncate(len);
         self.digests.truncate(len + 1);
+        // What the removed items told about the format is forgotten: the next append
+        // detects again from what is left (and may find the array must be read anew).
+        self.detection.truncate(len);
         for (_, counts) in self
             .counted
             .get_mut()
@@ -578,23 +575,124 @@ pub struct NewMessage {
     pub text: String,
 }
 
-/// Guesses the format from the first item that tells formats apart. Plain
-/// `{ role, content: string }` messages read the same in every format; they are taken as
-/// OpenAI Chat Completions, or as Anthropic when a top-level `system` came with them.
+/// Guesses the format of `items`: see [`Detection`].
 pub fn detect(items: &[Value], has_top_level_system: bool) -> Format {
-    items
-        .iter()
-        .find_map(detect_item)
-        .unwrap_or(if has_top_level_system {
-            Format::Anthropic
-        } else {
-            // Includes a `developer` role, which both OpenAI formats have.
-            Format::OpenAiChat
-        })
+    Detection::of(items, has_top_level_system).format()
 }
 
-fn detect_item(item: &Value) -> Option<Format> {
-    let obj = item.as_object()?;
+/// The format of a conversation: given by the caller, or detected. Every item allows a set
+/// of formats (an OpenAI tool message only OpenAI Chat; a `refusal` part either OpenAI
+/// format; `{ role, content: "text" }` any); the conversation is in the format all of them
+/// allow. Where several remain (plain text messages), OpenAI Chat, or Anthropic when a
+/// top-level `system` came with them. Where none does (items of different formats), the
+/// first item that allows exactly one format decides, and parsing then says what is wrong.
+#[derive(Clone, Debug)]
+pub enum Detection {
+    /// The caller's `format` option.
+    Given(Format),
+    /// Detected.
+    Detected {
+        /// The formats each item allows, as a bit set over [`Format::ALL`].
+        allows: Vec<u8>,
+        /// A top-level `system` came with the items (Anthropic's request shape).
+        top_level_system: bool,
+    },
+}
+
+/// Every format, as a bit set.
+const ANY: u8 = 0b1111;
+
+fn bit(f: Format) -> u8 {
+    1 << Format::ALL.iter().position(|&g| g == f).unwrap_or(0)
+}
+
+impl Detection {
+    /// Detects the format of `items`.
+    pub fn of(items: &[Value], top_level_system: bool) -> Self {
+        Detection::Detected {
+            allows: items.iter().map(allows).collect(),
+            top_level_system,
+        }
+    }
+
+    /// Takes in more items.
+    pub fn extend(&mut self, items: &[Value]) {
+        if let Detection::Detected { allows: a, .. } = self {
+            a.extend(items.iter().map(allows));
+        }
+    }
+
+    /// Forgets the items from `len` on.
+    pub fn truncate(&mut self, len: usize) {
+        if let Detection::Detected { allows, .. } = self {
+            allows.truncate(len);
+        }
+    }
+
+    /// The format.
+    pub fn format(&self) -> Format {
+        let (allows, top_level_system) = match self {
+            Detection::Given(f) => return *f,
+            Detection::Detected {
+                allows,
+                top_level_system,
+            } => (allows, *top_level_system),
+        };
+        let all = allows.iter().fold(ANY, |acc, a| acc & a);
+        let preferred = if top_level_system {
+            [
+                Format::Anthropic,
+                Format::OpenAiChat,
+                Format::OpenAiResponses,
+                Format::AiSdk,
+            ]
+        } else {
+            // A `developer` role, which both OpenAI formats have, lands here too.
+            [
+                Format::OpenAiChat,
+                Format::OpenAiResponses,
+                Format::Anthropic,
+                Format::AiSdk,
+            ]
+        };
+        if let Some(f) = preferred.into_iter().find(|&f| all & bit(f) != 0) {
+            return f;
+        }
+        // The items disagree: the first that allows one format only decides.
+        allows
+            .iter()
+            .find(|a| a.count_ones() == 1)
+            .and_then(|&a| Format::ALL.into_iter().find(|&f| bit(f) == a))
+            .unwrap_or(preferred[0])
+    }
+}
+
+/// Anthropic content block types no other format has.
+const ANTHROPIC_BLOCKS: &[&str] = &[
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+    "document",
+    "search_result",
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "mcp_tool_use",
+    "mcp_tool_result",
+    "container_upload",
+];
+
+/// The formats an item can be in, as a bit set over [`Format::ALL`].
+fn allows(item: &Value) -> u8 {
+    let chat = bit(Format::OpenAiChat);
+    let responses = bit(Format::OpenAiResponses);
+    let anthropic = bit(Format::Anthropic);
+    let ai_sdk = bit(Format::AiSdk);
+    let Some(obj) = item.as_object() else { return ANY };
     if let Some(t) = obj.get("type").and_then(Value::as_str) {
         if matches!(
             t,
@@ -603,31 +701,31 @@ fn detect_item(item: &Value) -> Option<Format> {
             || t.ends_with("_call_output")
             || t == "item_reference"
         {
-            return Some(Format::OpenAiResponses);
+            return responses;
         }
     }
     if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") {
-        return Some(Format::OpenAiChat);
+        return chat;
     }
+    let mut set = ANY;
     for part in obj.get("content").and_then(Value::as_array).into_iter().flatten() {
-        match part.get("type").and_then(Value::as_str) {
-            Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document") => {
-                return Some(Format::Anthropic)
-            }
-            Some("tool-call" | "tool-result" | "reasoning") => return Some(Format::AiSdk),
-            Some("input_text" | "output_text" | "input_image" | "input_file" | "refusal") => {
-                return Some(Format::OpenAiResponses)
-            }
-            Some("image_url" | "input_audio") => return Some(Format::OpenAiChat),
-            // A file part is OpenAI's with a `file` object ({ file_id } or { file_data }),
-            // the AI SDK's with `data`; an image part is Anthropic's with a `source`, the AI
-            // SDK's with `image`. Any other shape tells nothing.
-            Some("file") if part.get("file").is_some() => return Some(Format::OpenAiChat),
-            Some("image") if part.get("source").is_some() => return Some(Format::Anthropic),
-            Some("image") if part.get("image").is_some() => return Some(Format::AiSdk),
-            Some("file") if part.get("data").is_some() => return Some(Format::AiSdk),
-            _ => {}
-        }
+        let has = |k: &str| part.get(k).is_some();
+        set &= match part.get("type").and_then(Value::as_str) {
+            Some(t) if ANTHROPIC_BLOCKS.contains(&t) => anthropic,
+            Some("tool-call" | "tool-result" | "reasoning") => ai_sdk,
+            Some("input_text" | "output_text" | "input_image" | "input_file") => responses,
+            // The same part in both OpenAI formats.
+            Some("refusal" | "input_audio") => chat | responses,
+            Some("image_url") => chat,
+            // A file part is OpenAI's with a `file` object ({ file_id } or { file_data }), the
+            // AI SDK's with `data`; an image part is Anthropic's with a `source`, the AI SDK's
+            // with `image`.
+            Some("file") if has("file") => chat,
+            Some("file") if has("data") => ai_sdk,
+            Some("image") if has("source") => anthropic,
+            Some("image") if has("image") => ai_sdk,
+            _ => ANY,
+        };
     }
-    None
+    set
 }
