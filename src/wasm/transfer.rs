@@ -161,6 +161,34 @@ export function commit(pending) {
 export function forgetMessages() {
   generation++;
 }
+
+// A copy ctxfold made of one of the caller's messages (a pruned tool result, a merged
+// summary) went through JSON, where binary data became { $bytes: n }: put the caller's own
+// binary values back, matched in document order by their length (an edit replaces text and
+// inserts text parts; it never reorders binary data, and a part it removed is skipped).
+export function restoreBinary(copy, original) {
+  const found = [];
+  const collect = (v, depth) => {
+    if (depth > 256 || v === null || typeof v !== "object") return;
+    if (binary(v)) { found.push(v); return; }
+    if (typeof v.toJSON === "function") return;
+    for (const k of Object.keys(v)) collect(v[k], depth + 1);
+  };
+  collect(original, 0);
+  if (found.length === 0) return copy;
+  let next = 0;
+  const put = (v, depth) => {
+    if (depth > 256 || v === null || typeof v !== "object") return v;
+    const keys = Object.keys(v);
+    if (keys.length === 1 && keys[0] === "$bytes" && typeof v.$bytes === "number") {
+      while (next < found.length && found[next].byteLength !== v.$bytes) next++;
+      return next < found.length ? found[next++] : v;
+    }
+    for (const k of keys) v[k] = put(v[k], depth + 1);
+    return v;
+  };
+  return put(copy, 0);
+}
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = describeMessages, catch)]
@@ -169,6 +197,14 @@ extern "C" {
     fn commit(pending: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = forgetMessages)]
     fn forget_messages();
+    #[wasm_bindgen(js_name = restoreBinary, catch)]
+    fn restore_binary_js(copy: &JsValue, original: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// `copy` (made through JSON from the caller's item `original`) with the caller's binary
+/// data back in place of the `{ $bytes: n }` markers JSON carried.
+pub fn restore_binary(copy: JsValue, original: &JsValue) -> JsValue {
+    restore_binary_js(&copy, original).unwrap_or(copy)
 }
 
 /// The most JSON text the store keeps; the oldest entries go first. A chat history's
@@ -352,23 +388,64 @@ pub fn conversation_arg(messages: &JsValue, format: Option<Format>) -> Result<In
 /// An id neither sent now nor stored.
 struct Missing;
 
-fn read(d: Described, format: Option<Format>) -> Result<Result<Incoming, Missing>, JsValue> {
-    // The new messages' JSON, by id: each one's text as it came, and parsed.
-    let bad_json = |e: serde_json::Error| {
+/// How deeply JSON may nest. serde_json's own limit is 128, which valid messages can pass
+/// (a tool call's arguments); past this, parsing would risk the wasm stack.
+const MAX_DEPTH: usize = 512;
+
+/// Parses JSON text that may nest up to [`MAX_DEPTH`] levels.
+fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, JsValue> {
+    let bad = |reason: String| {
         to_js(Error::InvalidArgument {
             argument: "messages".into(),
-            expected: format!("JSON-serialisable messages ({e})"),
+            expected: format!("JSON-serialisable messages ({reason})"),
         })
     };
+    if depth(text) > MAX_DEPTH {
+        return Err(bad(format!("nested more than {MAX_DEPTH} levels deep")));
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value = T::deserialize(&mut de).map_err(|e| bad(e.to_string()))?;
+    de.end().map_err(|e| bad(e.to_string()))?;
+    Ok(value)
+}
+
+/// The deepest nesting of arrays and objects in JSON text.
+fn depth(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+fn read(d: Described, format: Option<Format>) -> Result<Result<Incoming, Missing>, JsValue> {
+    // The new messages' JSON, by id: each one's text as it came, and parsed.
     let raw: Vec<(u32, Box<serde_json::value::RawValue>)> = match &d.fresh {
         None => Vec::new(),
-        Some(text) => serde_json::from_str(text).map_err(bad_json)?,
+        Some(text) => parse(text)?,
     };
     let fresh: Vec<(u32, Value)> = raw
         .iter()
-        .map(|(id, text)| Ok((*id, serde_json::from_str(text.get())?)))
-        .collect::<Result<_, serde_json::Error>>()
-        .map_err(bad_json)?;
+        .map(|(id, text)| Ok((*id, parse(text.get())?)))
+        .collect::<Result<_, JsValue>>()?;
     // Rust has the JSON now: JS may register the objects.
     STORE.with(|store| {
         let mut store = store.borrow_mut();
@@ -427,12 +504,7 @@ fn read(d: Described, format: Option<Format>) -> Result<Result<Incoming, Missing
     let input = match &d.envelope {
         None => Value::Array(items),
         Some(text) => {
-            let mut obj: serde_json::Map<String, Value> = serde_json::from_str(text).map_err(|e| {
-                to_js(Error::InvalidArgument {
-                    argument: "messages".into(),
-                    expected: format!("JSON-serialisable data ({e})"),
-                })
-            })?;
+            let mut obj: serde_json::Map<String, Value> = parse(text)?;
             obj.insert("messages".into(), Value::Array(items));
             Value::Object(obj)
         }
@@ -458,6 +530,6 @@ fn item(id: u32, fresh: &HashMap<u32, Value>) -> Option<Value> {
     }
     STORE.with(|store| {
         let store = store.borrow();
-        serde_json::from_str(store.json.get(&id)?).ok()
+        parse(store.json.get(&id)?).ok()
     })
 }
