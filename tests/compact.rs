@@ -96,7 +96,12 @@ fn build(system: &str, turns: &[(String, Vec<Step>)], responses: bool) -> Value 
     let mut items = vec![json!({"role": "system", "content": system})];
     let mut id = 0;
     for (user, steps) in turns {
-        items.push(json!({"role": "user", "content": user}));
+        // Now and then a named user (OpenAI Chat counts the name), as a cut message keeps it.
+        if !responses && user.len() % 3 == 0 {
+            items.push(json!({"role": "user", "name": "ana", "content": user}));
+        } else {
+            items.push(json!({"role": "user", "content": user}));
+        }
         for s in steps {
             match s {
                 Step::Say(t) if responses => items.push(json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": t}]})),
@@ -206,6 +211,16 @@ fn compact_and_check_with(
     ) {
         Ok((outcome, _)) => {
             check_invariants(&conv, &outcome, window - reserve(window), what);
+            // The report's count is the output's: counted again from the rendered JSON.
+            let recount = count_conversation(
+                &Conversation::parse(&output(&conv, &outcome), Some(conv.format())).unwrap(),
+                &counter,
+            )
+            .total;
+            assert_eq!(
+                recount, outcome.report.tokens_after,
+                "{what}: tokensAfter is not the output's count"
+            );
             if cfg.alternate_roles && conv.format() == Format::OpenAiChat {
                 // Every OpenAI chat message can take the summary: it never sits next to a
                 // message of its own side.

@@ -162,7 +162,12 @@ fn the_format_is_the_one_every_item_allows() {
             {"type": "text", "text": "found"}
         ]}
     ]);
+    let redacted = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "redacted-reasoning", "data": "opaque"}, {"type": "text", "text": "ok"}]}
+    ]);
     for (input, want) in [
+        (&redacted, Format::AiSdk),
         (&refusal_then_chat, Format::OpenAiChat),
         (&audio_then_responses, Format::OpenAiResponses),
         (&server_tools, Format::Anthropic),

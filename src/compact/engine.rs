@@ -1170,10 +1170,16 @@ impl Compaction {
                 .iter()
                 .map(|o| match o {
                     Out::Keep(i) | Out::Edited { index: i, .. } => self.tokens[*i],
-                    Out::Truncated { index, text } => count_message(
-                        &text_message(self.input.conv.messages()[*index].role, text),
-                        counter,
-                    ),
+                    Out::Truncated { index, text } => {
+                        let original = &self.input.conv.messages()[*index];
+                        count_message(
+                            &Message {
+                                name: original.name.clone(),
+                                ..text_message(original.role, text)
+                            },
+                            counter,
+                        )
+                    }
                     Out::New(m) => count_message(&text_message(m.role, &m.text), counter),
                     Out::Merged { index, text } => self
                         .input
@@ -1213,12 +1219,13 @@ impl Compaction {
                 continue;
             };
             let want = self.tokens[i].saturating_sub(over);
+            // The message as it will go out: its content replaced, its name kept.
             let as_message = |t: &str| {
                 count_message(
                     &Message {
                         role: messages[i].role,
                         parts: vec![Part::Text(t.to_owned())],
-                        name: None,
+                        name: messages[i].name.clone(),
                     },
                     counter,
                 )

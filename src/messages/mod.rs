@@ -712,7 +712,7 @@ fn allows(item: &Value) -> u8 {
         let has = |k: &str| part.get(k).is_some();
         set &= match part.get("type").and_then(Value::as_str) {
             Some(t) if ANTHROPIC_BLOCKS.contains(&t) => anthropic,
-            Some("tool-call" | "tool-result" | "reasoning") => ai_sdk,
+            Some("tool-call" | "tool-result" | "reasoning" | "redacted-reasoning") => ai_sdk,
             Some("input_text" | "output_text" | "input_image" | "input_file") => responses,
             // The same part in both OpenAI formats.
             Some("refusal" | "input_audio") => chat | responses,

@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{invalid_argument, to_js};
 use super::options::{json_arg, Options};
 use super::tokenizer_choice::Counting;
-use super::transfer::{conversation_arg, restore_binary, Incoming};
+use super::transfer::{conversation_arg, restore_original, Incoming};
 use crate::compact::engine::window_for;
 use crate::compact::{Compaction, Input, Reply, State};
 use crate::config::{Config, KNOWN};
@@ -531,7 +531,10 @@ impl CompactCall {
                 Out::Keep(i) => setup.incoming.items.get(*i as u32),
                 Out::New(_) => plain(&conv.render_item(o))?,
                 Out::Edited { index, .. } | Out::Truncated { index, .. } | Out::Merged { index, .. } => {
-                    restore_binary(plain(&conv.render_item(o))?, &setup.incoming.items.get(*index as u32))
+                    restore_original(
+                        plain(&conv.render_item(o))?,
+                        &setup.incoming.items.get(*index as u32),
+                    )
                 }
             };
             out_items.push(&item);

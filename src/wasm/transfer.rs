@@ -162,32 +162,39 @@ export function forgetMessages() {
   generation++;
 }
 
-// A copy ctxfold made of one of the caller's messages (a pruned tool result, a merged
-// summary) went through JSON, where binary data became { $bytes: n }: put the caller's own
-// binary values back, matched in document order by their length (an edit replaces text and
-// inserts text parts; it never reorders binary data, and a part it removed is skipped).
-export function restoreBinary(copy, original) {
-  const found = [];
-  const collect = (v, depth) => {
-    if (depth > 256 || v === null || typeof v !== "object") return;
-    if (binary(v)) { found.push(v); return; }
-    if (typeof v.toJSON === "function") return;
-    for (const k of Object.keys(v)) collect(v[k], depth + 1);
-  };
-  collect(original, 0);
-  if (found.length === 0) return copy;
-  let next = 0;
-  const put = (v, depth) => {
-    if (depth > 256 || v === null || typeof v !== "object") return v;
-    const keys = Object.keys(v);
-    if (keys.length === 1 && keys[0] === "$bytes" && typeof v.$bytes === "number") {
-      while (next < found.length && found[next].byteLength !== v.$bytes) next++;
-      return next < found.length ? found[next++] : v;
+// A copy ctxfold made of one of the caller's messages (a pruned tool result, a message a
+// summary went into, a message cut to fit) is rendered from JSON, where binary data became
+// { $bytes: n }, lone surrogates U+FFFD, Dates strings, and keys sorted. Every part of the
+// copy equal (as JSON) to the original's part at the same place becomes the original value
+// itself, keys in the original's order: only what ctxfold changed is new. An array one
+// longer than the original's is taken as one with a part put first (a merged summary).
+function sameJson(copy, original) {
+  try {
+    // As Rust saw the original: binary as markers, lone surrogates as U+FFFD.
+    const sent = wellFormed(JSON.stringify(original, replacer));
+    return sent !== undefined && JSON.stringify(copy) === JSON.stringify(JSON.parse(sent));
+  } catch {
+    return false;
+  }
+}
+export function restoreOriginal(copy, original) {
+  const restore = (c, o, depth) => {
+    if (depth > 256) return c;
+    if (sameJson(c, o)) return o;
+    if (c === null || o === null || typeof c !== "object" || typeof o !== "object" || binary(o)) return c;
+    if (Array.isArray(c)) {
+      if (!Array.isArray(o)) return c;
+      const shift = c.length - o.length;
+      if (shift !== 0 && shift !== 1) return c;
+      return c.map((v, i) => (i - shift >= 0 ? restore(v, o[i - shift], depth + 1) : v));
     }
-    for (const k of keys) v[k] = put(v[k], depth + 1);
-    return v;
+    if (Array.isArray(o)) return c;
+    const out = {};
+    for (const k of Object.keys(o)) if (Object.hasOwn(c, k)) out[k] = restore(c[k], o[k], depth + 1);
+    for (const k of Object.keys(c)) if (!Object.hasOwn(out, k)) out[k] = c[k];
+    return out;
   };
-  return put(copy, 0);
+  return restore(copy, original, 0);
 }
 "#)]
 extern "C" {
@@ -197,14 +204,14 @@ extern "C" {
     fn commit(pending: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = forgetMessages)]
     fn forget_messages();
-    #[wasm_bindgen(js_name = restoreBinary, catch)]
-    fn restore_binary_js(copy: &JsValue, original: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = restoreOriginal, catch)]
+    fn restore_original_js(copy: &JsValue, original: &JsValue) -> Result<JsValue, JsValue>;
 }
 
-/// `copy` (made through JSON from the caller's item `original`) with the caller's binary
-/// data back in place of the `{ $bytes: n }` markers JSON carried.
-pub fn restore_binary(copy: JsValue, original: &JsValue) -> JsValue {
-    restore_binary_js(&copy, original).unwrap_or(copy)
+/// `copy` (made through JSON from the caller's item `original`) with every part ctxfold
+/// did not change replaced by the caller's own value.
+pub fn restore_original(copy: JsValue, original: &JsValue) -> JsValue {
+    restore_original_js(&copy, original).unwrap_or(copy)
 }
 
 /// The most JSON text the store keeps; the oldest entries go first. A chat history's
