@@ -140,8 +140,11 @@ pub fn chunk(
         cur.push_str(&text);
         cur_tokens += t;
     }
-    if !cur.is_empty() || out.is_empty() {
-        out.push((cur, start..rendered.len()));
+    match out.last_mut() {
+        // Messages that render to nothing (reasoning only, empty text) after the last cut
+        // belong to the prompt before them: every message is covered by some call.
+        Some((_, range)) if cur.is_empty() => range.end = rendered.len(),
+        _ => out.push((cur, start..rendered.len())),
     }
     out
 }
@@ -405,6 +408,15 @@ mod tests {
         }
         assert_eq!(chunks.first().unwrap().1.start, 0);
         assert_eq!(chunks.last().unwrap().1.end, 50);
+        // A message that renders to nothing, right where a prompt is full: covered by the
+        // call before it (it was left out, found by the fuzzer).
+        let full = (1..400)
+            .map(|n| "word ".repeat(n))
+            .find(|t| enc().count(t) == 299)
+            .unwrap();
+        let chunks = chunk(&[full, String::new()], enc(), 300);
+        assert_eq!(chunks.len(), 1);
+        assert_eq!(chunks[0].1, 0..2, "the empty message is covered");
         let huge = vec!["x ".repeat(10_000)];
         let chunks = chunk(&huge, enc(), 300);
         assert_eq!(chunks.len(), 1);
