@@ -4,7 +4,7 @@
 import { Random } from "./random.mjs";
 import { text, textContext, textSize } from "./text.mjs";
 import { FORMATS, abstractConversation, conversationState, moreTurns, render, turnCount } from "./conversation.mjs";
-import { BEHAVIOURS } from "./summarizers.mjs";
+import { BEHAVIOURS, MIXABLE } from "./summarizers.mjs";
 import { invalidCase } from "./invalid.mjs";
 
 export const EXACT_MODELS = ["gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4", "gpt-3.5-turbo", "gpt-5", "o3-mini"];
@@ -35,7 +35,8 @@ function summarizerSpec(r) {
   return r.weighted([
     [25, null],
     [8, "extractive"],
-    [67, { kind: r.weighted([[20, "good"], [15, "mixed"], ...Object.keys(BEHAVIOURS).filter((k) => k !== "good").map((k) => [4, k])]) }],
+    [60, { kind: r.weighted([[20, "good"], [15, "mixed"], ...Object.keys(BEHAVIOURS).filter((k) => k !== "good").map((k) => [4, k])]) }],
+    [7, { kind: "by-part", kinds: [r.pick(MIXABLE), r.pick(MIXABLE), r.pick(MIXABLE)].slice(0, r.int(2, 3)) }],
   ]);
 }
 
@@ -44,6 +45,9 @@ function summarizerSpec(r) {
  * size, so compaction triggers) and otherwise anywhere from tiny to large.
  */
 function compactOptions(r, format, approxTokens, count, summarizer) {
+  // A tight profile: a window below the conversation's size, where summaries, markers,
+  // merges into neighbours and truncation all happen at once.
+  if (r.chance(0.12)) return tightOptions(r, format, approxTokens, count, summarizer);
   const o = { ...count };
   const sized = () => Math.max(200, Math.round(approxTokens * Math.exp(r.next() * Math.log(15)) / 5));
   const window = r.weighted([
@@ -93,6 +97,20 @@ function compactOptions(r, format, approxTokens, count, summarizer) {
   return o;
 }
 
+function tightOptions(r, format, approxTokens, count, summarizer) {
+  const o = { ...count, contextWindow: Math.max(300, Math.round(approxTokens * (0.1 + r.next() * 0.9))) };
+  o.alternateRoles = r.chance(0.7);
+  o.fallback = r.pick(["extractive", "marker", "marker", "error"]);
+  if (r.chance(0.4)) o.overflow = "truncate";
+  if (r.chance(0.3)) o.bufferTurns = r.int(0, 2);
+  if (r.chance(0.3)) o.summaryMaxTokens = r.int(32, 200);
+  if (r.chance(0.2)) o.pinFirstUserTurn = true;
+  if (r.chance(0.3)) o.format = format;
+  if (summarizer !== null) o.summarizer = summarizer === "extractive" ? "extractive" : { $summarizer: summarizer };
+  if (summarizer?.kind && BEHAVIOURS[summarizer.kind]?.timing) o.summarizerTimeoutMs = 50;
+  return o;
+}
+
 /** Items of a rendered conversation (the array, or the envelope's messages). */
 const itemsOf = (m) => (Array.isArray(m) ? m : m.messages);
 
@@ -110,7 +128,7 @@ function conversationCase(r, format) {
   const followups = [];
   for (let k = r.weighted([[50, 0], [30, 1], [15, r.int(2, 3)], [5, r.int(4, 6)]]); k > 0; k--) {
     const rendered = render(r, st, format, moreTurns(r, st, r.int(1, 3))).messages;
-    const mode = r.weighted([[50, "push"], [25, "copy"], [15, "clone"], [10, "edit"]]);
+    const mode = r.weighted([[45, "push"], [20, "copy"], [15, "clone"], [10, "edit"], [10, "output"]]);
     const f = { mode, append: itemsOf(rendered) };
     if (mode === "edit") {
       // An edited history: a plain message's text changed in place (the state no longer holds).
@@ -121,9 +139,21 @@ function conversationCase(r, format) {
     }
     followups.push(f);
   }
+  // Sometimes the cache has already seen this conversation's first plain messages, in a
+  // conversation of another format (a chat app that switched provider mid-history).
+  let prime = null;
+  if (r.chance(0.08)) {
+    const other = r.pick(FORMATS.filter((x) => x !== format));
+    const pst = conversationState(r, ctx);
+    pst.nextId = 100000;
+    pst.exotic = false;
+    pst.huge = false;
+    prime = { format: other, append: itemsOf(render(r, pst, other, moreTurns(r, pst, r.int(1, 2))).messages) };
+  }
   const timing = summarizer?.kind && BEHAVIOURS[summarizer.kind]?.timing;
   return {
     kind: "conversation",
+    prime,
     format,
     messages,
     options,

@@ -278,7 +278,7 @@ function checkPlan(f, p, count) {
 }
 
 /** Checks one successful compact() result against its input and options. */
-function checkCompact(desc, f, { messages, options, result, detected, planned, summ, callsBefore }) {
+function checkCompact(desc, f, { messages, options, result, detected, planned, summ, callsBefore, evictedBefore }) {
   const { report, state } = result;
   const seen = (what, yes) => yes && f.seen.add(what);
   seen("compacted", report.evicted.length > 0);
@@ -321,16 +321,18 @@ function checkCompact(desc, f, { messages, options, result, detected, planned, s
   // Which output message is which input message; order; identity; accounting.
   const mapped = mapOutput(detected, inItems, outItems, report);
   for (const p of mapped.problems.slice(0, 3)) f.fail("invariant", "output messages are the caller's, in order", p);
+  // A message is in the output, or evicted this turn, or (with the state passed back and
+  // used) evicted in an earlier turn of this history.
   const evicted = new Set(report.evicted);
   const stateUsed = options.state && report.stateReset === null && preset !== "off";
-  const boundary = stateUsed ? (options.state.boundary?.index ?? 0) : 0;
+  const earlier = stateUsed ? evictedBefore : new Set();
   const missing = [];
   const both = [];
   inItems.forEach((_, i) => {
     if (mapped.present.has(i) && evicted.has(i)) both.push(i);
-    if (!mapped.present.has(i) && !evicted.has(i) && !(i < boundary)) missing.push(i);
+    if (!mapped.present.has(i) && !evicted.has(i) && !earlier.has(i)) missing.push(i);
   });
-  f.check(missing.length === 0, "every message kept or evicted", () => `messages ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", ..." : ""} of ${inItems.length} are neither in the output nor in report.evicted (evicted: ${report.evicted.length}, state boundary ${boundary})`);
+  f.check(missing.length === 0, "every message kept or evicted", () => `messages ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", ..." : ""} of ${inItems.length} are neither in the output nor in report.evicted (evicted: ${report.evicted.length}, ${earlier.size} in earlier turns)`);
   f.check(both.length === 0, "evicted messages are not kept", () => `messages ${both.slice(0, 10).join(", ")} are in report.evicted and in the output`);
   f.check(mapped.inserted.length <= 1, "at most one summary message", () => `${mapped.inserted.length} inserted messages`);
 
@@ -384,8 +386,9 @@ function checkCompact(desc, f, { messages, options, result, detected, planned, s
       else f.check(report.fallback?.kind === (options.fallback ?? "extractive"), "a failed summary falls back", () => `summarizer answered ${calls.map((c) => c.behaviour).join(", ")}; report.fallback ${JSON.stringify(report.fallback)}`);
     }
     if (calls.length && !bad && report.fallback === null) {
-      // An identifier an earlier summary (passed back in the state) holds is part of the conversation now.
-      const known = JSON.stringify(options.state ?? null).includes(INVENTED[0]);
+      // An identifier an earlier summary holds (passed back in the state, or kept in a
+      // history built from an earlier output) is part of the conversation now.
+      const known = JSON.stringify(options.state ?? null).includes(INVENTED[0]) || snapshot(messages).includes(INVENTED[0]);
       if (!known && calls.some((c) => c.behaviour === "unknown-ids")) f.check(report.unsupportedIds.includes(INVENTED[0]), "invented identifiers reported", () => `unsupportedIds ${JSON.stringify(report.unsupportedIds)}`);
       if (calls.some((c) => c.behaviour === "injection")) f.check(report.droppedSummaryLines.includes(INJECTED), "injected lines dropped and reported", () => `droppedSummaryLines ${JSON.stringify(report.droppedSummaryLines).slice(0, 300)}`);
     }
@@ -406,6 +409,24 @@ async function runConversation(desc, f) {
   let state = baseOptions.state;
   const memo = {};
   let first = null; // turn 0's compact result, for the concurrency check
+  let last = null; // the previous turn's result
+  let evictedBefore = new Set(); // indexes evicted in earlier turns of this history
+
+  if (desc.prime) {
+    // The same leading plain messages (these very objects), counted first in a
+    // conversation of another format.
+    f.step = `countMessages(the first messages in a ${desc.prime.format} conversation)`;
+    const plain = (m) => m && typeof m === "object" && (m.role === "user" || m.role === "assistant") && typeof m.content === "string" && Object.keys(m).length === 2;
+    const items = itemsOf(messages);
+    const end = items.findIndex((m) => !plain(m));
+    const lead = items.slice(0, end < 0 ? items.length : end);
+    const other = [...lead, ...materialize(desc.prime.append, env)];
+    try {
+      countMessages(other, { model: "gpt-4o" });
+    } catch (e) {
+      f.thrown(e, [], "rejected-valid");
+    }
+  }
 
   for (let turn = 0; turn <= desc.followups.length; turn++) {
     const tag = turn === 0 ? "" : ` (turn ${turn})`;
@@ -413,10 +434,14 @@ async function runConversation(desc, f) {
       const fu = desc.followups[turn - 1];
       const more = materialize(fu.append, env);
       const items = itemsOf(messages);
-      if (fu.edit) items[fu.edit.index].content = fu.edit.content;
+      if (fu.edit && typeof items[fu.edit.index]?.content === "string") items[fu.edit.index].content = fu.edit.content;
       if (fu.mode === "push" || fu.mode === "edit") items.push(...more);
       else if (fu.mode === "copy") messages = withItems(messages, [...items, ...more]);
-      else messages = deepClone(withItems(messages, [...items, ...more]));
+      else if (fu.mode === "output" && last) {
+        // A caller that keeps the compacted messages as its history from now on.
+        messages = withItems(last.messages, [...itemsOf(last.messages), ...more]);
+        evictedBefore = new Set(); // a new history: its indexes mean other messages
+      } else messages = deepClone(withItems(messages, [...items, ...more]));
     }
     const options = turn === 0 ? baseOptions : { ...baseOptions, state: state === undefined ? undefined : JSON.parse(JSON.stringify(state)) };
     if (turn > 0 && state === undefined) delete options.state;
@@ -473,16 +498,19 @@ async function runConversation(desc, f) {
       await canary.checkCompact(f);
       break;
     }
-    checkCompact(desc, f, { messages, options, result, detected, planned, summ, callsBefore });
+    checkCompact(desc, f, { messages, options, result, detected, planned, summ, callsBefore, evictedBefore });
+    for (const i of result.report.evicted) evictedBefore.add(i);
     f.step = `after compact${tag}`;
     f.check(snapshot(messages) === before, "the input is not mutated", "the messages passed in changed");
     f.check(snapshot(options) === optionsBefore, "the options are not mutated", "the options passed in changed");
     state = result.state;
+    last = result;
     if (turn === 0) first = result;
   }
 
   if (desc.concurrent && first) {
     f.step = `${desc.concurrent} concurrent compact()`;
+    f.seen.add("concurrent");
     const m0 = materialize(desc.messages, env);
     const o0 = materialize(desc.options, env);
     try {

@@ -25,7 +25,7 @@ function args(r, st) {
     [15, "empty"],
     [10, "raw"],
     [10, "big"],
-    [st.exotic ? 1 : 0, "deep"],
+    [st.exotic && !st.deep ? 1 : 0, "deep"],
   ]);
   switch (kind) {
     case "empty":
@@ -35,6 +35,7 @@ function args(r, st) {
     case "big":
       return { content: text(r, ctx, r.int(1000, 20000)), path: `/tmp/${r.id(5)}.txt` };
     case "deep":
+      st.deep = true; // once per conversation is enough
       return { $nest: { depth: r.int(100, 300), leaf: { leaf: text(r, ctx, 10) } } };
     default: {
       const o = {};

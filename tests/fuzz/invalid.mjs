@@ -181,7 +181,8 @@ function breakOptions(r, call, base) {
     }
     case "wrong-type":
       if (!knob) return { options: { ...base, format: 5 }, expect: ARG, what: "format is a number" };
-      return { options: { ...base, [knob]: r.pick(["0.5", {}, [], knob === "manual" || knob === "alternateRoles" ? "yes" : true]) }, expect: RANGE, what: `${knob} of the wrong type` };
+      // ({} is a valid toolPolicies: no policies.)
+      return { options: { ...base, [knob]: r.pick(["0.5", knob === "toolPolicies" ? 5 : {}, [], knob === "manual" || knob === "alternateRoles" ? "yes" : true]) }, expect: RANGE, what: `${knob} of the wrong type` };
     case "range": {
       if (call === "countMessages") break;
       const [key, v] = r.pick([

@@ -11,7 +11,7 @@
 // Exits 1 if any case failed. Cases derive from (seed, index[, format]): a failure prints
 // the command that runs it alone, and its input is written as JSON (replay it with
 // --replay; --shrink reduces it to a small input that still fails the same way).
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { FORMATS } from "./conversation.mjs";
@@ -75,9 +75,12 @@ if (values.shrink) {
     const desc = job.desc ?? generateCase(job.seed, job.index, job.filter);
     const target = result.failures[0];
     console.log(`\nshrinking ${reproCommand(job)}: ${target.kind}: ${target.check}`);
-    const small = await shrink(desc, target, { timeoutMs: target.kind === "hang" ? Math.min(timeoutMs, 3000) : timeoutMs, log: console.log });
-    const path = join(values.out === "-" ? repoRoot : values.out, `shrunk-${target.kind}-${Date.now()}.json`);
-    writeFileSync(path, JSON.stringify({ command: `node tests/fuzz/run.mjs --replay ${relative(repoRoot, path)}`, failures: [target], desc: small }, null, 1));
+    const dir = values.out === "-" ? repoRoot : values.out;
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, `shrunk-${target.kind}-${Date.now()}.json`);
+    const save = (d) => writeFileSync(path, JSON.stringify({ command: `node tests/fuzz/run.mjs --replay ${relative(repoRoot, path)}`, failures: [target], desc: d }, null, 1));
+    const small = await shrink(desc, target, { timeoutMs: target.kind === "hang" ? Math.min(timeoutMs, 3000) : timeoutMs, log: console.log, save });
+    save(small);
     console.log(`shrunk to ${JSON.stringify(small).length} bytes: ${relative(repoRoot, path)}`);
   }
 }

@@ -47,7 +47,8 @@ function* candidates(d) {
   strings.sort((a, b) => b.s.length - a.s.length);
   for (const { path, k, s } of strings) {
     const half = Math.floor(s.length / 2);
-    const options = s.length > 8 ? ["", s.slice(0, half), s.slice(half), s.slice(0, s.length - 1)] : ["", s.slice(0, s.length - 1)];
+    const quarter = Math.floor(s.length / 4);
+    const options = s.length > 8 ? ["", s.slice(0, half), s.slice(half), s.slice(quarter), s.slice(0, s.length - quarter)] : ["", s.slice(0, s.length - 1)];
     for (const t of options) yield edited(d, path, (o) => (o[k] = t));
   }
   for (const { path, value } of nodes) {
@@ -62,9 +63,10 @@ function* candidates(d) {
 
 /**
  * Shrinks `desc` while it still fails with `target`'s kind and check. Each try runs in a
- * worker with `timeoutMs` (a hang is a try that passes it). Resolves with the smallest case.
+ * worker with `timeoutMs` (a hang is a try that passes it); `save` gets each smaller case
+ * found. Resolves with the smallest case.
  */
-export async function shrink(desc, target, { timeoutMs = 10_000, log = () => {}, maxTries = 1500 } = {}) {
+export async function shrink(desc, target, { timeoutMs = 10_000, log = () => {}, save = () => {}, maxTries = 1500 } = {}) {
   const runner = new Runner(timeoutMs);
   const same = (f) => f.kind === target.kind && f.check === target.check;
   let tries = 0;
@@ -80,6 +82,7 @@ export async function shrink(desc, target, { timeoutMs = 10_000, log = () => {},
           current = candidate;
           progress = true;
           log(`  try ${tries}: ${JSON.stringify(current).length} bytes`);
+          save(current);
           break;
         }
       }

@@ -43,8 +43,12 @@ export const BEHAVIOURS = {
   late: { bad: true, timing: true, run: (req) => new Promise((res) => setTimeout(() => res(GOOD), req.timeoutMs + 30)) },
 };
 
-/** Kinds a "mixed" summarizer picks from, by the request's content (so it is deterministic). */
-const MIXABLE = Object.keys(BEHAVIOURS).filter((k) => !BEHAVIOURS[k].timing);
+/**
+ * Kinds a "mixed" summarizer picks from, by the request's content (so it is deterministic);
+ * a "by-part" one (`{ kind: "by-part", kinds: [...] }`) answers part k of a split middle
+ * as `kinds[k % kinds.length]`.
+ */
+export const MIXABLE = Object.keys(BEHAVIOURS).filter((k) => !BEHAVIOURS[k].timing);
 
 /** Whether a reply of `kind` can never be accepted, given the summary cap. */
 export function knownBad(kind, summaryMaxTokens) {
@@ -65,7 +69,12 @@ export function makeSummarizer(spec) {
     },
   };
   const fn = (req) => {
-    const kind = spec.kind === "mixed" ? MIXABLE[hash32(`${req.prompt}/${req.part?.[0]}`) % MIXABLE.length] : spec.kind;
+    const kind =
+      spec.kind === "mixed"
+        ? MIXABLE[hash32(`${req.prompt}/${req.part?.[0]}`) % MIXABLE.length]
+        : spec.kind === "by-part"
+          ? spec.kinds[(req.part?.[0] ?? 0) % spec.kinds.length]
+          : spec.kind;
     log.calls.push({ kind: req.kind, behaviour: kind, request: req });
     return BEHAVIOURS[kind].run(req, log);
   };

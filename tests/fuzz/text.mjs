@@ -98,7 +98,7 @@ export function textContext(r) {
     control: r.pick([0, 0, 0, 0.5, 3]),
     // Lone surrogates are rare per case, so cases that hit a known rejection of them do not
     // hide everything else the case checks.
-    lone: r.chance(0.05) ? r.pick([0.5, 2]) : 0,
+    lone: r.chance(0.03) ? r.pick([0.5, 2]) : 0,
     injection: r.pick([0, 0, 0.5, 2]),
     // Most conversations are chat-sized; some carry long texts throughout.
     scale: r.weighted([[60, 0.3], [30, 1], [10, 2.5]]),
