@@ -7,6 +7,7 @@
 // CONTEXT_OVERFLOW and SUMMARIZER_FAILED), accepted-invalid, wrong-code,
 // broken-after-error (the canary conversation counts differently, or fails, after an
 // error), and invariant (a broken property of a result; `check` names which).
+import { readFileSync } from "node:fs";
 import * as ctxfold from "ctxfold";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kRanks from "js-tiktoken/ranks/o200k_base";
@@ -20,7 +21,12 @@ import { mapOutput } from "./output.mjs";
 
 const { countTokens, countMessages, plan, compact, getModel, isCtxfoldError } = ctxfold;
 
-export const CODES = ["UNKNOWN_ENCODING", "VOCABULARY_NOT_LOADED", "INVALID_VOCABULARY", "UNKNOWN_FORMAT", "INVALID_MESSAGE", "INVALID_ARGUMENT", "OUT_OF_RANGE", "CONTEXT_OVERFLOW", "SUMMARIZER_FAILED", "INVALID_STATE"];
+/** The error codes, as the package's own types declare them (`CtxfoldErrorCode`). */
+export const CODES = (() => {
+  const dts = readFileSync(new URL("./dist/full/ctxfold.d.ts", import.meta.resolve("ctxfold")), "utf8");
+  const union = dts.match(/export type CtxfoldErrorCode =([^;]*);/)[1];
+  return [...union.matchAll(/"([A-Z_]+)"/g)].map((m) => m[1]);
+})();
 const NAMES = ["CtxfoldError", "TypeError", "RangeError"];
 
 /**
@@ -249,7 +255,7 @@ function checkCount(desc, f, messages, res, state) {
   if (!state.cloneChecked) {
     state.cloneChecked = true;
     const again = countMessages(deepClone(messages), desc.count);
-    f.check(normalized(again) === normalized(res), "counts of fresh copies equal", () => `${again.total} != ${res.total}`);
+    f.check(normalized(again) === normalized(res), "counts of fresh copies equal", () => `fresh copies: ${again.format}, ${again.total} tokens; these objects: ${res.format}, ${res.total} tokens`);
   }
 }
 

@@ -56,8 +56,9 @@ const readers = { openai, "openai-responses": responses, anthropic, "ai-sdk": ai
  */
 export function inspect(format, m) {
   const info = readers[format](m);
-  // A turn starts with a user message that holds something other than tool results.
-  info.startsTurn = info.role === "user";
+  // A turn starts with a user message that holds something other than tool results (a
+  // user message with an empty array of parts holds nothing).
+  info.startsTurn = info.role === "user" && !(Array.isArray(m.content) && m.content.length === 0);
   return info;
 }
 

@@ -80,11 +80,21 @@ function sameFrame(orig, o) {
   return deepEqual(omit(orig, base), omit(o, base));
 }
 
+/** Why `o` is not `orig`'s text cut around a truncation marker (null if it is). */
+function truncatedCopyProblem(orig, o) {
+  const text = typeof orig.content === "string" ? orig.content : partText(orig.content?.[0]);
+  if (typeof o.content !== "string" || typeof text !== "string") return "a truncated copy's content is not text";
+  const at = o.content.indexOf("truncated");
+  if (at < 0) return "a truncated copy without the marker";
+  const head = o.content.slice(0, Math.max(0, o.content.lastIndexOf("\n", at)));
+  return text.startsWith(head) ? null : "a truncated copy that does not start as the original";
+}
+
 /** Why `o` is not a documented copy of input `j` (null if it is one). */
 function copyProblem(format, orig, o, j, report) {
   const why = [];
   if (report.summaryMergedInto === j) why.push(mergedCopyProblem(orig, o));
-  if (report.truncatedMessages.includes(j)) why.push(typeof o.content === "string" && o.content.includes("truncated") ? null : "a truncated copy without the marker");
+  if (report.truncatedMessages.includes(j)) why.push(truncatedCopyProblem(orig, o));
   if (report.pruned.messages.includes(j)) why.push(prunedCopyProblem(format, orig, o));
   if (why.length === 0) return "not documented as copied";
   return why.includes(null) ? null : why.join("; ");
@@ -119,18 +129,21 @@ export function mapOutput(format, inItems, outItems, report) {
     // A documented copy: the first later one with the same frame. A copy whose content is
     // not what the report says still stands for its message (so one wrong copy does not
     // also read as a lost message).
-    const frames = copied.filter((x) => x >= next && sameFrame(inItems[x], o) && !(isInserted(o) && x !== report.summaryMergedInto));
-    const j = frames.find((x) => copyProblem(format, inItems[x], o, x, report) === null) ?? frames[0];
+    // (A summary has the frame of any plain text message, and a caller's message may start
+    // like a summary: a copy that checks out wins, then a summary, then a wrong copy.)
+    const frames = copied.filter((x) => x >= next && sameFrame(inItems[x], o));
+    const good = frames.find((x) => copyProblem(format, inItems[x], o, x, report) === null);
+    if (good === undefined && isInserted(o)) {
+      inserted.push(k);
+      return;
+    }
+    const j = good ?? frames[0];
     if (j !== undefined) {
       const why = copyProblem(format, inItems[j], o, j, report);
       if (why !== null) problems.push(`output[${k}], the copy of messages[${j}], is wrong: ${why}`);
       else if (deepEqual(o, inItems[j])) problems.push(`output[${k}] is an unchanged copy of messages[${j}], not the caller's object`);
       present.set(j, k);
       next = j + 1;
-      return;
-    }
-    if (isInserted(o)) {
-      inserted.push(k);
       return;
     }
     problems.push(`output[${k}] is neither a caller's message, a documented copy, nor a summary: ${preview(o)}`);
