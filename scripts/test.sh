@@ -8,6 +8,8 @@
 #   wasm-chromium  the same tests in headless Chromium (tests/wasm_browser.rs)
 #   build      bash scripts/build.sh: the release package in pkg/, with wasm-opt
 #   js         node --test tests/js/: the package as Node users import it
+#   fuzz       node --test tests/fuzz/fuzz.test.mjs: the JS API fuzzed (1,000 seeded cases, each
+#              checked by recounting; hangs are cut off per case), and the saved regressions
 #   page       node --test tests/browser/: the package in a page in headless Chromium
 #   bundlers   node --test tests/bundlers/: the package bundled by Vite, webpack and esbuild
 #              (production builds, offline), each app run in headless Chromium
@@ -25,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-all_layers=(fmt clippy native wasm-node wasm-chromium build js page bundlers workerd types bench)
+all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd types bench)
 layers=("${@:-${all_layers[@]}}")
 for l in "${layers[@]}"; do
   [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
@@ -120,12 +122,13 @@ link_package() {
   ln -sfn ../../pkg tests/node_modules/ctxfold
 }
 
-node_tests() { # directory
+node_tests() { # directory or test file
   link_package
   counted node --test --test-reporter=spec "$1"
 }
 
 layer_js() { node_tests tests/js/; }
+layer_fuzz() { node_tests tests/fuzz/fuzz.test.mjs; }
 layer_page() { node_tests tests/browser/; }
 layer_bundlers() { node_tests tests/bundlers/; }
 layer_workerd() { node_tests tests/workerd/; }

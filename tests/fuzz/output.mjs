@@ -1,0 +1,152 @@
+// Reading compact()'s output back against its input: which output message is which input
+// message (the caller's own object, or one of the copies the report documents: a pruned
+// tool result, a truncated message, the message a summary was merged into), which ones
+// ctxfold inserted (a summary or the truncation marker), and whether every input message
+// is accounted for.
+import { wireEqual as deepEqual } from "./materialize.mjs";
+
+export const HEADER = "## Conversation Summary";
+export const MARKER = "[Earlier messages truncated]";
+
+const startsSummary = (t) => typeof t === "string" && (t.startsWith(HEADER) || t.startsWith(MARKER));
+
+function omit(o, keys) {
+  if (o === null || typeof o !== "object") return o;
+  return Object.fromEntries(Object.keys(o).filter((k) => !keys.includes(k)).map((k) => [k, o[k]]));
+}
+
+function preview(v) {
+  let s;
+  try {
+    s = JSON.stringify(v);
+  } catch {
+    s = String(v);
+  }
+  return s === undefined ? String(v) : s.length > 160 ? `${s.slice(0, 160)}...` : s;
+}
+
+/** Whether `o` is the message ctxfold adds: a summary or the marker, as a text message. */
+export function isInserted(o) {
+  if (o === null || typeof o !== "object") return false;
+  const extra = Object.keys(o).filter((k) => !["role", "content", "type"].includes(k));
+  return extra.length === 0 && startsSummary(o.content);
+}
+
+/** The text of a merged summary part: `{ type, text }`. */
+const partText = (p) => (p && typeof p === "object" ? p.text : undefined);
+
+/** Why `o` is not `orig` with its tool results' text replaced (null if it is). */
+function prunedCopyProblem(format, orig, o) {
+  switch (format) {
+    case "openai":
+      return typeof o.content === "string" ? null : "a pruned OpenAI tool message's content is not a string";
+    case "openai-responses":
+      return typeof o.output === "string" ? null : "a pruned function output is not a string";
+    default: {
+      const a = orig.content;
+      const b = o.content;
+      if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return "a pruned message's parts changed in number";
+      for (let i = 0; i < a.length; i++) {
+        if (deepEqual(a[i], b[i])) continue;
+        const idKey = format === "anthropic" ? "tool_use_id" : "toolCallId";
+        const type = format === "anthropic" ? "tool_result" : "tool-result";
+        if (a[i]?.type !== type || b[i]?.type !== type || a[i][idKey] !== b[i][idKey]) return `part ${i} changed and is not a tool result`;
+        const rest = format === "anthropic" ? ["content"] : ["output", "result"];
+        if (!deepEqual(omit(a[i], rest), omit(b[i], rest))) return `tool result part ${i} changed beyond its output`;
+      }
+      return null;
+    }
+  }
+}
+
+/** Why `o` is not `orig` with a summary put at the start of its content (null if it is). */
+function mergedCopyProblem(orig, o) {
+  const a = orig.content;
+  const b = o.content;
+  if (typeof a === "string") return typeof b === "string" && b.endsWith(`\n\n${a}`) && startsSummary(b) ? null : "the merged content is not summary + blank line + the original";
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || b.length !== a.length + 1) return "the merged content is not the summary part + the original parts";
+    if (!startsSummary(partText(b[0]))) return "the merged content's first part is not the summary";
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i + 1])) return `original part ${i} changed in the merged copy: ${preview(b[i + 1])}`;
+    return null;
+  }
+  return startsSummary(b) ? null : "the merged content is not the summary";
+}
+
+/** Whether `o` can be a copy of `orig`: everything but the content (or output) the same. */
+function sameFrame(orig, o) {
+  if (orig === null || typeof orig !== "object" || o === null || typeof o !== "object") return false;
+  const base = ["content", "output"];
+  return deepEqual(omit(orig, base), omit(o, base));
+}
+
+/** Why `o` is not `orig`'s text cut around a truncation marker (null if it is). */
+function truncatedCopyProblem(orig, o) {
+  const text = typeof orig.content === "string" ? orig.content : partText(orig.content?.[0]);
+  if (typeof o.content !== "string" || typeof text !== "string") return "a truncated copy's content is not text";
+  const at = o.content.indexOf("truncated");
+  if (at < 0) return "a truncated copy without the marker";
+  const head = o.content.slice(0, Math.max(0, o.content.lastIndexOf("\n", at)));
+  return text.startsWith(head) ? null : "a truncated copy that does not start as the original";
+}
+
+/** Why `o` is not a documented copy of input `j` (null if it is one). */
+function copyProblem(format, orig, o, j, report) {
+  const why = [];
+  if (report.summaryMergedInto === j) why.push(mergedCopyProblem(orig, o));
+  if (report.truncatedMessages.includes(j)) why.push(truncatedCopyProblem(orig, o));
+  if (report.pruned.messages.includes(j)) why.push(prunedCopyProblem(format, orig, o));
+  if (why.length === 0) return "not documented as copied";
+  return why.includes(null) ? null : why.join("; ");
+}
+
+/**
+ * Maps output items to input indexes. Returns `{ present: Map(input index -> output
+ * index), inserted: [output index], problems: [string] }`.
+ */
+export function mapOutput(format, inItems, outItems, report) {
+  const positions = new Map();
+  inItems.forEach((m, i) => {
+    if (m !== null && typeof m === "object") positions.set(m, [...(positions.get(m) ?? []), i]);
+  });
+  const copied = [...new Set([...report.pruned.messages, ...report.truncatedMessages, ...(report.summaryMergedInto === null ? [] : [report.summaryMergedInto])])].sort((a, b) => a - b);
+  const present = new Map();
+  const inserted = [];
+  const problems = [];
+  let next = 0;
+  outItems.forEach((o, k) => {
+    const same = positions.get(o);
+    if (same) {
+      const i = same.find((x) => x >= next);
+      if (i === undefined) {
+        problems.push(`output[${k}] is messages[${same.join(",")}] out of order (after messages[${next - 1}])`);
+        return;
+      }
+      present.set(i, k);
+      next = i + 1;
+      return;
+    }
+    // A documented copy: the first later one with the same frame. A copy whose content is
+    // not what the report says still stands for its message (so one wrong copy does not
+    // also read as a lost message).
+    // (A summary has the frame of any plain text message, and a caller's message may start
+    // like a summary: a copy that checks out wins, then a summary, then a wrong copy.)
+    const frames = copied.filter((x) => x >= next && sameFrame(inItems[x], o));
+    const good = frames.find((x) => copyProblem(format, inItems[x], o, x, report) === null);
+    if (good === undefined && isInserted(o)) {
+      inserted.push(k);
+      return;
+    }
+    const j = good ?? frames[0];
+    if (j !== undefined) {
+      const why = copyProblem(format, inItems[j], o, j, report);
+      if (why !== null) problems.push(`output[${k}], the copy of messages[${j}], is wrong: ${why}`);
+      else if (deepEqual(o, inItems[j])) problems.push(`output[${k}] is an unchanged copy of messages[${j}], not the caller's object`);
+      present.set(j, k);
+      next = j + 1;
+      return;
+    }
+    problems.push(`output[${k}] is neither a caller's message, a documented copy, nor a summary: ${preview(o)}`);
+  });
+  return { present, inserted, problems };
+}
