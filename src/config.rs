@@ -372,12 +372,12 @@ impl Reader<'_> {
             return Err(self.expected("an integer"));
         }
         if f < min as f64 || f > max as f64 {
-            let hi = if max == usize::MAX {
-                "".to_string()
+            let what = if max == usize::MAX {
+                format!("an integer of at least {min}")
             } else {
-                format!(" and {max}")
+                format!("an integer from {min} to {max}")
             };
-            return Err(self.out_of_range(&format!("an integer of at least {min}{hi}")));
+            return Err(self.out_of_range(&what));
         }
         Ok(f as usize)
     }

@@ -76,7 +76,7 @@ function compactOptions(r, format, approxTokens, count, summarizer) {
   maybe(0.12, "pruneThresholdTokens", () => r.logInt(0, 5000));
   maybe(0.1, "defaultToolPolicy", () => r.pick(["keep", "truncate", "stub", "summarize"]));
   maybe(0.08, "toolPolicies", () => ({ [r.pick(["bash", "read_file", "search", "ツール"])]: r.pick(["keep", "truncate", "stub", "summarize"]) }));
-  maybe(0.2, "summaryMaxTokens", () => r.weighted([[3, r.int(32, 300)], [2, r.int(300, 4096)], [1, r.int(4096, 32768)]]));
+  maybe(0.2, "summaryMaxTokens", () => r.weighted([[3, r.int(64, 300)], [2, r.int(300, 4096)], [1, r.int(4096, 32768)]]));
   maybe(0.1, "ledgerMaxTokens", () => r.logInt(0, 3000));
   // Small summarizer inputs split the middle into many calls and make the chunker elide.
   maybe(count.model && ESTIMATED_MODELS.includes(count.model) ? 0.4 : 0.25, "summarizerInputTokens", () => r.weighted([[3, r.int(256, 700)], [2, r.int(700, 20000)], [1, r.int(20000, 500000)]]));
@@ -103,7 +103,7 @@ function tightOptions(r, format, approxTokens, count, summarizer) {
   o.fallback = r.pick(["extractive", "marker", "marker", "error"]);
   if (r.chance(0.4)) o.overflow = "truncate";
   if (r.chance(0.3)) o.bufferTurns = r.int(0, 2);
-  if (r.chance(0.3)) o.summaryMaxTokens = r.int(32, 200);
+  if (r.chance(0.3)) o.summaryMaxTokens = r.int(64, 200);
   if (r.chance(0.2)) o.pinFirstUserTurn = true;
   if (r.chance(0.3)) o.format = format;
   if (summarizer !== null) o.summarizer = summarizer === "extractive" ? "extractive" : { $summarizer: summarizer };

@@ -209,8 +209,10 @@ function breakOptions(r, call, base) {
     case "format":
       return { options: { ...base, format: r.pick(["gemini", "OpenAI", ""]) }, expect: ["UNKNOWN_FORMAT"], what: "an unknown format" };
     case "no-counter": {
-      const { model: _, encoding: __, ...rest } = base;
-      return { options: rest, expect: ARG, what: "neither model nor encoding" };
+      // Neither a model nor an encoding, nor a window (a window alone is enough for plan
+      // and compact: it counts as an unknown model does).
+      const { model: _, encoding: __, contextWindow: ___, ...rest } = base;
+      return { options: rest, expect: ARG, what: "neither model nor encoding nor contextWindow" };
     }
     case "summarizer":
       return { options: { ...base, summarizer: r.pick([7, "gpt-4o", {}, null]) }, expect: ARG, what: "summarizer is not a function" };
