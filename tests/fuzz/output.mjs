@@ -84,7 +84,8 @@ function sameFrame(orig, o) {
 function truncatedCopyProblem(orig, o) {
   const text = typeof orig.content === "string" ? orig.content : partText(orig.content?.[0]);
   if (typeof o.content !== "string" || typeof text !== "string") return "a truncated copy's content is not text";
-  const at = o.content.indexOf("truncated");
+  // The cut's own marker (the fallback marker "[Earlier messages truncated]" is not one).
+  const at = o.content.indexOf("[… truncated ");
   if (at < 0) return "a truncated copy without the marker";
   const head = o.content.slice(0, Math.max(0, o.content.lastIndexOf("\n", at)));
   return text.startsWith(head) ? null : "a truncated copy that does not start as the original";
