@@ -80,15 +80,18 @@ function sameFrame(orig, o) {
   return deepEqual(omit(orig, base), omit(o, base));
 }
 
-/** Why `o` is not `orig`'s text cut around a truncation marker (null if it is). */
+/**
+ * Why `o` is not `orig`'s text cut around a truncation marker (null if it is): the start
+ * of the original, a line `[... truncated ...]`, the end of the original.
+ */
 function truncatedCopyProblem(orig, o) {
   const text = typeof orig.content === "string" ? orig.content : partText(orig.content?.[0]);
   if (typeof o.content !== "string" || typeof text !== "string") return "a truncated copy's content is not text";
-  // The cut's own marker (the fallback marker "[Earlier messages truncated]" is not one).
-  const at = o.content.indexOf("[… truncated ");
-  if (at < 0) return "a truncated copy without the marker";
-  const head = o.content.slice(0, Math.max(0, o.content.lastIndexOf("\n", at)));
-  return text.startsWith(head) ? null : "a truncated copy that does not start as the original";
+  const cut = /\n\[… truncated [^\n]*\]\n/.exec(o.content);
+  if (!cut) return "a truncated copy without a marker line";
+  const head = o.content.slice(0, cut.index);
+  const tail = o.content.slice(cut.index + cut[0].length);
+  return text.startsWith(head) && text.endsWith(tail) ? null : "a truncated copy that is not the original's start and end";
 }
 
 /** Why `o` is not a documented copy of input `j` (null if it is one). */
