@@ -5,7 +5,7 @@
 #
 #   Rust:     the wasm32-unknown-unknown target, rustfmt, clippy
 #   cargo:    wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock
-#   apt:      chromium and chromium-driver (headless browser tests; never a downloaded browser)
+#   apt:      chromium (headless browser tests, driven by playwright-core; never a downloaded browser)
 #   npm:      npm ci at the repository root (binaryen's wasm-opt, miniflare, playwright-core,
 #             typescript, js-tiktoken, and vite, webpack, esbuild for the bundler tests),
 #             pinned by package-lock.json
@@ -64,23 +64,22 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $bindgen" ] ||
 fi
 
 # --- Chromium (Debian's) -----------------------------------------------------------------
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
-  step "apt-get install chromium chromium-driver"
+if [ ! -x /usr/bin/chromium ]; then
+  step "apt-get install chromium"
   export DEBIAN_FRONTEND=noninteractive
   quiet as_root apt-get update
   # On a fresh machine the first install can stop half-way (downloaded packages vanish
   # between dpkg steps): repair and install again.
-  if ! quiet as_root apt-get install -y chromium chromium-driver; then
+  if ! quiet as_root apt-get install -y chromium; then
     echo "   retrying after apt-get install --fix-broken"
     quiet as_root apt-get install -y --fix-broken || true
-    if ! quiet as_root apt-get install -y chromium chromium-driver; then
+    if ! quiet as_root apt-get install -y chromium; then
       quiet as_root apt-get update
       quiet as_root apt-get install -y --fix-broken || true
-      quiet as_root apt-get install -y chromium chromium-driver
+      quiet as_root apt-get install -y chromium
     fi
   fi
   /usr/bin/chromium --version 2>/dev/null | head -n 1
-  /usr/bin/chromedriver --version | head -n 1
 fi
 
 # --- npm ---------------------------------------------------------------------------------

@@ -5,7 +5,8 @@
 #   clippy     cargo clippy, natively (all targets) and for wasm32 (lib, wasm tests, lite)
 #   native     cargo test: the core against tiktoken-rs, the corpus, unit and doc tests
 #   wasm-node  the wasm32 tests (tests/wasm_node.rs) in Node, default and lite features
-#   wasm-chromium  the same tests in headless Chromium (tests/wasm_browser.rs)
+#   wasm-chromium  the same tests in headless Chromium (tests/wasm_browser.rs), through
+#              tests/support/wasm-browser-runner.mjs
 #   build      bash scripts/build.sh: the release package in pkg/, with wasm-opt
 #   js         node --test tests/js/: the package as Node users import it
 #   fuzz       node --test tests/fuzz/fuzz.test.mjs: the JS API fuzzed (1,000 seeded cases, each
@@ -103,9 +104,11 @@ layer_wasm_node() {
 }
 
 layer_wasm_chromium() {
-  # Chromium's flags are in webdriver.json, which the runner reads from the crate root.
-  CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120} \
-    wasm_test --test wasm_browser
+  # The page is served by wasm-bindgen-test-runner and driven by playwright-core, with a
+  # deadline on every step (tests/support/wasm-browser-runner.mjs says why not chromedriver).
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="node $PWD/tests/support/wasm-browser-runner.mjs" \
+    WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120} \
+    counted cargo test --target wasm32-unknown-unknown --test wasm_browser
 }
 
 layer_build() {

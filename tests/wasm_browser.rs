@@ -1,9 +1,8 @@
-//! wasm32 tests in headless Chromium, driven by chromedriver with the flags in
-//! `webdriver.json`:
+//! wasm32 tests in headless Chromium: wasm-bindgen-test-runner serves the page and
+//! `tests/support/wasm-browser-runner.mjs` drives Debian's Chromium to it with playwright-core:
 //!
 //! ```sh
-//! CHROMEDRIVER=/usr/bin/chromedriver \
-//! CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+//! CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="node tests/support/wasm-browser-runner.mjs" \
 //!   cargo test --target wasm32-unknown-unknown --test wasm_browser
 //! ```
 //!

@@ -5,21 +5,10 @@
 // page.evaluate.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../support/chromium.mjs";
 import { fixture, repoRoot } from "../support/paths.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
 
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-dev-shm-usage",
-];
 
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
@@ -38,7 +27,7 @@ const problems = [];
 
 before(async () => {
   server = await startStaticServer(repoRoot, { "/test.html": PAGE });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
   page.on("console", (msg) => {

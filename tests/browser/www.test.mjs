@@ -3,19 +3,17 @@
 // compactions, with a summary in the model input and no page errors.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../support/chromium.mjs";
 import { repoRoot } from "../support/paths.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
 
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
 
 let server, browser, page;
 const problems = [];
 
 before(async () => {
   server = await startStaticServer(repoRoot, {});
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
   page.on("console", (msg) => msg.type() === "error" && problems.push(`console.error: ${msg.text()}`));

@@ -15,15 +15,13 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../support/chromium.mjs";
 import { build as viteBuild, createLogger } from "vite";
 import webpack from "webpack";
 import * as esbuild from "esbuild";
 import { testsDir } from "../support/paths.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
 
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
 
 const app = fileURLToPath(new URL("./app/", import.meta.url));
 const ENTRIES = { full: "ctxfold", lite: "ctxfold/lite" };
@@ -112,7 +110,7 @@ let tmp, browser;
 
 before(async () => {
   tmp = await mkdtemp(join(tmpdir(), "ctxfold-bundlers-"));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 });
 
 after(async () => {
