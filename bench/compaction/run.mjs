@@ -180,6 +180,8 @@ for (const [ci, file] of files.entries()) {
           probesAsked: r.probesAsked,
           probesAnswered: r.probesAnswered,
           ms: built.ms,
+          // The exact input sent, so two runs can be compared turn by turn (compare.mjs).
+          digest: createHash("sha256").update(JSON.stringify(built.messages)).digest("hex").slice(0, 16),
           cached,
           extends: extends_,
         };
