@@ -7,9 +7,9 @@
 
 use std::time::Instant;
 
-use ctxfold::compact::{Compaction, Input};
+use ctxfold::compact::{Budget, Compaction, Input};
 use ctxfold::config::Config;
-use ctxfold::count::count_each;
+use ctxfold::count::{count_each, Memo};
 use ctxfold::messages::Conversation;
 use ctxfold::tokenizer::{tokenizer, Encoding};
 use serde_json::{json, Value};
@@ -75,12 +75,13 @@ fn main() {
         let conv = std::rc::Rc::new(Conversation::parse(&Value::Array(more), None).unwrap());
         count_each(base.messages(), counter); // warm, as after the previous turn
         let t = Instant::now();
+        let counts = Memo::default().counts(&conv, counter).0;
         let c = Compaction::new(Input {
             conv,
+            counts,
             config: config.clone(),
             counter: counter.into(),
-            window: 128_000,
-            reserved_output: 8_000,
+            budget: Budget::new(128_000, 8_000, &config),
             state: None,
             manual: false,
             now: None,

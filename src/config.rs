@@ -16,11 +16,13 @@
 //! the summary, ledger and tail budgets add up to here.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
+use crate::options::CompactOptions;
 use crate::Error;
 
 /// A named set of defaults.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
     /// Never compact: the input comes back unchanged (still counted and checked).
@@ -35,7 +37,7 @@ pub enum Preset {
 }
 
 /// How summaries accumulate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
     /// Each compaction adds a chunk; chunks fold into one when they grow past `foldRatio`.
@@ -46,7 +48,7 @@ pub enum Strategy {
 }
 
 /// What a failed summary falls back to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Fallback {
     /// A deterministic extractive summary in the same schema, with the identifier ledger.
@@ -59,7 +61,7 @@ pub enum Fallback {
 }
 
 /// The role the summary message is given.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum SummaryRole {
     /// An assistant message (a second system message is dropped by some validators).
@@ -73,7 +75,7 @@ pub enum SummaryRole {
 }
 
 /// What to do with one tool's old outputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolPolicy {
     /// Never prune.
@@ -87,7 +89,7 @@ pub enum ToolPolicy {
 }
 
 /// What to do when even the head and the newest user message do not fit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Overflow {
     /// Throw `CONTEXT_OVERFLOW` with the tokens needed and available.
@@ -208,79 +210,58 @@ impl Config {
         c
     }
 
-    /// Reads options from JSON (camelCase keys), validating every key.
-    pub fn from_json(value: &serde_json::Value) -> Result<Self, Error> {
-        let obj = match value {
-            serde_json::Value::Null => return Ok(Config::preset(Preset::Default)),
-            serde_json::Value::Object(obj) => obj,
-            other => {
-                return Err(Error::InvalidArgument {
-                    argument: "options".into(),
-                    expected: format!("an options object, got {}", crate::messages::json_kind(other)),
-                })
+    /// Resolves options: the preset's values, then every knob the caller gave.
+    pub fn new(o: &CompactOptions) -> Self {
+        let mut c = Config::preset(o.preset.unwrap_or_default());
+        let set = |target: &mut usize, v: Option<_>| {
+            if let Some(v) = v {
+                *target = v;
             }
         };
-        let preset = match obj.get("preset") {
-            None | Some(serde_json::Value::Null) => Preset::Default,
-            Some(v) => enum_value(
-                v,
-                "preset",
-                "\"off\", \"default\", \"conservative\" or \"aggressive\"",
-            )?,
-        };
-        let mut c = Config::preset(preset);
-        for (key, v) in obj {
-            let r = Reader { key, value: v };
-            match key.as_str() {
-                "preset" => {}
-                "thresholdRatio" => c.threshold_ratio = r.ratio(false)?,
-                "tokenFloor" => c.token_floor = r.count()?,
-                "contextWindow" => c.context_window = Some(r.positive()?),
-                "reservedOutputTokens" => c.reserved_output_tokens = Some(r.count()?),
-                "bufferTurns" => c.buffer_turns = r.count()?,
-                "bufferMaxRatio" => c.buffer_max_ratio = r.ratio(false)?,
-                "keepRecentTokens" => c.keep_recent_tokens = Some(r.count()?),
-                "pinFirstUserTurn" => c.pin_first_user_turn = r.boolean()?,
-                "toolOutputMaxBytes" => c.tool_output_max_bytes = r.positive()?,
-                "pruneThresholdTokens" => c.prune_threshold_tokens = Some(r.count()?),
-                "defaultToolPolicy" => c.default_tool_policy = r.tool_policy()?,
-                "toolPolicies" => {
-                    let map = v
-                        .as_object()
-                        .ok_or_else(|| r.expected("an object of tool name -> policy"))?;
-                    c.tool_policies = map
-                        .iter()
-                        .map(|(name, p)| {
-                            let key = format!("{key}.{name}");
-                            Ok((name.clone(), Reader { key: &key, value: p }.tool_policy()?))
-                        })
-                        .collect::<Result<_, Error>>()?;
-                }
-                // Below 64 tokens the schema's empty frame alone (41 under the Claude estimate)
-                // would not fit, and even the built-in summary would be rejected.
-                "summaryMaxTokens" => c.summary_max_tokens = Some(r.range(64, 32_768)?),
-                "ledgerMaxTokens" => c.ledger_max_tokens = Some(r.count()?),
-                "summarizerTimeoutMs" => c.summarizer_timeout_ms = r.range(1, 3_600_000)? as u64,
-                "summarizerInputTokens" => c.summarizer_input_tokens = Some(r.range(256, usize::MAX)?),
-                "summaryRole" => {
-                    c.summary_role = enum_value(v, key, "\"assistant\", \"user\" or \"system\"")?
-                }
-                "alternateRoles" => c.alternate_roles = r.boolean()?,
-                "strategy" => c.strategy = enum_value(v, key, "\"additive\" or \"rolling\"")?,
-                "foldRatio" => c.fold_ratio = r.ratio(false)?,
-                "fallback" => c.fallback = enum_value(v, key, "\"extractive\", \"marker\" or \"error\"")?,
-                "overflow" => c.overflow = enum_value(v, key, "\"error\" or \"truncate\"")?,
-                "summaryPrompt" => c.summary_prompt = r.opt_string()?,
-                "instructions" => c.instructions = r.opt_string()?,
-                _ => {
-                    return Err(Error::InvalidArgument {
-                        argument: format!("options.{key}"),
-                        expected: format!("no such option (known: {})", KNOWN.join(", ")),
-                    })
-                }
-            }
+        if let Some(r) = o.threshold_ratio {
+            c.threshold_ratio = r.0;
         }
-        Ok(c)
+        if let Some(r) = o.buffer_max_ratio {
+            c.buffer_max_ratio = r.0;
+        }
+        if let Some(r) = o.fold_ratio {
+            c.fold_ratio = r.0;
+        }
+        set(&mut c.token_floor, o.token_floor.map(|v| v.get()));
+        set(&mut c.buffer_turns, o.buffer_turns.map(|v| v.get()));
+        set(
+            &mut c.tool_output_max_bytes,
+            o.tool_output_max_bytes.map(|v| v.get()),
+        );
+        c.context_window = o.context_window.map(|v| v.get());
+        c.reserved_output_tokens = o.reserved_output_tokens.map(|v| v.get());
+        c.keep_recent_tokens = o.keep_recent_tokens.map(|v| v.get());
+        c.prune_threshold_tokens = o.prune_threshold_tokens.map(|v| v.get());
+        c.summary_max_tokens = o.summary_max_tokens.map(|v| v.get());
+        c.ledger_max_tokens = o.ledger_max_tokens.map(|v| v.get());
+        c.summarizer_input_tokens = o.summarizer_input_tokens.map(|v| v.get());
+        if let Some(ms) = o.summarizer_timeout_ms {
+            c.summarizer_timeout_ms = ms.get() as u64;
+        }
+        c.pin_first_user_turn = o.pin_first_user_turn.unwrap_or(c.pin_first_user_turn);
+        c.alternate_roles = o.alternate_roles.unwrap_or(c.alternate_roles);
+        c.default_tool_policy = o.default_tool_policy.unwrap_or(c.default_tool_policy);
+        if let Some(p) = &o.tool_policies {
+            c.tool_policies = p.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        }
+        c.summary_role = o.summary_role.unwrap_or(c.summary_role);
+        c.strategy = o.strategy.unwrap_or(c.strategy);
+        c.fallback = o.fallback.unwrap_or(c.fallback);
+        c.overflow = o.overflow.unwrap_or(c.overflow);
+        c.summary_prompt.clone_from(&o.summary_prompt);
+        c.instructions.clone_from(&o.instructions);
+        c
+    }
+
+    /// Reads options from JSON (camelCase keys), for native callers (tests, benches):
+    /// [`crate::options::from_value`] then [`Config::new`].
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, Error> {
+        Ok(Config::new(&crate::options::from_value("options", value)?))
     }
 
     /// The cap on one summary chunk for a window.
@@ -300,126 +281,6 @@ impl Config {
             .find(|(n, _)| n == tool)
             .map_or(self.default_tool_policy, |(_, p)| *p)
     }
-}
-
-/// Every option key, for error messages (the JS layer adds its own, e.g. `summarize`).
-pub const KNOWN: &[&str] = &[
-    "preset",
-    "thresholdRatio",
-    "tokenFloor",
-    "contextWindow",
-    "reservedOutputTokens",
-    "bufferTurns",
-    "bufferMaxRatio",
-    "keepRecentTokens",
-    "pinFirstUserTurn",
-    "toolOutputMaxBytes",
-    "pruneThresholdTokens",
-    "defaultToolPolicy",
-    "toolPolicies",
-    "summaryMaxTokens",
-    "ledgerMaxTokens",
-    "summarizerTimeoutMs",
-    "summarizerInputTokens",
-    "summaryRole",
-    "alternateRoles",
-    "strategy",
-    "foldRatio",
-    "fallback",
-    "overflow",
-    "summaryPrompt",
-    "instructions",
-];
-
-struct Reader<'a> {
-    key: &'a str,
-    value: &'a serde_json::Value,
-}
-
-impl Reader<'_> {
-    fn expected(&self, what: &str) -> Error {
-        Error::InvalidArgument {
-            argument: format!("options.{}", self.key),
-            expected: format!("{what}, got {}", crate::messages::json_kind(self.value)),
-        }
-    }
-
-    fn out_of_range(&self, what: &str) -> Error {
-        Error::OutOfRange {
-            argument: format!("options.{}", self.key),
-            reason: format!("expected {what}, got {}", self.value),
-        }
-    }
-
-    fn number(&self) -> Result<f64, Error> {
-        self.value
-            .as_f64()
-            .filter(|f| f.is_finite())
-            .ok_or_else(|| self.expected("a number"))
-    }
-
-    fn ratio(&self, zero_ok: bool) -> Result<f64, Error> {
-        let f = self.number()?;
-        if !(0.0..=1.0).contains(&f) || (!zero_ok && f == 0.0) {
-            return Err(self.out_of_range("a number in (0, 1]"));
-        }
-        Ok(f)
-    }
-
-    fn range(&self, min: usize, max: usize) -> Result<usize, Error> {
-        let f = self.number()?;
-        if f.fract() != 0.0 {
-            return Err(self.expected("an integer"));
-        }
-        if f < min as f64 || f > max as f64 {
-            let what = if max == usize::MAX {
-                format!("an integer of at least {min}")
-            } else {
-                format!("an integer from {min} to {max}")
-            };
-            return Err(self.out_of_range(&what));
-        }
-        Ok(f as usize)
-    }
-
-    fn count(&self) -> Result<usize, Error> {
-        self.range(0, usize::MAX)
-    }
-
-    fn positive(&self) -> Result<usize, Error> {
-        self.range(1, usize::MAX)
-    }
-
-    fn boolean(&self) -> Result<bool, Error> {
-        self.value.as_bool().ok_or_else(|| self.expected("a boolean"))
-    }
-
-    fn opt_string(&self) -> Result<Option<String>, Error> {
-        match self.value {
-            serde_json::Value::Null => Ok(None),
-            serde_json::Value::String(s) => Ok(Some(s.clone())),
-            _ => Err(self.expected("a string")),
-        }
-    }
-
-    fn tool_policy(&self) -> Result<ToolPolicy, Error> {
-        enum_value(
-            self.value,
-            self.key,
-            "\"keep\", \"truncate\", \"stub\" or \"summarize\"",
-        )
-    }
-}
-
-fn enum_value<T: serde::de::DeserializeOwned>(
-    v: &serde_json::Value,
-    key: &str,
-    expected: &str,
-) -> Result<T, Error> {
-    serde_json::from_value(v.clone()).map_err(|_| Error::InvalidArgument {
-        argument: format!("options.{key}"),
-        expected: format!("{expected}, got {v}"),
-    })
 }
 
 #[cfg(test)]
@@ -462,42 +323,5 @@ mod tests {
         assert_eq!(c.tool_policy("read_file"), ToolPolicy::Stub);
         assert_eq!(c.tool_policy("search"), ToolPolicy::Keep);
         assert_eq!(c.tool_policy("bash"), ToolPolicy::Truncate);
-    }
-
-    #[test]
-    fn errors_name_the_key() {
-        let err = |v| Config::from_json(&v).unwrap_err();
-        let e = err(json!({"thresholdRatio": 1.5}));
-        assert_eq!(
-            (e.code(), e.to_string().contains("options.thresholdRatio")),
-            ("OUT_OF_RANGE", true),
-            "{e}"
-        );
-        let e = err(json!({"treshold": 0.5}));
-        assert_eq!(e.code(), "INVALID_ARGUMENT");
-        assert!(
-            e.to_string().contains("options.treshold") && e.to_string().contains("thresholdRatio"),
-            "{e}"
-        );
-        let e = err(json!({"bufferTurns": "four"}));
-        assert!(
-            e.to_string().contains("expected an integer") || e.to_string().contains("a number"),
-            "{e}"
-        );
-        let e = err(json!({"bufferTurns": 2.5}));
-        assert!(e.to_string().contains("an integer"), "{e}");
-        let e = err(json!({"strategy": "recursive"}));
-        assert!(
-            e.to_string().contains("options.strategy") && e.to_string().contains("\"rolling\""),
-            "{e}"
-        );
-        let e = err(json!({"toolPolicies": {"bash": "drop"}}));
-        assert!(e.to_string().contains("options.toolPolicies.bash"), "{e}");
-        let e = err(json!({"summaryMaxTokens": 5}));
-        assert_eq!(e.code(), "OUT_OF_RANGE");
-        let e = err(json!({"summaryMaxTokens": 63}));
-        assert_eq!(e.code(), "OUT_OF_RANGE");
-        let e = err(json!([1]));
-        assert!(e.to_string().contains("an options object"), "{e}");
     }
 }

@@ -15,9 +15,12 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use serde::Serialize;
+use ts_rs::TS;
 
+use crate::estimate::Estimator;
 use crate::messages::{Conversation, Format, MediaKind, Message, Part, Role};
-use crate::tokenizer::hash::Hash128;
+use crate::tokenizer::{self, Encoding};
+use crate::Error;
 
 /// Tokens around every message (start, separator, end).
 pub const PER_MESSAGE: usize = 3;
@@ -95,8 +98,87 @@ impl From<&crate::estimate::Estimator> for Counter {
     }
 }
 
+/// The counter a call asked for: an encoding's exact count, or a model's (its encoding, or
+/// its calibrated estimate), with the model as the registry resolved it.
+#[derive(Clone, Debug)]
+pub struct Counting {
+    /// The counter.
+    pub counter: Counter,
+    /// The model, if one was named.
+    pub model: Option<crate::models::ResolvedModel>,
+    /// Whether counts are exact (not an estimate).
+    pub exact: bool,
+}
+
+impl Counting {
+    /// The counter for `encoding` or `model` (not both; `None` when neither is given). A
+    /// model whose encoding is known but not loaded (the lite build) is
+    /// `VOCABULARY_NOT_LOADED` unless `allow_estimate`.
+    pub fn choose(
+        encoding: Option<&str>,
+        model: Option<&str>,
+        allow_estimate: bool,
+    ) -> Result<Option<Counting>, Error> {
+        match (encoding, model) {
+            (Some(_), Some(_)) => Err(Error::InvalidArgument {
+                argument: "options.model".into(),
+                expected: "either options.encoding or options.model, not both".into(),
+            }),
+            (Some(name), None) => Ok(Some(Counting {
+                counter: Counter::Exact(tokenizer::tokenizer(Encoding::from_name(name)?)?),
+                model: None,
+                exact: true,
+            })),
+            (None, Some(id)) => Self::for_model(crate::models::resolve(id), allow_estimate).map(Some),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// A model's counter: its encoding when that is loaded, else its calibrated estimate
+    /// (for a model with a known encoding, only if `allow_estimate`).
+    pub fn for_model(model: crate::models::ResolvedModel, allow_estimate: bool) -> Result<Self, Error> {
+        let (counter, exact) = match model.tokenizer {
+            Estimator::Exact { encoding } if tokenizer::is_available(encoding) => {
+                (Counter::Exact(tokenizer::tokenizer(encoding)?), true)
+            }
+            Estimator::Exact { encoding } if !allow_estimate => {
+                return Err(Error::VocabularyNotLoaded {
+                    encoding: encoding.name(),
+                })
+            }
+            estimator => (Counter::Estimate(estimator), false),
+        };
+        Ok(Counting {
+            counter,
+            model: Some(model),
+            exact,
+        })
+    }
+
+    /// [`Counting::choose`], when a counter is required: an error names what to give.
+    pub fn required(
+        encoding: Option<&str>,
+        model: Option<&str>,
+        allow_estimate: bool,
+    ) -> Result<Counting, Error> {
+        Self::choose(encoding, model, allow_estimate)?.ok_or_else(|| Error::InvalidArgument {
+            argument: "options.encoding".into(),
+            expected: "an encoding (\"o200k_base\", \"cl100k_base\") or options.model".into(),
+        })
+    }
+
+    /// Exact or estimated.
+    pub fn method(&self) -> Method {
+        if self.exact {
+            Method::Exact
+        } else {
+            Method::Estimate
+        }
+    }
+}
+
 /// Tokens by role.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, TS)]
 pub struct ByRole {
     /// System and developer messages.
     pub system: usize,
@@ -119,11 +201,11 @@ impl ByRole {
     }
 }
 
-/// One message's count.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One message's tokens.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageCount {
-    /// Index in the caller's array; `None` for Anthropic's top-level `system`.
+    /// Index in the array passed in; `null` for Anthropic's top-level `system`.
     pub index: Option<usize>,
     /// The message's role.
     pub role: Role,
@@ -132,8 +214,9 @@ pub struct MessageCount {
 }
 
 /// A conversation's count.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "MessagesCountBreakdown")]
 pub struct Breakdown {
     /// Every message plus reply priming: the request's input tokens.
     pub total: usize,
@@ -145,13 +228,84 @@ pub struct Breakdown {
     pub by_role: ByRole,
     /// The reply-priming tokens included in `total`.
     pub reply_priming: usize,
-    /// How many message counts came from the cache.
+    /// How many message counts came from the cache (content-hash keyed).
     pub cached: usize,
 }
 
-/// Counts every message of `conv` with `counter`, through the process-wide cache.
-pub fn count_conversation(conv: &Conversation, counter: &dyn TextCounter) -> Breakdown {
-    let (counts, mut cached) = conv.counts_and_hits(counter);
+/// Whether counts are exact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(rename = "CountMethod")]
+pub enum Method {
+    /// The exact encoding.
+    Exact,
+    /// A calibrated estimate: a model without a public (or loaded) tokenizer.
+    Estimate,
+}
+
+/// The result of `countMessages`.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct MessagesCount {
+    /// The count.
+    #[serde(flatten)]
+    pub count: Breakdown,
+    /// `"exact"`, or `"estimate"` for a model without a public (or loaded) tokenizer.
+    pub method: Method,
+    /// The model counted for, as the registry resolved it (with `options.model`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<crate::models::ResolvedModel>,
+}
+
+/// Counts a conversation with the counter a call chose (see [`count_conversation`]).
+pub fn count_messages(conv: &Conversation, memo: &mut Memo, counting: &Counting) -> MessagesCount {
+    MessagesCount {
+        count: count_conversation(conv, memo, &counting.counter),
+        method: counting.method(),
+        model: counting.model.clone(),
+    }
+}
+
+/// One conversation's message counts per counter (by its cache key), remembered so that a
+/// conversation counted again, or appended to, only counts what is new. Kept beside the
+/// conversation by whoever keeps it (the JS face's last conversation, a `Compactor`).
+#[derive(Clone, Debug, Default)]
+pub struct Memo {
+    counted: Vec<(u64, Vec<usize>)>,
+}
+
+impl Memo {
+    /// Every message's tokens with `counter`, framing included, and how many of them were
+    /// already known (remembered here, or in the process-wide content-hash cache).
+    pub fn counts(&mut self, conv: &Conversation, counter: &dyn TextCounter) -> (Vec<usize>, usize) {
+        let key = counter.cache_key();
+        let at = match self.counted.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                self.counted.push((key, Vec::new()));
+                self.counted.len() - 1
+            }
+        };
+        let memo = &mut self.counted[at].1;
+        let known = memo.len().min(conv.messages().len());
+        let (more, hits) = count_each_with_hits(&conv.messages()[known..], counter);
+        memo.truncate(known);
+        memo.extend(more);
+        (memo.clone(), known + hits)
+    }
+
+    /// Forgets the counts of messages from `len` on (the conversation was truncated).
+    pub fn truncate(&mut self, len: usize) {
+        for (_, counts) in &mut self.counted {
+            counts.truncate(len);
+        }
+    }
+}
+
+/// Counts every message of `conv` with `counter`, through `memo` and the process-wide cache.
+pub fn count_conversation(conv: &Conversation, memo: &mut Memo, counter: &dyn TextCounter) -> Breakdown {
+    let (counts, mut cached) = memo.counts(conv, counter);
     let mut messages = Vec::with_capacity(conv.messages().len() + 1);
     if let Some(system) = conv.system() {
         let (n, hit) = count_each_with_hits(std::slice::from_ref(&system), counter);
@@ -195,7 +349,7 @@ pub fn count_each_with_hits(messages: &[Message], counter: &dyn TextCounter) -> 
     let counts = messages
         .iter()
         .map(|m| {
-            let key = message_key(m, counter.cache_key());
+            let key = m.content_key(counter.cache_key());
             if let Some(&n) = cache.get(key) {
                 hits += 1;
                 return n as usize;
@@ -242,73 +396,19 @@ pub fn count_message(message: &Message, counter: &dyn TextCounter) -> usize {
     n
 }
 
-/// Two independent 64-bit hashes of everything the count depends on: a wrong hit needs
-/// both to collide at once.
-type Key = (u64, u64);
-
-/// A hash of a message's content (what it says, not how it is formatted).
-pub fn message_digest(message: &Message) -> u64 {
-    message_key(message, 0).0
-}
-
-fn message_key(message: &Message, counter: u64) -> Key {
-    let mut h = Hash128::new(counter);
-    h.number(message.role as u64);
-    if let Some(name) = &message.name {
-        h.number(1);
-        h.field(name.as_bytes());
-    }
-    for part in &message.parts {
-        match part {
-            Part::Text(t) => {
-                h.number(2);
-                h.field(t.as_bytes());
-            }
-            Part::Reasoning(t) => {
-                h.number(3);
-                h.field(t.as_bytes());
-            }
-            Part::Opaque { bytes } => {
-                h.number(4);
-                h.number(*bytes as u64);
-            }
-            Part::ToolCall { id, name, arguments } => {
-                h.number(5);
-                h.field(id.as_bytes());
-                h.field(name.as_bytes());
-                h.field(arguments.as_bytes());
-            }
-            Part::ToolResult {
-                call_id,
-                text,
-                is_error,
-            } => {
-                h.number(6 + *is_error as u64);
-                h.field(call_id.as_bytes());
-                h.field(text.as_bytes());
-            }
-            Part::Media { kind } => {
-                h.number(8);
-                h.number(*kind as u64);
-            }
-        }
-    }
-    h.finish()
-}
-
 /// Message counts by content hash, bounded: it starts over past [`CountCache::LIMIT`].
 struct CountCache {
-    map: Option<HashMap<Key, u32>>,
+    map: Option<HashMap<(u64, u64), u32>>,
 }
 
 impl CountCache {
     const LIMIT: usize = 200_000;
 
-    fn get(&self, key: Key) -> Option<&u32> {
+    fn get(&self, key: (u64, u64)) -> Option<&u32> {
         self.map.as_ref()?.get(&key)
     }
 
-    fn put(&mut self, key: Key, tokens: u32) {
+    fn put(&mut self, key: (u64, u64), tokens: u32) {
         let map = self.map.get_or_insert_with(HashMap::new);
         if map.len() >= Self::LIMIT {
             map.clear();
@@ -346,9 +446,17 @@ mod tests {
             None,
         )
         .unwrap();
-        let b = count_conversation(&conv, tokenizer(Encoding::O200kBase).unwrap());
+        let b = count_conversation(
+            &conv,
+            &mut Memo::default(),
+            tokenizer(Encoding::O200kBase).unwrap(),
+        );
         assert_eq!(b.total, 124);
-        let b = count_conversation(&conv, tokenizer(Encoding::Cl100kBase).unwrap());
+        let b = count_conversation(
+            &conv,
+            &mut Memo::default(),
+            tokenizer(Encoding::Cl100kBase).unwrap(),
+        );
         assert_eq!(b.total, 129);
         assert_eq!(b.messages.len(), 6);
         assert_eq!(b.by_role.system + b.by_role.user + b.reply_priming, b.total);
@@ -361,14 +469,23 @@ mod tests {
             items.push(json!({"role": "user", "content": format!("cache test question {i}")}));
         }
         let enc = tokenizer(Encoding::O200kBase).unwrap();
-        let first = count_conversation(&Conversation::parse(&json!(items), None).unwrap(), enc);
+        let first = count_conversation(
+            &Conversation::parse(&json!(items), None).unwrap(),
+            &mut Memo::default(),
+            enc,
+        );
         items.push(json!({"role": "assistant", "content": "a new answer 8d1f"}));
-        let second = count_conversation(&Conversation::parse(&json!(items), None).unwrap(), enc);
+        let second = count_conversation(
+            &Conversation::parse(&json!(items), None).unwrap(),
+            &mut Memo::default(),
+            enc,
+        );
         assert_eq!(second.cached, 21);
         assert_eq!(second.total, first.total + second.messages[21].tokens);
         // The same texts under another encoding are not served from the cache.
         let other = count_conversation(
             &Conversation::parse(&json!(items), None).unwrap(),
+            &mut Memo::default(),
             tokenizer(Encoding::Cl100kBase).unwrap(),
         );
         assert_eq!(other.cached, 0);
@@ -386,7 +503,7 @@ mod tests {
         )
         .unwrap();
         let enc = tokenizer(Encoding::O200kBase).unwrap();
-        let b = count_conversation(&conv, enc);
+        let b = count_conversation(&conv, &mut Memo::default(), enc);
         let call =
             PER_MESSAGE + enc.count("assistant") + enc.count("read") + enc.count("{\"path\":\"a.txt\"}") + 1;
         assert_eq!(b.messages[1].tokens, call);

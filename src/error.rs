@@ -65,64 +65,107 @@ pub enum Error {
     ModulePoisoned { reason: String },
 }
 
+/// Declares [`Code`]: each code's string written once, with the doc that the TypeScript
+/// union carries.
+macro_rules! codes {
+    ($( #[doc = $doc:literal] $variant:ident = $code:literal, )*) => {
+        /// The stable code of every error ctxfold throws: what programs branch on.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Code {
+            $( #[doc = $doc] $variant, )*
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The code as JavaScript sees it (`err.code`).
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $code,)* }
+            }
+
+            /// What the code means, in a line (the TypeScript union's doc comments: no `;`, so
+            /// the union reads as one statement to simple parsers).
+            pub fn doc(self) -> &'static str {
+                match self { $(Code::$variant => $doc.trim(),)* }
+            }
+        }
+    };
+}
+
+codes! {
+    /// An encoding other than `o200k_base` / `cl100k_base`.
+    UnknownEncoding = "UNKNOWN_ENCODING",
+    /// The lite build counting before `loadVocabulary` (for a model: unless `allowEstimate: true`).
+    VocabularyNotLoaded = "VOCABULARY_NOT_LOADED",
+    /// Vocabulary bytes that are not the `.ctxv` file ctxfold ships for that encoding.
+    InvalidVocabulary = "INVALID_VOCABULARY",
+    /// A `format` other than `openai`, `openai-responses`, `anthropic`, `ai-sdk`.
+    UnknownFormat = "UNKNOWN_FORMAT",
+    /// A malformed message, with its path (`messages[12].tool_call_id: missing`).
+    InvalidMessage = "INVALID_MESSAGE",
+    /// An argument of the wrong type, an unknown option key, or messages that cannot be read (a `TypeError`).
+    InvalidArgument = "INVALID_ARGUMENT",
+    /// An option out of range, `NaN` and `Infinity` included (a `RangeError`).
+    OutOfRange = "OUT_OF_RANGE",
+    /// The head and the newest user message alone exceed the input budget.
+    ContextOverflow = "CONTEXT_OVERFLOW",
+    /// The summarizer failed where the options say to throw (`fallback: "error"`, a manual compaction), with its error as `cause`.
+    SummarizerFailed = "SUMMARIZER_FAILED",
+    /// `options.state` that is not a ctxfold state.
+    InvalidState = "INVALID_STATE",
+    /// A vocabulary source that cannot be read or fetched, with the original error as `cause`.
+    VocabularyUnavailable = "VOCABULARY_UNAVAILABLE",
+    /// A bug in ctxfold: the WebAssembly module trapped and was made afresh, so the next call works.
+    Internal = "INTERNAL",
+    /// The module trapped and no fresh instance could be made: every later call fails with this.
+    ModulePoisoned = "MODULE_POISONED",
+}
+
 impl Error {
-    /// A stable code per variant, for programs to branch on.
-    pub fn code(&self) -> &'static str {
+    /// The variant's stable code.
+    pub fn kind(&self) -> Code {
         match self {
-            Error::UnknownEncoding { .. } => "UNKNOWN_ENCODING",
-            Error::VocabularyNotLoaded { .. } => "VOCABULARY_NOT_LOADED",
-            Error::InvalidVocabulary { .. } => "INVALID_VOCABULARY",
-            Error::UnknownFormat { .. } => "UNKNOWN_FORMAT",
-            Error::InvalidMessage { .. } => "INVALID_MESSAGE",
-            Error::InvalidArgument { .. } => "INVALID_ARGUMENT",
-            Error::OutOfRange { .. } => "OUT_OF_RANGE",
-            Error::ContextOverflow { .. } => "CONTEXT_OVERFLOW",
-            Error::SummarizerFailed { .. } => "SUMMARIZER_FAILED",
-            Error::InvalidState { .. } => "INVALID_STATE",
-            Error::VocabularyUnavailable { .. } => "VOCABULARY_UNAVAILABLE",
-            Error::Internal { .. } => "INTERNAL",
-            Error::ModulePoisoned { .. } => "MODULE_POISONED",
+            Error::UnknownEncoding { .. } => Code::UnknownEncoding,
+            Error::VocabularyNotLoaded { .. } => Code::VocabularyNotLoaded,
+            Error::InvalidVocabulary { .. } => Code::InvalidVocabulary,
+            Error::UnknownFormat { .. } => Code::UnknownFormat,
+            Error::InvalidMessage { .. } => Code::InvalidMessage,
+            Error::InvalidArgument { .. } => Code::InvalidArgument,
+            Error::OutOfRange { .. } => Code::OutOfRange,
+            Error::ContextOverflow { .. } => Code::ContextOverflow,
+            Error::SummarizerFailed { .. } => Code::SummarizerFailed,
+            Error::InvalidState { .. } => Code::InvalidState,
+            Error::VocabularyUnavailable { .. } => Code::VocabularyUnavailable,
+            Error::Internal { .. } => Code::Internal,
+            Error::ModulePoisoned { .. } => Code::ModulePoisoned,
         }
     }
 
-    /// Every code, in declaration order (the TypeScript union is checked against it).
-    pub const CODES: [&'static str; 13] = [
-        "UNKNOWN_ENCODING",
-        "VOCABULARY_NOT_LOADED",
-        "INVALID_VOCABULARY",
-        "UNKNOWN_FORMAT",
-        "INVALID_MESSAGE",
-        "INVALID_ARGUMENT",
-        "OUT_OF_RANGE",
-        "CONTEXT_OVERFLOW",
-        "SUMMARIZER_FAILED",
-        "INVALID_STATE",
-        "VOCABULARY_UNAVAILABLE",
-        "INTERNAL",
-        "MODULE_POISONED",
-    ];
+    /// A stable code per variant, for programs to branch on.
+    pub fn code(&self) -> &'static str {
+        self.kind().as_str()
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Error;
+    use super::Code;
 
-    /// The TypeScript union (in `src/wasm/error.rs`) and the codes the JS side of the
-    /// package raises (in `pkg-template/`) are checked against [`Error::CODES`]: a code
-    /// added, renamed or removed in one place and not the other fails here.
+    /// The codes the JS side of the package raises (in `pkg-template/`) are checked
+    /// against [`Code`] (the TypeScript union is generated from it): a code added, renamed
+    /// or removed in one place and not the other fails here.
+    #[test]
+    fn code_docs_hold_no_semicolon() {
+        for code in Code::ALL {
+            assert!(!code.doc().contains(';'), "{code:?}: {}", code.doc());
+        }
+    }
+
     #[test]
     fn every_code_is_declared_once_and_used_as_declared() {
         let root = env!("CARGO_MANIFEST_DIR");
-        let ts = std::fs::read_to_string(format!("{root}/src/wasm/error.rs")).unwrap();
-        let union = &ts[ts.find("export type CtxfoldErrorCode =").unwrap()..];
-        let union = &union[..union.find(';').unwrap()];
-        let declared: Vec<&str> = union.split('"').skip(1).step_by(2).collect();
-        assert_eq!(
-            declared,
-            Error::CODES,
-            "the TypeScript union differs from Error::CODES"
-        );
-
+        let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
         // Codes written in the package's JavaScript: `code: "X"`, `code = "X"`, `"X"` in a
         // code constant.
         let mut stack = vec![std::path::PathBuf::from(format!("{root}/pkg-template"))];
@@ -145,8 +188,8 @@ mod tests {
                         let rest = &text[at + marker.len()..];
                         let code = &rest[..rest.find('"').unwrap()];
                         assert!(
-                            Error::CODES.contains(&code),
-                            "{}: code {code:?} is not in Error::CODES",
+                            codes.contains(&code),
+                            "{}: code {code:?} is not a declared Code",
                             path.display()
                         );
                         seen += 1;

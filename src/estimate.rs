@@ -22,11 +22,12 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::tokenizer::{self, Encoding, Tokenizer};
 
 /// A model family whose tokenizer ctxfold estimates instead of running.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum Family {
     /// Anthropic Claude 3 and later. Measured against a proxy (ai-tokenizer's `claude`
@@ -77,8 +78,9 @@ impl Family {
 ///
 /// In JSON: `{"kind": "exact", "encoding": "o200k_base"}` or
 /// `{"kind": "estimate", "family": "claude"}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
+#[ts(rename = "ModelTokenizer")]
 pub enum Estimator {
     /// The model's own BPE encoding, counted exactly when its vocabulary is loaded.
     Exact { encoding: Encoding },

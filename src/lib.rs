@@ -1,8 +1,11 @@
 //! ctxfold keeps LLM conversations inside the model's context window.
 //!
 //! This crate is the core: pure Rust, tested natively. [`tokenizer`] counts tokens exactly
-//! for OpenAI's encodings. The JavaScript face (`src/wasm/`) is compiled only for
-//! `wasm32` and is the only code that knows about JavaScript.
+//! for OpenAI's encodings, [`count`] counts conversations ([`messages`] reads their four
+//! formats), [`compact`] fits them into a window, [`options`] declares what callers pass,
+//! and `typescript` generates the TypeScript of every shape that crosses into JavaScript.
+//! The JavaScript face (`src/wasm/`) is compiled only for `wasm32` and is the only code that
+//! knows about JavaScript. `ARCHITECTURE.md` shows the layers and how a call flows.
 
 pub mod compact;
 pub mod config;
@@ -12,7 +15,10 @@ pub mod estimate;
 pub mod ids;
 pub mod messages;
 pub mod models;
+pub mod options;
 pub mod tokenizer;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod typescript;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

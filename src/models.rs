@@ -36,6 +36,7 @@
 use std::sync::RwLock;
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::error::Error;
 use crate::estimate::{Estimator, Family};
@@ -51,7 +52,7 @@ pub const DEFAULT_TOKENIZER: Estimator = Estimator::Estimate {
 };
 
 /// Who serves (or published) a model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {
     OpenAi,
@@ -65,7 +66,7 @@ pub enum Provider {
 }
 
 /// A model's limits and tokenizer: a built-in entry, or one given to [`register`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelInfo {
     /// The canonical id, e.g. `"claude-sonnet-4-5"`. Matching ignores case and provider
@@ -73,19 +74,23 @@ pub struct ModelInfo {
     pub id: String,
     /// Who serves the model.
     #[serde(default)]
+    #[ts(as = "Option<Provider>", optional)]
     pub provider: Provider,
     /// Input plus output tokens the model accepts.
     pub context_window: u32,
     /// The most output tokens one response may have, where the provider publishes a limit
     /// separate from the window.
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub max_output_tokens: Option<u32>,
-    /// A cap on input tokens below `context_window - max_output_tokens`, where the provider
+    /// A cap on input tokens below `contextWindow - maxOutputTokens`, where the provider
     /// has one (GPT-5: 272,000 of a 400,000 window).
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub max_input_tokens: Option<u32>,
     /// How to count the model's tokens.
     #[serde(default = "default_tokenizer")]
+    #[ts(as = "Option<Estimator>", optional)]
     pub tokenizer: Estimator,
 }
 
@@ -94,7 +99,7 @@ fn default_tokenizer() -> Estimator {
 }
 
 /// How [`resolve`] found a model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum MatchedBy {
     /// A model registered at run time (exact id or id prefix).
@@ -107,20 +112,27 @@ pub enum MatchedBy {
     Default,
 }
 
-/// What [`resolve`] returns.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A model as the registry resolved an id (what `getModel` returns).
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "ModelInfoResolved")]
 pub struct ResolvedModel {
     /// The id as asked.
     pub requested: String,
     /// The canonical id of the model matched; for the default, the asked id normalized
     /// (lower case, without provider prefix).
     pub id: String,
+    /// Who serves it.
     pub provider: Provider,
+    /// Input plus output tokens.
     pub context_window: u32,
+    /// The most output tokens per response, if the provider publishes a limit.
     pub max_output_tokens: Option<u32>,
+    /// A cap on input below `contextWindow - maxOutputTokens`, if the provider has one.
     pub max_input_tokens: Option<u32>,
+    /// How its tokens are counted.
     pub tokenizer: Estimator,
+    /// How the id matched: `override`, `exact`, `prefix`, or `default` (unknown).
     pub matched_by: MatchedBy,
     /// False when nothing matched and the default was used.
     pub known: bool,

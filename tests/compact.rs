@@ -5,9 +5,10 @@
 mod common;
 
 use common::compact::{check_invariants, output, run, run_manual, within, Summarizer};
+use ctxfold::compact::state::FallbackKind;
 use ctxfold::compact::{ContextStatus, Reply, Request};
 use ctxfold::config::Config;
-use ctxfold::count::{count_conversation, Counter};
+use ctxfold::count::{count_conversation, Counter, Memo};
 use ctxfold::estimate::Estimator;
 use ctxfold::messages::{Conversation, Format, Out, Role};
 use ctxfold::tokenizer::{tokenizer, Encoding, Tokenizer};
@@ -214,6 +215,7 @@ fn compact_and_check_with(
             // The report's count is the output's: counted again from the rendered JSON.
             let recount = count_conversation(
                 &Conversation::parse(&output(&conv, &outcome), Some(conv.format())).unwrap(),
+                &mut Memo::default(),
                 &counter,
             )
             .total;
@@ -542,13 +544,13 @@ fn summarizer_faults_fall_back() {
             .fallback
             .clone()
             .unwrap_or_else(|| panic!("{name}: no fallback"));
-        assert_eq!(fb.kind, "extractive", "{name}");
+        assert_eq!(fb.kind, FallbackKind::Extractive, "{name}");
         assert!(!fb.reason.is_empty(), "{name}");
         assert_eq!(o.context_status, ContextStatus::Summarized, "{name}");
         // The marker fallback, and the error fallback.
         let o = run_with(&mut *fake, json!({"fallback": "marker"})).unwrap();
         assert_eq!(o.context_status, ContextStatus::Truncated, "{name}");
-        assert_eq!(o.report.fallback.unwrap().kind, "marker");
+        assert_eq!(o.report.fallback.unwrap().kind, FallbackKind::Marker);
         let e = run_with(&mut *fake, json!({"fallback": "error"})).unwrap_err();
         assert_eq!(e.code(), "SUMMARIZER_FAILED", "{name}");
     }
@@ -849,12 +851,14 @@ fn new_chunks_counts_the_chunks_made_not_the_planned_calls() {
     }
     let conv = Conversation::parse(&Value::Array(messages), None).unwrap();
     let cfg = config(json!({"summarizerInputTokens": 3000}));
+    let counter: Counter = enc().into();
+    let counts = Memo::default().counts(&conv, &counter).0;
     let mut c = ctxfold::compact::Compaction::new(ctxfold::compact::Input {
         conv: std::rc::Rc::new(conv),
+        counts,
+        budget: ctxfold::compact::Budget::new(8_000, 1_000, &cfg),
         config: std::rc::Rc::new(cfg),
-        counter: enc().into(),
-        window: 8_000,
-        reserved_output: 1_000,
+        counter,
         state: None,
         manual: false,
         now: None,
@@ -1014,7 +1018,7 @@ fn alternate_roles_puts_the_summary_into_its_same_side_neighbour() {
         }
         // Counted exactly as it goes out.
         assert_eq!(
-            count_conversation(&out, enc()).total,
+            count_conversation(&out, &mut Memo::default(), enc()).total,
             merged.report.tokens_after,
             "{what}"
         );

@@ -3,6 +3,7 @@
 
 mod common;
 
+use ctxfold::count::Memo;
 use ctxfold::messages::{Conversation, Format, NewMessage, Out, Part, Role};
 use ctxfold::Error;
 use serde_json::{json, Value};
@@ -130,9 +131,14 @@ fn media_parts_tell_their_own_format() {
     }
     // Detected, it counts exactly as with the format given (the user's name included).
     let enc = ctxfold::tokenizer::tokenizer(ctxfold::tokenizer::Encoding::O200kBase).unwrap();
-    let detected = ctxfold::count::count_conversation(&Conversation::parse(&openai_file, None).unwrap(), enc);
+    let detected = ctxfold::count::count_conversation(
+        &Conversation::parse(&openai_file, None).unwrap(),
+        &mut Memo::default(),
+        enc,
+    );
     let given = ctxfold::count::count_conversation(
         &Conversation::parse(&openai_file, Some(Format::OpenAiChat)).unwrap(),
+        &mut Memo::default(),
         enc,
     );
     assert_eq!(detected.total, given.total);
@@ -465,12 +471,17 @@ fn appending_equals_parsing_the_whole() {
     let enc = ctxfold::tokenizer::tokenizer(ctxfold::Encoding::O200kBase).unwrap();
     for split in 0..=items.len() {
         let mut conv = Conversation::parse(&Value::Array(items[..split].to_vec()), None).unwrap();
-        let _ = conv.counts(enc); // memoized, then extended
+        let mut memo = Memo::default();
+        let _ = memo.counts(&conv, enc); // memoized, then extended
         assert!(conv.append(items[split..].to_vec()).unwrap(), "split {split}");
         let whole = Conversation::parse(&all, None).unwrap();
         assert_eq!(conv.messages(), whole.messages(), "split {split}");
         assert_eq!(conv.prefix_digests(), whole.prefix_digests(), "split {split}");
-        assert_eq!(conv.counts(enc), whole.counts(enc), "split {split}");
+        assert_eq!(
+            memo.counts(&conv, enc).0,
+            Memo::default().counts(&whole, enc).0,
+            "split {split}"
+        );
         assert_eq!(
             conv.render(&(0..items.len()).map(Out::Keep).collect::<Vec<_>>()),
             all
@@ -478,8 +489,10 @@ fn appending_equals_parsing_the_whole() {
     }
     // Truncate and append something else: equal to parsing that array.
     let mut conv = Conversation::parse(&all, None).unwrap();
-    let _ = conv.counts(enc);
+    let mut memo = Memo::default();
+    let _ = memo.counts(&conv, enc);
     conv.truncate(5);
+    memo.truncate(5);
     let other = json!({"role": "assistant", "content": "Another answer."});
     assert!(conv.append(vec![other.clone()]).unwrap());
     let mut expected = items[..5].to_vec();
@@ -487,7 +500,7 @@ fn appending_equals_parsing_the_whole() {
     let whole = Conversation::parse(&Value::Array(expected), None).unwrap();
     assert_eq!(conv.messages(), whole.messages());
     assert_eq!(conv.prefix_digests(), whole.prefix_digests());
-    assert_eq!(conv.counts(enc), whole.counts(enc));
+    assert_eq!(memo.counts(&conv, enc).0, Memo::default().counts(&whole, enc).0);
 }
 
 #[test]

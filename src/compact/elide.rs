@@ -8,26 +8,49 @@
 //! back); when even the marker alone is too long it gives the marker alone, and the caller
 //! decides (the engine's fit check then reports the overflow).
 
-/// Share of the kept bytes taken from the start of the text (the rest from the end).
-const HEAD_SHARE_NUM: usize = 2;
-const HEAD_SHARE_DEN: usize = 3;
+/// The share of the kept bytes taken from the start of a text (the rest from its end), as
+/// a fraction: `Share(2, 3)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Share(pub usize, pub usize);
 
-/// Byte positions `(head_end, tail_start)` that keep about `keep` bytes of `text`, two
-/// thirds from the start and one third from the end, at character boundaries. The part
+/// Two thirds from the start: a summarizer prompt's elisions and a message cut to fit.
+const TEXT_HEAD: Share = Share(2, 3);
+
+/// Byte positions `(head_end, tail_start)` that keep about `keep` bytes of `text`, `head`
+/// of them from the start and the rest from the end, at character boundaries. The part
 /// removed is `head_end..tail_start`; `keep >= text.len()` removes nothing.
-pub fn around(text: &str, keep: usize) -> (usize, usize) {
+pub fn around(text: &str, keep: usize, head: Share) -> (usize, usize) {
     if keep >= text.len() {
         return (text.len(), text.len());
     }
-    let head_end = floor_char(text, keep * HEAD_SHARE_NUM / HEAD_SHARE_DEN);
-    let tail_start = ceil_char(text, text.len() - (keep - keep * HEAD_SHARE_NUM / HEAD_SHARE_DEN));
+    let head_bytes = keep * head.0 / head.1;
+    let head_end = floor_char(text, head_bytes);
+    let tail_start = ceil_char(text, text.len() - (keep - head_bytes));
     (head_end, tail_start.max(head_end))
+}
+
+/// [`around`], with each cut moved to a line break when one is near (within a fifth of the
+/// part kept on that side), so a pruned tool output keeps whole lines.
+pub fn around_lines(text: &str, keep: usize, head: Share) -> (usize, usize) {
+    let (head_end, tail_start) = around(text, keep, head);
+    (line_cut(text, head_end, true), line_cut(text, tail_start, false))
+}
+
+fn line_cut(s: &str, at: usize, head: bool) -> usize {
+    let slack = at.min(s.len() - at) / 5 + 1;
+    if head {
+        let lo = floor_char(s, at.saturating_sub(slack));
+        s[lo..at].rfind('\n').map_or(at, |k| lo + k + 1)
+    } else {
+        let hi = ceil_char(s, (at + slack).min(s.len()));
+        s[at..hi].find('\n').map_or(at, |k| at + k + 1)
+    }
 }
 
 /// `text` with about `keep` bytes kept around `marker(removed characters)`, or `text` itself
 /// when nothing would be removed.
 pub fn cut(text: &str, keep: usize, marker: &dyn Fn(usize) -> String) -> String {
-    let (head_end, tail_start) = around(text, keep);
+    let (head_end, tail_start) = around(text, keep, TEXT_HEAD);
     if head_end == tail_start {
         return text.to_owned();
     }
@@ -93,12 +116,12 @@ mod tests {
     #[test]
     fn around_keeps_two_thirds_from_the_start() {
         let text = "abcdefghij";
-        assert_eq!(around(text, 6), (4, 8));
-        assert_eq!(around(text, 10), (10, 10));
-        assert_eq!(around(text, 0), (0, 10));
+        assert_eq!(around(text, 6, TEXT_HEAD), (4, 8));
+        assert_eq!(around(text, 10, TEXT_HEAD), (10, 10));
+        assert_eq!(around(text, 0, TEXT_HEAD), (0, 10));
         // Character boundaries: never inside "é" (2 bytes).
         let text = "éééééé";
-        let (h, t) = around(text, 5);
+        let (h, t) = around(text, 5, TEXT_HEAD);
         assert!(text.is_char_boundary(h) && text.is_char_boundary(t));
     }
 

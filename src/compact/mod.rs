@@ -1,11 +1,15 @@
 //! Compaction: fit a conversation into a model's window.
 //!
-//! [`engine`] plans and drives one compaction: [`partition`] finds where the
-//! conversation may be cut and keeps the head and a verbatim tail, [`prune`] shortens old
-//! tool outputs, [`summary`] asks for and checks schema'd summaries of the middle (with
-//! the [`extractive`] summary as the fallback), [`ledger`] keeps identifiers, and
-//! [`state`] is what a stateless caller passes back next turn.
+//! [`driver`] is the entry: options resolved into a counter and a [`Budget`], then the
+//! [`engine`] planned and run through its summarizer rounds. The engine's parts:
+//! [`partition`] finds where the conversation may be cut and keeps the head and a verbatim
+//! tail, [`prune`] shortens old tool outputs, [`summary`] asks for and checks schema'd
+//! summaries of the middle (with the [`extractive`] summary as the fallback), [`ledger`]
+//! keeps identifiers, [`elide`] cuts the middle out of a text that must fit, and [`state`]
+//! is what a stateless caller passes back next turn. [`types`] holds what goes in and out.
 
+pub mod budget;
+pub mod driver;
 pub mod elide;
 pub mod engine;
 pub mod extractive;
@@ -15,6 +19,9 @@ pub mod partition;
 pub mod prune;
 pub mod state;
 pub mod summary;
+pub mod types;
 
-pub use engine::{Compaction, ContextStatus, Input, Outcome, Plan, Reply, Report, Request};
-pub use state::State;
+pub use driver::{run, Setup, Summarizer};
+pub use engine::Compaction;
+pub use state::{Chunk, State};
+pub use types::{Budget, ContextStatus, Input, Outcome, Plan, Reply, Report, Request, RequestKind};

@@ -9,13 +9,20 @@
 //! prunes to the same bytes: the prefix a provider caches stays byte-identical from one
 //! request to the next. It is never longer than the limit, so pruning it again is a no-op.
 
-use super::elide::{ceil_char, floor_char};
+use std::collections::HashMap;
+
+use super::elide::{self, Share};
 use super::mentions::Haystack;
-use crate::config::ToolPolicy;
+use super::partition::Structure;
+use super::types::Pruned as Report;
+use crate::config::{Config, Preset, ToolPolicy};
+use crate::count::{count_each, TextCounter};
 use crate::ids::{self, Ledger};
+use crate::messages::{Message, Part, Role};
+use crate::tokenizer::hash::FastMap;
 
 /// Share of the kept bytes taken from the start (the rest from the end).
-const HEAD_SHARE: f64 = 0.6;
+const HEAD_SHARE: Share = Share(3, 5);
 /// The longest `\n...truncated N bytes, which mentioned: ...\n` can be, identifiers aside.
 const MARKER_ROOM: usize = 64;
 
@@ -61,10 +68,7 @@ pub fn prune_text(output: &str, tool: &str, policy: ToolPolicy, max_bytes: usize
 /// Keeps `keep` bytes of `output` (the start and the end, at line breaks when near) and
 /// lists, within `room` bytes, the identifiers only the removed middle mentions.
 fn truncate(output: &str, keep: usize, room: usize) -> Option<Pruned> {
-    let head_bytes = (keep as f64 * HEAD_SHARE) as usize;
-    let tail_bytes = keep - head_bytes;
-    let head_end = line_cut(output, floor_char(output, head_bytes), true);
-    let tail_start = line_cut(output, ceil_char(output, output.len() - tail_bytes), false);
+    let (head_end, tail_start) = elide::around_lines(output, keep, HEAD_SHARE);
     if tail_start <= head_end {
         return None;
     }
@@ -107,17 +111,111 @@ fn mentions(removed: &str, kept: &str, room: usize) -> (String, Vec<String>) {
     (list.into_text(), lost)
 }
 
-/// Moves a cut to a line break if one is near (within a fifth of the kept part), so
-/// pruned output keeps whole lines.
-fn line_cut(s: &str, at: usize, head: bool) -> usize {
-    let slack = at.min(s.len() - at) / 5 + 1;
-    if head {
-        let lo = floor_char(s, at.saturating_sub(slack));
-        s[lo..at].rfind('\n').map_or(at, |k| lo + k + 1)
-    } else {
-        let hi = ceil_char(s, (at + slack).min(s.len()));
-        s[at..hi].find('\n').map_or(at, |k| at + k + 1)
+/// What pruning does to a conversation this turn.
+pub struct Applied {
+    /// Each message's tokens as it goes out (pruned where pruned).
+    pub tokens: Vec<usize>,
+    /// Tool results replaced: message index -> (call id, new text).
+    pub edits: HashMap<usize, Vec<(String, String)>>,
+    /// Identifiers each pruned message lost.
+    pub lost: HashMap<usize, Vec<String>>,
+    /// What the report says of it.
+    pub report: Report,
+}
+
+/// Where the prune boundary goes and what it prunes.
+pub struct Span<'a> {
+    /// The conversation's messages.
+    pub messages: &'a [Message],
+    /// Their turns and cut points.
+    pub structure: &'a Structure,
+    /// Each message's tokens, unpruned.
+    pub raw: &'a [usize],
+    /// The first message sent verbatim (nothing before it is pruned or sent).
+    pub boundary: usize,
+    /// The prune boundary the previous turn left, if any.
+    pub previous: Option<usize>,
+    /// The model's context window.
+    pub window: usize,
+}
+
+/// Prunes tool outputs before the prune boundary. The boundary moves up to the protected
+/// recent turns only when enough tool output has piled up past it (`pruneThresholdTokens`),
+/// so between moves the same messages prune to the same bytes and the prompt prefix a
+/// provider caches stays byte-identical.
+pub fn apply(span: &Span, config: &Config, counter: &dyn TextCounter) -> Applied {
+    let Span {
+        messages,
+        raw,
+        boundary,
+        ..
+    } = *span;
+    let names = tool_names(messages);
+    let protect = span
+        .structure
+        .turn_starts
+        .iter()
+        .copied()
+        .filter(|&s| s >= boundary)
+        .rev()
+        .nth(config.buffer_turns.max(1) - 1)
+        .unwrap_or(boundary);
+    let mut prune_at = span.previous.map_or(boundary, |p| p.max(boundary));
+    let prune_threshold = config.prune_threshold_tokens.unwrap_or(span.window / 20);
+    let piled: usize = (prune_at..protect.max(prune_at))
+        .filter(|&i| messages[i].role == Role::Tool)
+        .map(|i| raw[i])
+        .sum();
+    let advanced = config.preset != Preset::Off && protect > prune_at && piled > prune_threshold;
+    if advanced {
+        prune_at = protect;
     }
+    let mut out = Applied {
+        tokens: raw.to_vec(),
+        edits: HashMap::new(),
+        lost: HashMap::new(),
+        report: Report {
+            boundary: prune_at,
+            advanced,
+            ..Report::default()
+        },
+    };
+    for i in boundary..prune_at {
+        let mut m = messages[i].clone();
+        let mut changed = Vec::new();
+        for part in &mut m.parts {
+            if let Part::ToolResult { call_id, text, .. } = part {
+                let tool = names.get(call_id.as_str()).copied().unwrap_or("tool");
+                let policy = config.tool_policy(tool);
+                if let Some(p) = prune_text(text, tool, policy, config.tool_output_max_bytes) {
+                    out.report.bytes_removed += text.len() - p.text.len().min(text.len());
+                    changed.push((call_id.clone(), p.text.clone()));
+                    out.lost.entry(i).or_default().extend(p.lost_ids);
+                    *text = p.text;
+                }
+            }
+        }
+        if !changed.is_empty() {
+            out.tokens[i] = count_each(std::slice::from_ref(&m), counter)[0];
+            out.report.tokens_saved += raw[i].saturating_sub(out.tokens[i]);
+            out.report.messages.push(i);
+            out.edits.insert(i, changed);
+        }
+    }
+    out
+}
+
+/// Tool name by call id (borrowed: nothing is copied).
+pub fn tool_names(messages: &[Message]) -> FastMap<&str, &str> {
+    let mut names = FastMap::default();
+    for m in messages {
+        for p in &m.parts {
+            if let Part::ToolCall { id, name, .. } = p {
+                names.insert(id.as_str(), name.as_str());
+            }
+        }
+    }
+    names
 }
 
 #[cfg(test)]

@@ -8,13 +8,46 @@
 //! misapplied.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// The current version of [`State`]; other versions are discarded.
 pub const VERSION: u32 = 1;
 
-/// One compaction's summary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Why a compaction ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum Trigger {
+    /// The input passed the threshold.
+    Threshold,
+    /// The caller asked (`manual: true`, `/compact`).
+    Manual,
+}
+
+/// What made a summary chunk: a compaction, or a fold of earlier chunks into one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ChunkTrigger {
+    /// A compaction past the threshold.
+    Threshold,
+    /// A manual compaction.
+    Manual,
+    /// Earlier chunks folded into one.
+    Fold,
+}
+
+impl From<Trigger> for ChunkTrigger {
+    fn from(t: Trigger) -> Self {
+        match t {
+            Trigger::Threshold => ChunkTrigger::Threshold,
+            Trigger::Manual => ChunkTrigger::Manual,
+        }
+    }
+}
+
+/// A summary made by one compaction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "SummaryChunk", optional_fields)]
 pub struct Chunk {
     /// 1 for the first compaction of a conversation, then counting up (a fold takes the
     /// next number).
@@ -32,38 +65,53 @@ pub struct Chunk {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// `threshold`, `manual` or `fold`.
-    pub trigger: String,
+    pub trigger: ChunkTrigger,
     /// The summarizer's usage report, as it gave it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "unknown")]
     pub usage: Option<serde_json::Value>,
     /// Identifiers of the evicted messages that the chunk keeps.
     #[serde(default)]
+    #[ts(optional = false)]
     pub kept_ids: Vec<String>,
     /// Identifiers of the evicted messages that did not fit.
     #[serde(default)]
+    #[ts(optional = false)]
     pub lost_ids: Vec<String>,
     /// `null`, or the fallback used and why: `{ kind, reason }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<FallbackUsed>,
 }
 
-/// A fallback that replaced a summary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// What stood in for a summary the summarizer did not give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum FallbackKind {
+    /// The built-in extractive summary.
+    Extractive,
+    /// The static marker `[Earlier messages truncated]`.
+    Marker,
+}
+
+/// What a fallback replaced, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct FallbackUsed {
     /// `extractive` or `marker`.
-    pub kind: String,
+    pub kind: FallbackKind,
     /// Why the summarizer's reply was not used.
     pub reason: String,
 }
 
-/// A position in the history with a check on every message before it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+/// A position in the history, with a check on the messages before it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[ts(rename = "StateMark")]
 pub struct Mark {
-    /// The position (a message index).
+    /// A message index.
     pub index: usize,
     /// A running hash of messages `0..index`, in hex.
     #[serde(with = "hex")]
+    #[ts(type = "string")]
     pub check: u64,
 }
 
@@ -97,9 +145,10 @@ mod hex {
     }
 }
 
-/// What a caller keeps between turns.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// What to pass back as `options.state` next turn: small, JSON-serialisable.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "CompactState")]
 pub struct State {
     /// [`VERSION`].
     pub version: u32,

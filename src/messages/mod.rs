@@ -20,13 +20,15 @@ pub mod responses;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use crate::Error;
 pub use json::kind as json_kind;
 pub(crate) use json::Path;
 
-/// A wire format for messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A message format. Output always comes back in the format it came in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[ts(rename = "MessageFormat")]
 pub enum Format {
     /// OpenAI Chat Completions `messages`.
     #[serde(rename = "openai")]
@@ -74,9 +76,10 @@ impl Format {
     }
 }
 
-/// Who a message is from, as far as compaction cares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Who a message is from. Anthropic user messages holding only tool results count as `"tool"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
+#[ts(rename = "MessageRole")]
 pub enum Role {
     /// System or developer instructions.
     System,
@@ -137,6 +140,54 @@ pub struct Message {
 }
 
 impl Message {
+    /// Two independent 64-bit hashes of the message's content (what it says, not how it is
+    /// formatted), seeded: the count cache seeds them with its counter, so a wrong hit needs
+    /// both to collide at once.
+    pub fn content_key(&self, seed: u64) -> (u64, u64) {
+        let mut h = crate::tokenizer::hash::Hash128::new(seed);
+        h.number(self.role as u64);
+        if let Some(name) = &self.name {
+            h.number(1);
+            h.field(name.as_bytes());
+        }
+        for part in &self.parts {
+            match part {
+                Part::Text(t) => {
+                    h.number(2);
+                    h.field(t.as_bytes());
+                }
+                Part::Reasoning(t) => {
+                    h.number(3);
+                    h.field(t.as_bytes());
+                }
+                Part::Opaque { bytes } => {
+                    h.number(4);
+                    h.number(*bytes as u64);
+                }
+                Part::ToolCall { id, name, arguments } => {
+                    h.number(5);
+                    h.field(id.as_bytes());
+                    h.field(name.as_bytes());
+                    h.field(arguments.as_bytes());
+                }
+                Part::ToolResult {
+                    call_id,
+                    text,
+                    is_error,
+                } => {
+                    h.number(6 + *is_error as u64);
+                    h.field(call_id.as_bytes());
+                    h.field(text.as_bytes());
+                }
+                Part::Media { kind } => {
+                    h.number(8);
+                    h.number(*kind as u64);
+                }
+            }
+        }
+        h.finish()
+    }
+
     /// A message that starts a turn: from the user, with something other than tool results.
     pub fn starts_turn(&self) -> bool {
         self.role == Role::User && self.parts.iter().any(|p| !matches!(p, Part::ToolResult { .. }))
@@ -160,7 +211,7 @@ impl Message {
 }
 
 /// The caller's conversation: the original items, and the parsed messages beside them.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Conversation {
     format: Format,
     /// How the format was chosen: given by the caller, or detected from what every item
@@ -168,27 +219,11 @@ pub struct Conversation {
     detection: Detection,
     /// Running hashes of the messages (`digests[i]` covers `0..i`), for state marks.
     digests: Vec<u64>,
-    /// Message counts per counter (by its cache key), extended as messages are appended.
-    counted: std::sync::Mutex<Vec<(u64, Vec<usize>)>>,
     /// `messages[i]` was parsed from `items[i]`.
     messages: Vec<Message>,
     items: Vec<Value>,
     /// Anthropic's top-level `system`, parsed into `system_message` (not in `messages`).
     envelope: Envelope,
-}
-
-impl Clone for Conversation {
-    fn clone(&self) -> Self {
-        Conversation {
-            format: self.format,
-            detection: self.detection.clone(),
-            digests: self.digests.clone(),
-            counted: std::sync::Mutex::new(self.counted.lock().unwrap_or_else(|e| e.into_inner()).clone()),
-            messages: self.messages.clone(),
-            items: self.items.clone(),
-            envelope: self.envelope.clone(),
-        }
-    }
 }
 
 /// What surrounded the array, so it can be rebuilt around the output.
@@ -258,7 +293,6 @@ impl Conversation {
             format,
             detection,
             digests: vec![0],
-            counted: Default::default(),
             messages,
             items,
             envelope,
@@ -312,22 +346,13 @@ impl Conversation {
         // What the removed items told about the format is forgotten: the next append
         // detects again from what is left (and may find the array must be read anew).
         self.detection.truncate(len);
-        for (_, counts) in self
-            .counted
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter_mut()
-        {
-            counts.truncate(len);
-        }
     }
 
     fn extend_digests(&mut self) {
         for m in &self.messages[self.digests.len() - 1..] {
             let h = *self.digests.last().expect("starts with one");
-            self.digests.push(
-                (h.rotate_left(5) ^ crate::count::message_digest(m)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            );
+            self.digests
+                .push((h.rotate_left(5) ^ m.content_key(0).0).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         }
     }
 
@@ -335,31 +360,6 @@ impl Conversation {
     /// as messages are appended.
     pub fn prefix_digests(&self) -> &[u64] {
         &self.digests
-    }
-
-    /// Every message's tokens with `counter`, framing included. Remembered per counter, so
-    /// a conversation counted again (or appended to) only counts what is new.
-    pub fn counts(&self, counter: &dyn crate::count::TextCounter) -> Vec<usize> {
-        self.counts_and_hits(counter).0
-    }
-
-    /// [`Conversation::counts`], and how many of them were already known (remembered here or
-    /// in the process-wide content-hash cache).
-    pub fn counts_and_hits(&self, counter: &dyn crate::count::TextCounter) -> (Vec<usize>, usize) {
-        let key = counter.cache_key();
-        let mut memo = self.counted.lock().unwrap_or_else(|e| e.into_inner());
-        let at = match memo.iter().position(|(k, _)| *k == key) {
-            Some(at) => at,
-            None => {
-                memo.push((key, Vec::new()));
-                memo.len() - 1
-            }
-        };
-        let known = memo[at].1.len().min(self.messages.len());
-        let (more, hits) = crate::count::count_each_with_hits(&self.messages[known..], counter);
-        memo[at].1.truncate(known);
-        memo[at].1.extend(more);
-        (memo[at].1.clone(), known + hits)
     }
 
     /// The format the conversation came in.

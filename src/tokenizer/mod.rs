@@ -27,7 +27,7 @@ pub use pretokenize::Pattern;
 use vocab::Vocab;
 
 /// A BPE encoding ctxfold counts exactly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 pub enum Encoding {
     /// GPT-4o, GPT-4.1, GPT-5, o1/o3/o4 models.
     #[serde(rename = "o200k_base")]

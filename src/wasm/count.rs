@@ -3,75 +3,12 @@
 use wasm_bindgen::prelude::*;
 
 use super::error::{invalid_argument, to_js};
-use super::options::Options;
-use super::tokenizer_choice::Counting;
+use super::options;
 use super::transfer::conversation_arg;
-use crate::count::count_conversation;
+use crate::count::{count_messages as count, Counting, TextCounter};
 use crate::messages::Format;
+use crate::options::{CountMessagesOptions, CountOptions};
 use crate::tokenizer::{tokenizer, Encoding};
-
-#[wasm_bindgen(typescript_custom_section)]
-const TS_COUNT: &str = r#"
-/** Which tokenizer counts: an encoding, or a model (its encoding, or its calibrated estimate). */
-export type CountOptions =
-  | {
-      /** An exact encoding: `"o200k_base"` (GPT-4o, GPT-4.1, GPT-5, o-series) or `"cl100k_base"` (GPT-4, GPT-3.5). */
-      encoding: Encoding;
-      model?: never;
-    }
-  | {
-      /** A model id, e.g. `"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`. Unknown ids get the documented default. */
-      model: string;
-      encoding?: never;
-      /** Count with the model's calibrated estimate when its exact vocabulary is not loaded (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`. Default false. */
-      allowEstimate?: boolean;
-    };
-
-/** A message format. Output always comes back in the format it came in. */
-export type MessageFormat = "openai" | "openai-responses" | "anthropic" | "ai-sdk";
-
-/** A conversation: an array of messages, or an object with a `messages` array (an Anthropic request with its `system`). */
-export type Conversation<M = unknown> = readonly M[] | { readonly messages: readonly M[]; readonly system?: unknown };
-
-/** Options of `countMessages`. */
-export type CountMessagesOptions = CountOptions & {
-  /** The messages' format; detected when omitted. */
-  format?: MessageFormat;
-};
-
-/** Who a message is from. Anthropic user messages holding only tool results count as `"tool"`. */
-export type MessageRole = "system" | "user" | "assistant" | "tool";
-
-/** One message's tokens. */
-export interface MessageCount {
-  /** Index in the array passed in; `null` for Anthropic's top-level `system`. */
-  index: number | null;
-  /** The message's role. */
-  role: MessageRole;
-  /** Its tokens, framing included. */
-  tokens: number;
-}
-
-/** The result of `countMessages`. */
-export interface MessagesCount {
-  /** All messages plus reply priming: the request's input tokens. */
-  total: number;
-  /** The format the messages were read in. */
-  format: MessageFormat;
-  /** Per message, in order (Anthropic's system first). */
-  messages: MessageCount[];
-  /** Tokens per role. */
-  byRole: { system: number; user: number; assistant: number; tool: number };
-  /** The reply-priming tokens included in `total`. */
-  replyPriming: number;
-  /** How many message counts came from the cache (content-hash keyed). */
-  cached: number;
-  /** `"exact"`, or `"estimate"` for a model without a public (or loaded) tokenizer. */
-  method: "exact" | "estimate";
-  /** The model counted for, as the registry resolved it (with `options.model`). */
-  model?: ModelInfoResolved;
-}
-"#;
 
 #[wasm_bindgen(inline_js = r#"
 export function encodingOnly(o) {
@@ -114,14 +51,14 @@ pub fn count_tokens(
     if let Some(encoding) = encoding_only(&options) {
         return Ok(tokenizer(encoding).map_err(to_js)?.count(&text) as u32);
     }
-    let options = Options::new(
-        "options",
-        &options,
-        &["encoding", "model", "allowEstimate"],
-        false,
-    )?;
-    let counting = required(Counting::from_options(&options, false)?)?;
-    Ok(counting.counter().count(&text) as u32)
+    let o = options::read::<CountOptions>("options", &options, &[], false)?.value;
+    let counting = Counting::required(
+        o.encoding.as_deref(),
+        o.model.as_deref(),
+        o.allow_estimate.unwrap_or(false),
+    )
+    .map_err(to_js)?;
+    Ok(counting.counter.count(&text) as u32)
 }
 
 /// Counts a conversation as a request would: every message with its format's framing,
@@ -139,27 +76,23 @@ pub fn count_messages(
     #[wasm_bindgen(unchecked_param_type = "Conversation")] messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "CountMessagesOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let options = Options::new(
-        "options",
-        &options,
-        &["encoding", "model", "format", "allowEstimate"],
-        false,
-    )?;
-    let counting = required(Counting::from_options(&options, false)?)?;
-    let format = options
-        .string("format")?
-        .map(|f| Format::from_name(&f))
+    let o = options::read::<CountMessagesOptions>("options", &options, &[], false)?.value;
+    let counting = Counting::required(
+        o.encoding.as_deref(),
+        o.model.as_deref(),
+        o.allow_estimate.unwrap_or(false),
+    )
+    .map_err(to_js)?;
+    let format = o
+        .format
+        .as_deref()
+        .map(Format::from_name)
         .transpose()
         .map_err(to_js)?;
-    let incoming = conversation_arg(&messages, format)?;
-    let breakdown = count_conversation(&incoming.conv, counting.counter());
+    let mut incoming = conversation_arg(&messages, format)?;
+    let result = count(&incoming.conv, &mut incoming.memo, &counting);
     incoming.done();
-    let result = super::to_plain(&breakdown)?;
-    js_sys::Reflect::set(&result, &"method".into(), &counting.method().into())?;
-    if let Some(model) = counting.model() {
-        js_sys::Reflect::set(&result, &"model".into(), &super::to_plain(model)?)?;
-    }
-    Ok(result)
+    super::to_plain(&result)
 }
 
 /// Forgets every cache ctxfold keeps: message counts (by content hash, and those the last
@@ -173,15 +106,4 @@ pub fn count_messages(
 pub fn clear_caches() {
     crate::clear_caches();
     super::transfer::forget_all();
-}
-
-/// A counter that was required ([`Counting::from_options`] with `optional: false` never
-/// gives `None`; this says so without a panic).
-fn required(counting: Option<Counting>) -> Result<Counting, JsValue> {
-    counting.ok_or_else(|| {
-        to_js(crate::Error::InvalidArgument {
-            argument: "options".into(),
-            expected: "an encoding or a model".into(),
-        })
-    })
 }

@@ -1,41 +1,14 @@
 //! Turns core errors into real JavaScript errors with a stable `code`.
 //!
 //! Domain errors are `Error`s named `CtxfoldError`; bad arguments are `TypeError`s or
-//! `RangeError`s. Every one carries `code` (one of [`crate::Error::CODES`]), so callers
+//! `RangeError`s. Every one carries `code` (one of [`crate::error::Code`]), so callers
 //! branch on `err.code` and `isCtxfoldError(err)` recognises all of them.
 
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
+use crate::error::Code;
 use crate::Error;
-
-#[wasm_bindgen(typescript_custom_section)]
-const TS_ERRORS: &str = r#"
-/** The stable code of every error ctxfold throws. */
-export type CtxfoldErrorCode =
-  | "UNKNOWN_ENCODING"
-  | "VOCABULARY_NOT_LOADED"
-  | "INVALID_VOCABULARY"
-  | "UNKNOWN_FORMAT"
-  | "INVALID_MESSAGE"
-  | "INVALID_ARGUMENT"
-  | "OUT_OF_RANGE"
-  | "CONTEXT_OVERFLOW"
-  | "SUMMARIZER_FAILED"
-  | "INVALID_STATE"
-  | "VOCABULARY_UNAVAILABLE"
-  | "INTERNAL"
-  | "MODULE_POISONED";
-
-/**
- * An error thrown by ctxfold. `name` is `"CtxfoldError"` for domain errors, and
- * `"TypeError"` / `"RangeError"` for arguments of the wrong type or out of range.
- */
-export interface CtxfoldError extends Error {
-  /** Branch on this, not on the message. */
-  code: CtxfoldErrorCode;
-}
-"#;
 
 /// Converts a core error into the JS error it is thrown as.
 pub fn to_js(err: Error) -> JsValue {
@@ -68,7 +41,7 @@ pub fn is_ctxfold_error(#[wasm_bindgen(unchecked_param_type = "unknown")] value:
     Reflect::get(&value, &JsValue::from_str("code"))
         .ok()
         .and_then(|c| c.as_string())
-        .is_some_and(|c| Error::CODES.contains(&c.as_str()))
+        .is_some_and(|c| Code::ALL.iter().any(|k| k.as_str() == c))
 }
 
 #[wasm_bindgen(inline_js = r#"

@@ -1,7 +1,8 @@
 //! The JavaScript face of ctxfold: the only module that knows about wasm-bindgen.
 //!
 //! Each submodule exports one group of functions; they translate arguments, call the
-//! core, and turn core errors into JS errors ([`error`]).
+//! core, and turn core errors into JS errors ([`error`]). None decides anything: options are
+//! read by the core's serde types ([`options`]), and compaction is the core's driver.
 
 mod compact;
 mod count;
@@ -9,11 +10,71 @@ mod error;
 mod lifecycle;
 mod models;
 mod options;
-mod tokenizer_choice;
 mod transfer;
 mod vocab;
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
+
+/// The shapes of options, results, the state, the model registry and the error codes,
+/// generated from the core's Rust types (`src/typescript.rs`; `tests/typescript.rs` checks
+/// this file against them).
+#[wasm_bindgen(typescript_custom_section)]
+const TS_GENERATED: &str = include_str!("types.generated.d.ts");
+
+/// What only JavaScript has: functions, signals, errors, and the generic result of
+/// `compact`, built on the generated types.
+#[wasm_bindgen(typescript_custom_section)]
+const TS_FACE: &str = r#"
+/**
+ * An error thrown by ctxfold. `name` is `"CtxfoldError"` for domain errors, and
+ * `"TypeError"` / `"RangeError"` for arguments of the wrong type or out of range.
+ */
+export interface CtxfoldError extends Error {
+  /** Branch on this, not on the message. */
+  code: CtxfoldErrorCode;
+}
+
+/** A conversation: an array of messages, or an object with a `messages` array (an Anthropic request with its `system`). */
+export type Conversation<M = unknown> = readonly M[] | { readonly messages: readonly M[]; readonly system?: unknown };
+
+/** One summarizer call. Pass `messages` (or `system` and `prompt`) to your LLM with `maxTokens`, and honour `signal`. */
+export interface SummaryRequest extends SummaryRequestFields {
+  /** `system` and `prompt` as chat messages, ready for an OpenAI-compatible API. */
+  messages: [{ role: "system"; content: string }, { role: "user"; content: string }];
+  /** Aborts at the deadline. */
+  signal: AbortSignal;
+}
+
+/** What a summarizer returns: the summary text, or the text with the model and its usage. */
+export type SummaryResult = string | { text: string; model?: string; usage?: unknown };
+
+/** Your LLM, summarizing: `request.messages` in, the summary text out. */
+export type Summarizer = (request: SummaryRequest) => Promise<SummaryResult> | SummaryResult;
+
+/** The result of `compact`: `M` is what was passed in (an array of your message type, or an object with a `messages` array), and `messages` comes back in that shape. */
+export interface CompactResult<M = unknown[]> extends CompactOutcome {
+  /** The input to send, in the format and shape the messages came in: your own objects where kept, new ones (summaries, pruned outputs) in your format. */
+  messages: M extends readonly (infer E)[] ? E[] : M extends { readonly messages: readonly (infer E)[] } ? Omit<M, "messages"> & { messages: E[] } : M;
+}
+
+/**
+ * Fits a conversation into the model's window: prunes old tool outputs, summarizes the
+ * middle through `options.summarizer` (your LLM, or the built-in extractive summary), keeps
+ * the head and recent turns verbatim, and reports what it did. Under the threshold the
+ * messages come back unchanged. A failing summarizer falls back (see `fallback`); only
+ * `CONTEXT_OVERFLOW`, bad input, or `fallback: "error"` / `manual` compactions reject.
+ * Never throws synchronously: every error is a rejection.
+ *
+ * ```ts
+ * const { messages: input, state } = await compact(history, {
+ *   model: "gpt-4o",
+ *   summarizer: async (req) => (await llm(req.messages, { max_tokens: req.maxTokens, signal: req.signal })).text,
+ *   state: previousState,
+ * });
+ * ```
+ */
+export function compact<M extends Conversation>(messages: M, options: CompactOptions): Promise<CompactResult<M>>;
+"#;
 
 /// A result as a plain JS object (objects, not `Map`s).
 fn to_plain<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {

@@ -33,6 +33,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::error::{describe, to_js};
+use super::options::js_message;
+use crate::count::Memo;
 use crate::messages::{Conversation, Format};
 use crate::Error;
 
@@ -256,6 +258,7 @@ struct Recent {
     envelope: Option<String>,
     format: Option<Format>,
     conv: Conversation,
+    memo: Memo,
 }
 
 thread_local! {
@@ -283,6 +286,8 @@ pub fn while_holding_the_store(f: impl FnOnce()) {
 pub struct Incoming {
     /// The parsed conversation (shared with a compaction while one runs).
     pub conv: Rc<Conversation>,
+    /// Its message counts, remembered for the next call.
+    pub memo: Memo,
     /// The caller's items, copied when the call began (the objects to send back).
     pub items: js_sys::Array,
     /// For an object with a `messages` array, its other fields, copied when the call began.
@@ -305,6 +310,7 @@ impl Incoming {
                 envelope: self.envelope,
                 format: self.format,
                 conv,
+                memo: self.memo,
             };
             RECENT.with(|r| *r.borrow_mut() = Some(recent));
         }
@@ -365,14 +371,6 @@ fn describe_call(messages: &JsValue, all: bool) -> Result<Described, JsValue> {
         keep: field(&desc, "keep").as_bool().unwrap_or(false),
         pending: field(&desc, "pending"),
     })
-}
-
-/// The message of a JS error, or what the value is.
-fn js_message(e: &JsValue) -> String {
-    js_sys::Reflect::get(e, &JsValue::from_str("message"))
-        .ok()
-        .and_then(|m| m.as_string())
-        .unwrap_or_else(|| e.as_string().unwrap_or_else(|| describe(e)))
 }
 
 /// Reads `messages` (an array, or an object with a `messages` array) in `format`.
@@ -485,9 +483,11 @@ fn read(d: Described, format: Option<Format>) -> Result<Result<Incoming, Missing
                 return Ok(Err(Missing));
             };
             recent.conv.truncate(common);
+            recent.memo.truncate(common);
             if recent.conv.append(more).map_err(to_js)? {
                 return Ok(Ok(Incoming {
                     conv: Rc::new(recent.conv),
+                    memo: recent.memo,
                     items: d.items,
                     envelope_object: d.envelope_object,
                     ids: d.ids,
@@ -519,6 +519,7 @@ fn read(d: Described, format: Option<Format>) -> Result<Result<Incoming, Missing
     let conv = Conversation::from_json(input, format).map_err(to_js)?;
     Ok(Ok(Incoming {
         conv: Rc::new(conv),
+        memo: Memo::default(),
         items: d.items,
         envelope_object: d.envelope_object,
         ids: d.ids,

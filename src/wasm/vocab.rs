@@ -9,12 +9,6 @@ use super::error::{invalid_argument, to_js};
 use crate::tokenizer::{self, Encoding};
 use crate::Error;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_ENCODING: &str = r#"
-/** An encoding ctxfold counts exactly. */
-export type Encoding = "o200k_base" | "cl100k_base";
-"#;
-
 /// Reads an encoding name argument.
 pub fn encoding_arg(argument: &str, value: &JsValue) -> Result<Encoding, JsValue> {
     let name = value

@@ -1,9 +1,9 @@
 //! Driving compactions in tests, and the invariants every output must hold.
 #![allow(dead_code)]
 
-use ctxfold::compact::{Compaction, Input, Outcome, Reply, Request, State};
+use ctxfold::compact::{Budget, Compaction, Input, Outcome, Reply, Request, State};
 use ctxfold::config::Config;
-use ctxfold::count::Counter;
+use ctxfold::count::{Counter, Memo};
 use ctxfold::messages::{Conversation, NewMessage, Out, Part};
 use ctxfold::Error;
 use serde_json::Value;
@@ -30,7 +30,8 @@ pub fn run(
     run_manual(conv, config, counter, window, reserved, state, summarizer, false)
 }
 
-/// [`run`], as a manual compaction (`/compact`) when `manual`.
+/// [`run`], as a manual compaction (`/compact`) when `manual`: the engine planned with a
+/// budget of `window` and `reserved`, then driven by the core's driver.
 #[allow(clippy::too_many_arguments)]
 pub fn run_manual(
     conv: &Conversation,
@@ -39,31 +40,26 @@ pub fn run_manual(
     window: usize,
     reserved: usize,
     state: Option<State>,
-    mut summarizer: Summarizer,
+    summarizer: Summarizer,
     manual: bool,
 ) -> Result<(Outcome, usize), Error> {
-    let mut c = Compaction::new(Input {
+    let counter = counter.into();
+    let (counts, _) = Memo::default().counts(conv, &counter);
+    let c = Compaction::new(Input {
         conv: Rc::new(conv.clone()),
+        counts,
         config: Rc::new(config.clone()),
-        counter: counter.into(),
-        window,
-        reserved_output: reserved,
+        counter,
+        budget: Budget::new(window, reserved, config),
         state,
         manual,
         now: Some("2026-11-22T00:00:00Z".into()),
     })?;
-    let mut calls = 0;
-    while !c.requests().is_empty() {
-        calls += c.requests().len();
-        match &mut summarizer {
-            Summarizer::Extractive => c.submit_extractive()?,
-            Summarizer::Fake(f) => {
-                let replies = c.requests().iter().map(&mut **f).collect();
-                c.submit(replies)?
-            }
-        }
-    }
-    Ok((c.finish()?, calls))
+    let summarizer = match summarizer {
+        Summarizer::Extractive => ctxfold::compact::Summarizer::Extractive,
+        Summarizer::Fake(f) => ctxfold::compact::Summarizer::Model(f),
+    };
+    ctxfold::compact::run(c, summarizer)
 }
 
 /// Checks what must hold for any output; panics with `what` on a violation.

@@ -24,7 +24,7 @@ const { countTokens, countMessages, plan, compact, getModel, isCtxfoldError } = 
 /** The error codes, as the package's own types declare them (`CtxfoldErrorCode`). */
 export const CODES = (() => {
   const dts = readFileSync(new URL("./dist/full/ctxfold.d.ts", import.meta.resolve("ctxfold")), "utf8");
-  const union = dts.match(/export type CtxfoldErrorCode =([^;]*);/)[1];
+  const union = /export type CtxfoldErrorCode =[\s\S]*?\| "[A-Z_]+";/.exec(dts)[0];
   return [...union.matchAll(/"([A-Z_]+)"/g)].map((m) => m[1]);
 })();
 const NAMES = ["CtxfoldError", "TypeError", "RangeError"];

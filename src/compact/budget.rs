@@ -1,0 +1,96 @@
+//! The token budget of a call: the window, what is kept free for the reply, what the input
+//! may take, and the threshold above which a compaction runs.
+
+use super::types::Budget;
+use crate::config::Config;
+use crate::models::ResolvedModel;
+use crate::Error;
+
+/// The default tokens kept free for the reply: 1/16 of the window, at least 1024, at
+/// most the model's output cap and half the window.
+pub fn default_reserved_output(window: usize, max_output: usize) -> usize {
+    (window / 16).max(1024).min(max_output).min(window / 2)
+}
+
+impl Budget {
+    /// The budget for a model (if one was named) and options: `contextWindow` and
+    /// `reservedOutputTokens` win; a model with its own input cap (GPT-5) reserves at least
+    /// what lies above it. The threshold is `max(tokenFloor, thresholdRatio x window)`, at
+    /// most the input budget.
+    pub fn resolve(model: Option<&ResolvedModel>, config: &Config) -> Result<Budget, Error> {
+        let window = config
+            .context_window
+            .or(model.map(|m| m.context_window as usize))
+            .ok_or_else(|| Error::InvalidArgument {
+                argument: "options".into(),
+                expected: "a model (options.model) or a window (options.contextWindow)".into(),
+            })?;
+        let max_output = model
+            .and_then(|m| m.max_output_tokens)
+            .map_or(window / 4, |m| m as usize);
+        let mut reserved = config
+            .reserved_output_tokens
+            .unwrap_or_else(|| default_reserved_output(window, max_output));
+        if let Some(max_input) = model.and_then(|m| m.max_input_tokens) {
+            reserved = reserved.max(window.saturating_sub(max_input as usize));
+        }
+        if reserved >= window {
+            return Err(Error::OutOfRange {
+                argument: "options.reservedOutputTokens".into(),
+                reason: format!("{reserved} leaves nothing of the {window}-token window for input"),
+            });
+        }
+        Ok(Budget::new(window, reserved, config))
+    }
+
+    /// The budget of a `window` with `reserved` tokens kept for the reply (less than the
+    /// window: at most `window - 1` is kept).
+    pub fn new(window: usize, reserved: usize, config: &Config) -> Budget {
+        let reserved = reserved.min(window.saturating_sub(1));
+        let input = window - reserved;
+        let threshold = ((config.threshold_ratio * window as f64) as usize)
+            .max(config.token_floor)
+            .min(input);
+        Budget {
+            window,
+            reserved_output: reserved,
+            input,
+            threshold,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_output_scales_with_the_window_within_bounds() {
+        assert_eq!(default_reserved_output(128_000, 16_384), 8000);
+        assert_eq!(default_reserved_output(8192, 4096), 1024);
+        // Never more than half a small window, nor more than the model can write.
+        assert_eq!(default_reserved_output(1100, 4096), 550);
+        assert_eq!(default_reserved_output(200_000, 512), 512);
+    }
+
+    #[test]
+    fn threshold_is_the_larger_of_floor_and_ratio_within_the_input() {
+        let config = Config::from_json(&serde_json::json!({"contextWindow": 10_000})).unwrap();
+        let b = Budget::resolve(None, &config).unwrap();
+        assert_eq!(
+            (b.window, b.reserved_output, b.input, b.threshold),
+            (10_000, 1024, 8976, 7000)
+        );
+        let floor =
+            Config::from_json(&serde_json::json!({"contextWindow": 5000, "tokenFloor": 4500})).unwrap();
+        let b = Budget::resolve(None, &floor).unwrap();
+        assert_eq!(b.threshold, b.input.min(4500));
+        let e = Budget::resolve(
+            None,
+            &Config::from_json(&serde_json::json!({"contextWindow": 100, "reservedOutputTokens": 100}))
+                .unwrap(),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), "OUT_OF_RANGE");
+    }
+}

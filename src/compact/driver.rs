@@ -1,0 +1,120 @@
+//! The one entry of a compaction, for every caller: options in; the counter chosen, the
+//! budget resolved, the state read; then the engine run through its summarizer rounds.
+//!
+//! [`Setup::new`] turns a call's [`CompactOptions`] into what the engine needs.
+//! [`Setup::start`] plans a conversation ([`Compaction`]); [`run`] answers its requests with
+//! a [`Summarizer`] until it can finish. A caller that must await its summarizer (the
+//! JavaScript face) steps the same protocol itself: `requests()`, then `submit()`, until
+//! there are none, then `finish()`; it never decides anything on the way.
+
+use std::rc::Rc;
+
+use super::engine::Compaction;
+use super::state::State;
+use super::types::{Budget, Input, Outcome, Plan, Reply, Request};
+use crate::config::Config;
+use crate::count::{Counting, Memo};
+use crate::messages::{Conversation, Format};
+use crate::options::CompactOptions;
+use crate::Error;
+
+/// A call's options, resolved.
+pub struct Setup {
+    /// The knobs.
+    pub config: Rc<Config>,
+    /// The counter, and the model if one was named.
+    pub counting: Counting,
+    /// The window, the reply's share, the input budget and the threshold.
+    pub budget: Budget,
+    /// What the previous turn returned.
+    pub state: Option<State>,
+    /// A manual compaction (`/compact`).
+    pub manual: bool,
+    /// The messages' format, if the caller named it.
+    pub format: Option<Format>,
+}
+
+impl Setup {
+    /// Resolves `options`: the counter (`encoding`, `model`, or with only a `contextWindow`
+    /// the generic estimate of an unknown model), then the budget.
+    pub fn new(options: CompactOptions) -> Result<Setup, Error> {
+        let config = Config::new(&options);
+        let format = options.format.as_deref().map(Format::from_name).transpose()?;
+        let allow_estimate = options.allow_estimate.unwrap_or(false);
+        let counting = match Counting::choose(
+            options.encoding.as_deref(),
+            options.model.as_deref(),
+            allow_estimate,
+        )? {
+            Some(c) => c,
+            None if config.context_window.is_some() => Counting::for_model(crate::models::resolve(""), true)?,
+            None => {
+                return Err(Error::InvalidArgument {
+                    argument: "options.model".into(),
+                    expected: "a model id, or options.contextWindow (with or without options.encoding)"
+                        .into(),
+                })
+            }
+        };
+        let budget = Budget::resolve(counting.model.as_ref(), &config)?;
+        Ok(Setup {
+            config: Rc::new(config),
+            counting,
+            budget,
+            state: options.state,
+            manual: options.manual.unwrap_or(false),
+            format,
+        })
+    }
+
+    /// Plans `conv` (counted through `memo`). `now` dates new summary chunks (the core has
+    /// no clock); only a compaction that will run makes any.
+    pub fn start(
+        &self,
+        conv: Rc<Conversation>,
+        memo: &mut Memo,
+        now: Option<String>,
+    ) -> Result<Compaction, Error> {
+        let (counts, _) = memo.counts(&conv, &self.counting.counter);
+        Compaction::new(Input {
+            conv,
+            counts,
+            config: Rc::clone(&self.config),
+            counter: self.counting.counter,
+            budget: self.budget,
+            state: self.state.clone(),
+            manual: self.manual,
+            now,
+        })
+    }
+
+    /// What a compaction would do now, without a summarizer.
+    pub fn plan(&self, conv: Rc<Conversation>, memo: &mut Memo) -> Result<Plan, Error> {
+        Ok(self.start(conv, memo, None)?.plan().clone())
+    }
+}
+
+/// Who answers a compaction's summarizer requests, for a caller that need not await them.
+pub enum Summarizer<'a> {
+    /// The built-in extractive summary (no model).
+    Extractive,
+    /// A function: a test's double for an LLM, or a synchronous summarizer.
+    Model(&'a mut dyn FnMut(&Request) -> Reply),
+}
+
+/// Runs `compaction` through its rounds to the end. Returns the outcome and how many
+/// summarizer calls were made.
+pub fn run(mut compaction: Compaction, mut summarizer: Summarizer) -> Result<(Outcome, usize), Error> {
+    let mut calls = 0;
+    while !compaction.requests().is_empty() {
+        calls += compaction.requests().len();
+        match &mut summarizer {
+            Summarizer::Extractive => compaction.submit_extractive()?,
+            Summarizer::Model(f) => {
+                let replies = compaction.requests().iter().map(&mut **f).collect();
+                compaction.submit(replies)?
+            }
+        }
+    }
+    Ok((compaction.finish()?, calls))
+}

@@ -1,0 +1,321 @@
+//! Building the output: the order of what goes out (head, summary, pinned message, tail),
+//! the prompt-cache breakpoints, the summary merged into a message for strict alternation,
+//! the fit check (cutting messages with `overflow: "truncate"`), the state and the report.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use super::super::elide;
+use super::super::state::{Mark, State, VERSION};
+use super::super::summary;
+use super::super::types::{ContextStatus, Outcome, Pruned, Report, SummaryRoleUsed, Timings};
+use super::{join_chunks, text_message, Compaction};
+use crate::config::{Overflow, Preset, SummaryRole};
+use crate::count::{count_message, REPLY_PRIMING};
+use crate::messages::{Format, Message, NewMessage, Out, Part, Role};
+use crate::Error;
+
+/// The output's order, before it is checked against the budget.
+struct Layout {
+    order: Vec<Out>,
+    breakpoints: Vec<usize>,
+    summary_role: Option<SummaryRoleUsed>,
+    /// Where the summary message is in `order`, if there is one.
+    summary_at: Option<usize>,
+    /// The caller's message the summary was put at the start of (`alternateRoles`).
+    summary_merged_into: Option<usize>,
+    /// Where the verbatim tail starts.
+    start: usize,
+    pinned: Option<usize>,
+}
+
+impl Compaction {
+    /// Builds the outcome: the layout, fitted, with its state and report.
+    pub(super) fn assemble(self) -> Result<Outcome, Error> {
+        let mut layout = self.layout();
+        self.merge_summary(&mut layout);
+        let (tokens_after, truncated_messages) = self.fit(&mut layout.order)?;
+        let truncated =
+            !truncated_messages.is_empty() || self.rounds.chunks.iter().any(|c| c.text == summary::MARKER);
+        let context_status = if truncated {
+            ContextStatus::Truncated
+        } else if !self.rounds.chunks.is_empty() {
+            ContextStatus::Summarized
+        } else {
+            ContextStatus::Full
+        };
+        let state = State {
+            version: VERSION,
+            chunks: self.rounds.chunks.clone(),
+            boundary: Some(Mark::at(&self.digests, layout.start)).filter(|_| !self.rounds.chunks.is_empty()),
+            prune_boundary: Some(Mark::at(&self.digests, self.plan.pruned.boundary))
+                .filter(|_| self.plan.pruned.boundary > self.plan.head_end),
+            // Just after the pinned message, so its check covers the message itself.
+            pinned: layout.pinned.map(|i| Mark::at(&self.digests, i + 1)),
+        };
+        let report = self.report(&layout, tokens_after, truncated_messages);
+        Ok(Outcome {
+            order: layout.order,
+            context_status,
+            report,
+            state,
+        })
+    }
+
+    fn compacted(&self) -> bool {
+        self.plan.trigger.is_some() && !self.plan.evict.is_empty()
+    }
+
+    /// `[head] [summary] [pinned newest user message] [tail]`, with the breakpoints after
+    /// the head, after the summary (and the pinned message), and at the prune boundary.
+    fn layout(&self) -> Layout {
+        let conv = &self.input.conv;
+        let messages = conv.messages();
+        let start = if self.compacted() {
+            self.plan.tail_start
+        } else {
+            self.plan.boundary
+        };
+        let pinned = self.plan.pinned;
+        let mut order = Vec::new();
+        let mut breakpoints = Vec::new();
+        order.extend((0..self.plan.head_end).map(Out::Keep));
+        if let Some(i) = self.pinned_first {
+            order.push(Out::Keep(i));
+        }
+        if !order.is_empty() {
+            breakpoints.push(order.len() - 1);
+        }
+        let mut summary_role = None;
+        let mut summary_at = None;
+        if !self.rounds.chunks.is_empty() {
+            let any_user_before = order
+                .iter()
+                .any(|o| matches!(o, Out::Keep(i) if messages[*i].starts_turn()));
+            let (role, used) = match self.input.config.summary_role {
+                SummaryRole::Assistant if !any_user_before => (Role::User, SummaryRoleUsed::User),
+                SummaryRole::Assistant => (Role::Assistant, SummaryRoleUsed::Assistant),
+                SummaryRole::User => (Role::User, SummaryRoleUsed::User),
+                SummaryRole::System if conv.format() == Format::Anthropic => {
+                    (Role::User, SummaryRoleUsed::User)
+                }
+                SummaryRole::System => (Role::System, SummaryRoleUsed::System),
+            };
+            summary_role = Some(used);
+            order.push(Out::New(NewMessage {
+                role,
+                text: join_chunks(&self.rounds.chunks),
+            }));
+            summary_at = Some(order.len() - 1);
+        }
+        // The newest user message of a split turn follows the summary of the steps before
+        // it, as SPEC.md's `[head] [summary] [tail] [new message]` has it: a request never
+        // ends with the summary (which a provider would take as the assistant's text to
+        // continue), and the message is as stable as the summary between compactions.
+        if let Some(i) = pinned {
+            order.push(Out::Keep(i));
+        }
+        if summary_at.is_some() || pinned.is_some() {
+            breakpoints.push(order.len() - 1);
+        }
+        for i in start..messages.len() {
+            if Some(i) == pinned || Some(i) == self.pinned_first {
+                continue;
+            }
+            match self.edits.get(&i) {
+                Some(results) => order.push(Out::Edited {
+                    index: i,
+                    results: results.clone(),
+                }),
+                None => order.push(Out::Keep(i)),
+            }
+            if i + 1 == self.plan.pruned.boundary && self.plan.pruned.boundary > start {
+                breakpoints.push(order.len() - 1);
+            }
+        }
+        Layout {
+            order,
+            breakpoints,
+            summary_role,
+            summary_at,
+            summary_merged_into: None,
+            start,
+            pinned,
+        }
+    }
+
+    /// With `alternateRoles`, a summary followed by a message of its own side goes at the
+    /// start of that message; the breakpoint after the summary then follows the two.
+    fn merge_summary(&self, layout: &mut Layout) {
+        let at = layout.summary_at;
+        let conv = &self.input.conv;
+        if let (true, Some(s)) = (self.input.config.alternate_roles, at) {
+            if let (Out::New(summary), Some(&Out::Keep(i))) = (&layout.order[s], layout.order.get(s + 1)) {
+                if conv.messages()[i].role == summary.role && conv.merged_item(i, &summary.text).is_some() {
+                    layout.order[s + 1] = Out::Merged {
+                        index: i,
+                        text: summary.text.clone(),
+                    };
+                    layout.order.remove(s);
+                    layout.summary_at = None;
+                    for b in &mut layout.breakpoints {
+                        if *b > s {
+                            *b -= 1;
+                        }
+                    }
+                    layout.summary_merged_into = Some(i);
+                }
+            }
+        }
+        layout.breakpoints.dedup();
+    }
+
+    /// Counts what goes out and checks it fits, cutting messages with `overflow:
+    /// "truncate"`. Returns the tokens and the messages cut.
+    fn fit(&self, order: &mut [Out]) -> Result<(usize, Vec<usize>), Error> {
+        let cfg = &self.input.config;
+        let available = self.input.budget.input;
+        let mut tokens_after = self.output_tokens(order);
+        let mut truncated = Vec::new();
+        if tokens_after > available && cfg.overflow == Overflow::Truncate && cfg.preset != Preset::Off {
+            truncated = self.truncate_to_fit(order, tokens_after - available);
+            tokens_after = self.output_tokens(order);
+        }
+        if tokens_after > available && cfg.preset != Preset::Off {
+            return Err(Error::ContextOverflow {
+                needed: tokens_after,
+                available,
+                hint: if cfg.overflow == Overflow::Truncate {
+                    "even with the largest messages truncated the input does not fit (an Anthropic top-level system prompt is never truncated)"
+                } else {
+                    "the newest turn and the summaries together do not fit; lower summaryMaxTokens, raise contextWindow, or set overflow: \"truncate\""
+                },
+            });
+        }
+        Ok((tokens_after, truncated))
+    }
+
+    fn report(&self, layout: &Layout, tokens_after: usize, truncated_messages: Vec<usize>) -> Report {
+        let compacted = self.compacted();
+        let mut seen = HashSet::new();
+        let prune_lost = layout
+            .order
+            .iter()
+            .filter_map(|o| match o {
+                Out::Edited { index, .. } => self.prune_lost.get(index),
+                _ => None,
+            })
+            .flatten()
+            .filter(|id| seen.insert(*id))
+            .cloned()
+            .collect();
+        Report {
+            tokens_before: self.plan.tokens.total,
+            tokens_after,
+            budget: self.input.budget,
+            trigger: if compacted { self.plan.trigger } else { None },
+            evicted: if compacted {
+                self.plan.evict.clone()
+            } else {
+                Vec::new()
+            },
+            summary_chunks: self.rounds.chunks.len(),
+            new_chunks: if compacted { self.rounds.new_chunks() } else { 0 },
+            folded: self.rounds.folded,
+            kept_ids: self.rounds.ids_kept.clone(),
+            lost_ids: self.rounds.ids_lost.clone(),
+            unsupported_ids: self.rounds.unsupported.clone(),
+            fallback: self.rounds.fallback.clone(),
+            dropped_summary_lines: self.rounds.dropped.clone(),
+            summary_role: layout.summary_role,
+            summary_merged_into: layout.summary_merged_into,
+            cache_breakpoints: layout.breakpoints.clone(),
+            pruned: Pruned {
+                lost_ids: prune_lost,
+                ..self.plan.pruned.clone()
+            },
+            state_reset: self.plan.state_reset.clone(),
+            truncated_messages,
+            timings: Timings::default(),
+        }
+    }
+
+    /// Input tokens of an output order.
+    fn output_tokens(&self, order: &[Out]) -> usize {
+        let counter = self.counter();
+        let conv = &self.input.conv;
+        let system = conv.system().map_or(0, |s| count_message(&s, counter));
+        let each = order.iter().map(|o| match o {
+            Out::Keep(i) | Out::Edited { index: i, .. } => self.tokens[*i],
+            Out::Truncated { index, text } => {
+                let original = &conv.messages()[*index];
+                count_message(
+                    &Message {
+                        name: original.name.clone(),
+                        ..text_message(original.role, text)
+                    },
+                    counter,
+                )
+            }
+            Out::New(m) => count_message(&text_message(m.role, &m.text), counter),
+            Out::Merged { index, text } => conv
+                .merged_message(*index, text)
+                .map_or(self.tokens[*index], |m| count_message(&m, counter)),
+        });
+        system + REPLY_PRIMING + each.sum::<usize>()
+    }
+
+    /// Cuts the largest kept text messages (system or user, text only) to their start and
+    /// end around a marker until `over` tokens are gone. Returns the indexes cut.
+    fn truncate_to_fit(&self, order: &mut [Out], mut over: usize) -> Vec<usize> {
+        let conv = Rc::clone(&self.input.conv);
+        let messages = conv.messages();
+        let counter = self.counter();
+        let mut candidates: Vec<(usize, usize)> = order
+            .iter()
+            .enumerate()
+            .filter_map(|(k, o)| match o {
+                Out::Keep(i)
+                    if matches!(messages[*i].role, Role::System | Role::User)
+                        && messages[*i].parts.len() == 1
+                        && matches!(messages[*i].parts[0], Part::Text(_)) =>
+                {
+                    Some((k, *i))
+                }
+                _ => None,
+            })
+            .collect();
+        candidates.sort_by_key(|&(_, i)| std::cmp::Reverse(self.tokens[i]));
+        let mut cut = Vec::new();
+        for (k, i) in candidates {
+            if over == 0 {
+                break;
+            }
+            let Part::Text(text) = &messages[i].parts[0] else {
+                continue;
+            };
+            let want = self.tokens[i].saturating_sub(over);
+            // The message as it will go out: its content replaced, its name kept.
+            let as_message = |t: &str| {
+                count_message(
+                    &Message {
+                        name: messages[i].name.clone(),
+                        ..text_message(messages[i].role, t)
+                    },
+                    counter,
+                )
+            };
+            let t = elide::fit(text, want, &as_message, &truncation);
+            let n = as_message(&t);
+            over = over.saturating_sub(self.tokens[i].saturating_sub(n));
+            order[k] = Out::Truncated { index: i, text: t };
+            cut.push(i);
+        }
+        cut
+    }
+}
+
+/// The marker of a message cut to fit (`overflow: "truncate"`).
+fn truncation(removed: usize) -> String {
+    format!("\n[… truncated {removed} characters to fit the context window …]\n")
+}

@@ -1,0 +1,157 @@
+//! The compaction state machine: plan, ask for summaries, check them, build the output.
+//!
+//! The core never waits on anything. [`Compaction::new`] plans (`plan.rs`) and lists the
+//! summarizer calls it needs ([`Compaction::requests`]); the caller (the driver,
+//! [`super::driver`], for every caller) makes them and hands the replies to
+//! [`Compaction::submit`], which may ask for one more round, to fold the chunks
+//! (`rounds.rs`); [`Compaction::finish`] then builds the output (`assemble.rs`). Every
+//! failure of a summarizer becomes the configured fallback here, so a turn is never lost
+//! to it.
+
+mod assemble;
+mod plan;
+mod rounds;
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::partition::Structure;
+use super::prune::{self, Span};
+use super::state::Chunk;
+use super::types::{Input, Outcome, Plan, Reply, Request};
+use crate::count::{count_message, TextCounter};
+use crate::messages::{Message, Part, Role};
+use crate::Error;
+
+/// A compaction in progress.
+pub struct Compaction {
+    input: Input,
+    plan: Plan,
+    /// Tokens of each message as it would go out (pruned where pruned).
+    tokens: Vec<usize>,
+    /// Tool results replaced by pruning: message index -> (call id, text).
+    edits: HashMap<usize, Vec<(String, String)>>,
+    /// Identifiers each pruned message lost.
+    prune_lost: HashMap<usize, Vec<String>>,
+    /// The first user message, pinned in the head (`pinFirstUserTurn`).
+    pinned_first: Option<usize>,
+    /// The messages' running digests, for the state's marks.
+    digests: Vec<u64>,
+    /// The cap on one summary chunk's tokens.
+    summary_max: usize,
+    /// The most one summarizer call's prompt may take.
+    summarizer_input: usize,
+    /// The summarizer rounds: requests, replies, chunks, and what they found.
+    rounds: rounds::Rounds,
+}
+
+impl Compaction {
+    /// Plans a compaction. Errors only for input that cannot fit at all (`CONTEXT_OVERFLOW`).
+    pub fn new(input: Input) -> Result<Self, Error> {
+        let conv = Rc::clone(&input.conv);
+        let messages = conv.messages();
+        let digests = conv.prefix_digests().to_vec();
+        let (state, state_reset) = plan::restore_state(&input, &digests);
+        let structure = Structure::of(messages);
+        let head = plan::Head::of(&input, &state);
+        let pruned = prune::apply(
+            &Span {
+                messages,
+                structure: &structure,
+                raw: &input.counts,
+                boundary: head.boundary,
+                previous: state.prune_boundary.map(|m| m.index),
+                window: input.budget.window,
+            },
+            &input.config,
+            &input.counter,
+        );
+        let summary_max = input.config.summary_tokens(input.budget.window);
+        let summarizer_input = input.config.summarizer_input_tokens.unwrap_or_else(|| {
+            input
+                .budget
+                .input
+                .saturating_sub(summary_max + 1024)
+                .clamp(1024, 120_000)
+        });
+        let sizes = plan::Sizes {
+            summary_max,
+            summarizer_input,
+        };
+        let plan = plan::plan(&input, &state, &structure, &head, &pruned, sizes, state_reset);
+        let mut c = Compaction {
+            rounds: rounds::Rounds::new(state.chunks),
+            input,
+            plan,
+            tokens: pruned.tokens,
+            edits: pruned.edits,
+            prune_lost: pruned.lost,
+            pinned_first: head.pinned_first,
+            digests,
+            summary_max,
+            summarizer_input,
+        };
+        c.check_fits(&structure)?;
+        if c.plan.trigger.is_some() && !c.plan.evict.is_empty() {
+            c.request_summaries();
+        }
+        Ok(c)
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The summarizer calls to make now (empty when none are needed).
+    pub fn requests(&self) -> &[Request] {
+        &self.rounds.requests
+    }
+
+    /// Takes the replies to [`Compaction::requests`], in order. A fold may follow: check
+    /// [`Compaction::requests`] again.
+    pub fn submit(&mut self, replies: Vec<Reply>) -> Result<(), Error> {
+        self.take_replies(replies)
+    }
+
+    /// Answers the pending requests with the built-in extractive summary: no model.
+    pub fn submit_extractive(&mut self) -> Result<(), Error> {
+        let replies = self.extractive_replies();
+        self.take_replies(replies)
+    }
+
+    /// Builds the output. Call when [`Compaction::requests`] is empty.
+    pub fn finish(self) -> Result<Outcome, Error> {
+        self.assemble()
+    }
+
+    fn counter(&self) -> &dyn TextCounter {
+        &self.input.counter
+    }
+}
+
+/// The summary message's text: the chunks, oldest first.
+fn join_chunks(chunks: &[Chunk]) -> String {
+    chunks
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// The tokens of a summary message holding `chunks` (none: 0).
+fn chunk_tokens(chunks: &[Chunk], counter: &dyn TextCounter) -> usize {
+    if chunks.is_empty() {
+        return 0;
+    }
+    count_message(&text_message(Role::Assistant, &join_chunks(chunks)), counter)
+}
+
+/// A message holding one text.
+fn text_message(role: Role, text: &str) -> Message {
+    Message {
+        role,
+        parts: vec![Part::Text(text.to_owned())],
+        name: None,
+    }
+}

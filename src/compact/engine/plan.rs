@@ -1,0 +1,306 @@
+//! Planning: the state checked against the history, the head, the token breakdown, the
+//! trigger, and where the verbatim tail starts (and with it what is evicted).
+
+use super::super::partition::{choose_tail, head_len, Structure};
+use super::super::prune::Applied;
+use super::super::state::{Mark, State, Trigger, VERSION};
+use super::super::types::{Breakdown, Input, Plan};
+use super::{chunk_tokens, Compaction};
+use crate::config::{Overflow, Preset, Strategy};
+use crate::count::{count_message, REPLY_PRIMING};
+use crate::messages::{Message, Role};
+use crate::Error;
+
+/// Tokens a rendered message may take beyond its own count (the `[role calls tool]` prefix).
+const RENDER_SLACK: usize = 8;
+
+/// The state passed in, when it holds for this history, and why it was dropped if not.
+pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (State, Option<String>) {
+    let (state, reset) = match input.state.clone() {
+        None => (State::default(), None),
+        Some(s) if s.version != VERSION => (
+            State::default(),
+            Some(format!("state version {} is not {VERSION}", s.version)),
+        ),
+        Some(s) => {
+            let marks: [(&str, Option<Mark>); 3] = [
+                ("boundary", s.boundary),
+                ("pruneBoundary", s.prune_boundary),
+                ("pinned", s.pinned),
+            ];
+            match marks
+                .into_iter()
+                .find(|(_, m)| m.is_some_and(|m| !m.holds(digests)))
+            {
+                Some((name, _)) => (
+                    State::default(),
+                    Some(format!(
+                        "the history before state.{name} changed; starting over from the full history"
+                    )),
+                ),
+                None => (s, None),
+            }
+        }
+    };
+    if input.config.preset == Preset::Off {
+        return (State::default(), reset);
+    }
+    (state, reset)
+}
+
+/// The head and where the verbatim part starts.
+pub(super) struct Head {
+    /// The first message after the head (leading system messages, and the task when it is
+    /// pinned and comes first).
+    pub end: usize,
+    /// The first user message, pinned after the head (`pinFirstUserTurn`), once a later
+    /// user message exists.
+    pub pinned_first: Option<usize>,
+    /// The first message sent verbatim (after earlier summaries).
+    pub boundary: usize,
+    /// The newest user message an earlier compaction kept although its turn was split.
+    pub old_pinned: Option<usize>,
+}
+
+impl Head {
+    pub fn of(input: &Input, state: &State) -> Head {
+        let messages = input.conv.messages();
+        let mut end = head_len(messages);
+        // While the task is also the newest user message, it is kept as the newest one is
+        // (after the summary of the steps that followed it); it joins the head once a later
+        // turn starts.
+        let pinned_first = if input.config.pin_first_user_turn {
+            messages
+                .iter()
+                .position(Message::starts_turn)
+                .filter(|&i| i >= end && messages[i + 1..].iter().any(Message::starts_turn))
+        } else {
+            None
+        };
+        if pinned_first == Some(end) {
+            end += 1;
+        }
+        let pinned_first = pinned_first.filter(|&i| i >= end);
+        let boundary = state.boundary.map_or(end, |m| m.index.max(end));
+        // The pinned mark sits just after the pinned message.
+        let old_pinned = state
+            .pinned
+            .and_then(|m| m.index.checked_sub(1))
+            .filter(|&i| i < boundary && i >= end);
+        Head {
+            end,
+            pinned_first,
+            boundary,
+            old_pinned,
+        }
+    }
+}
+
+/// The sizes planning works with.
+#[derive(Clone, Copy)]
+pub(super) struct Sizes {
+    /// The cap on one summary chunk's tokens.
+    pub summary_max: usize,
+    /// The most one summarizer call's prompt may take.
+    pub summarizer_input: usize,
+}
+
+/// The plan: the breakdown of what would be sent now, and what a compaction would evict.
+pub(super) fn plan(
+    input: &Input,
+    state: &State,
+    structure: &Structure,
+    head: &Head,
+    pruned: &Applied,
+    sizes: Sizes,
+    state_reset: Option<String>,
+) -> Plan {
+    let messages = input.conv.messages();
+    let n = messages.len();
+    let (raw, tokens) = (&input.counts, &pruned.tokens);
+    let system_tokens = input
+        .conv
+        .system()
+        .map_or(0, |s| count_message(&s, &input.counter));
+    let head_tokens =
+        system_tokens + raw[..head.end].iter().sum::<usize>() + head.pinned_first.map_or(0, |i| raw[i]);
+    let live: usize = (head.boundary..n)
+        .filter(|&i| Some(i) != head.pinned_first)
+        .map(|i| tokens[i])
+        .sum();
+    let old_pinned_tokens = head.old_pinned.map_or(0, |i| tokens[i]);
+    let summaries = chunk_tokens(&state.chunks, &input.counter);
+    let total = head_tokens + old_pinned_tokens + summaries + live + REPLY_PRIMING;
+    let tools: usize = (head.boundary..n)
+        .filter(|&i| messages[i].role == Role::Tool)
+        .map(|i| tokens[i])
+        .sum();
+    let trigger = match input.config.preset {
+        Preset::Off => None,
+        _ if input.manual => Some(Trigger::Manual),
+        _ if total > input.budget.threshold => Some(Trigger::Threshold),
+        _ => None,
+    };
+    let cut = match trigger {
+        Some(_) => choose_cut(
+            input,
+            structure,
+            head,
+            tokens,
+            head_tokens + REPLY_PRIMING,
+            summaries,
+            sizes,
+        ),
+        None => Cut {
+            tail_start: n,
+            pinned: None,
+            evict: Vec::new(),
+            calls: 0,
+        },
+    };
+    let evict_tokens: usize = cut.evict.iter().map(|&i| tokens[i]).sum();
+    Plan {
+        budget: input.budget,
+        tokens: Breakdown {
+            total,
+            head: head_tokens,
+            summaries,
+            middle: evict_tokens,
+            tail: total - head_tokens - summaries - evict_tokens - REPLY_PRIMING,
+            tools,
+            framing: REPLY_PRIMING,
+        },
+        trigger,
+        head_end: head.end,
+        boundary: head.boundary,
+        tail_start: if trigger.is_some() {
+            cut.tail_start
+        } else {
+            head.boundary
+        },
+        pinned: if trigger.is_some() {
+            cut.pinned
+        } else {
+            head.old_pinned
+        },
+        evict: cut.evict,
+        summarizer_calls: cut.calls,
+        pruned: pruned.report.clone(),
+        state_reset,
+    }
+}
+
+/// Where a compaction cuts.
+struct Cut {
+    tail_start: usize,
+    pinned: Option<usize>,
+    evict: Vec<usize>,
+    calls: usize,
+}
+
+/// The tail, and with it the middle, assuming `k` summarizer calls (each with a summary
+/// slot); `k` is then checked against what the middle needs, at most four times.
+fn choose_cut(
+    input: &Input,
+    structure: &Structure,
+    head: &Head,
+    tokens: &[usize],
+    fixed: usize,
+    summaries: usize,
+    sizes: Sizes,
+) -> Cut {
+    let cfg = &input.config;
+    let window = input.budget.window;
+    let summary_slot = sizes.summary_max + cfg.ledger_tokens(window) + 16;
+    let mut cut = Cut {
+        tail_start: tokens.len(),
+        pinned: None,
+        evict: Vec::new(),
+        calls: 0,
+    };
+    let mut k = 1;
+    for _ in 0..4 {
+        let kept_summary = match cfg.strategy {
+            Strategy::Additive => summaries + k * summary_slot,
+            Strategy::Rolling => k * summary_slot,
+        };
+        let room = input.budget.input.saturating_sub(fixed + kept_summary);
+        let (tail_budget, turns) = match cfg.keep_recent_tokens {
+            Some(t) => (t.min(room), usize::MAX),
+            None => (
+                ((cfg.buffer_max_ratio * window as f64) as usize).min(room),
+                cfg.buffer_turns,
+            ),
+        };
+        let (tail_start, pin) = choose_tail(structure, tokens, head.boundary, turns, tail_budget);
+        let mut evict: Vec<usize> = Vec::new();
+        if let Some(p) = head.old_pinned.filter(|&p| Some(p) != pin) {
+            evict.push(p);
+        }
+        evict.extend((head.boundary..tail_start).filter(|&i| Some(i) != pin && Some(i) != head.pinned_first));
+        let calls = calls_needed(&evict, tokens, sizes.summarizer_input);
+        cut = Cut {
+            tail_start,
+            pinned: pin.or(head.old_pinned.filter(|&p| Some(p) == pin)),
+            evict,
+            calls,
+        };
+        if calls <= k {
+            break;
+        }
+        k = calls;
+    }
+    cut
+}
+
+/// Summarizer calls for `evict`, bounded from the cached counts without rendering: a
+/// rendered message is elided and never longer than the message plus its `[role]` prefix,
+/// so packing those sizes in order gives at least as many parts as the real rendering.
+fn calls_needed(evict: &[usize], tokens: &[usize], per_call: usize) -> usize {
+    if evict.is_empty() {
+        return 0;
+    }
+    let mut parts = 1;
+    let mut used = 0;
+    for &i in evict {
+        let cost = (tokens[i] + RENDER_SLACK).min(per_call);
+        if used + cost > per_call && used > 0 {
+            parts += 1;
+            used = 0;
+        }
+        used += cost;
+    }
+    parts
+}
+
+impl Compaction {
+    /// The head, the pinned messages, the user's newest words (with the step they answer,
+    /// when they came with tool results) and the reply must fit, whatever is summarized.
+    pub(super) fn check_fits(&self, structure: &Structure) -> Result<(), Error> {
+        let last_user = self
+            .input
+            .conv
+            .messages()
+            .iter()
+            .rposition(Message::starts_turn)
+            .filter(|&i| i >= self.plan.head_end);
+        let words = match (structure.newest_words, last_user) {
+            // The step with the newest words, from its call to the words.
+            (Some(w), Some(u)) => self.tokens[w.max(self.plan.head_end)..=u].iter().sum(),
+            // Without a pinned message, the newest turn's user message must fit.
+            (None, Some(u)) if self.plan.pinned.is_none() => self.tokens[u],
+            _ => 0,
+        };
+        let needed =
+            self.plan.tokens.head + self.plan.pinned.map_or(0, |i| self.tokens[i]) + words + REPLY_PRIMING;
+        let available = self.input.budget.input;
+        if needed > available && self.input.config.overflow == Overflow::Error {
+            return Err(Error::ContextOverflow {
+                needed,
+                available,
+                hint: "raise contextWindow, lower reservedOutputTokens, or set overflow: \"truncate\"",
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,426 @@
+//! The summarizer rounds: the requests for the evicted span, each reply checked (schema,
+//! instructions, invented identifiers) and given its identifier ledger, or replaced by the
+//! configured fallback; then, when the chunks outgrow their share of the window, one fold.
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use super::super::state::{Chunk, ChunkTrigger, FallbackKind, FallbackUsed};
+use super::super::types::{Reply, Request, RequestKind, Source};
+use super::super::{extractive, ledger, prune, summary};
+use super::{join_chunks, Compaction};
+use crate::config::{Fallback, Strategy};
+use crate::ids::Identifier;
+use crate::messages::{Message, Part};
+use crate::Error;
+
+/// One summary chunk being made this turn: the identifiers of the messages it covers, and
+/// the chunk once its reply came.
+struct Pending {
+    ids: Vec<(Identifier, usize)>,
+    done: Option<Chunk>,
+}
+
+/// The rounds' progress.
+pub(super) struct Rounds {
+    /// The calls to make now.
+    pub requests: Vec<Request>,
+    pending: Vec<Pending>,
+    /// The summary chunks: the earlier turns', then this turn's.
+    pub chunks: Vec<Chunk>,
+    /// Whether the requests are a fold's.
+    folding: bool,
+    /// Whether the chunks were folded this turn.
+    pub folded: bool,
+    /// The fallback used this turn, if any.
+    pub fallback: Option<FallbackUsed>,
+    /// Summary lines dropped.
+    pub dropped: Vec<String>,
+    /// Identifiers in summaries found nowhere in the conversation.
+    pub unsupported: Vec<String>,
+    /// Identifiers of this turn's evicted messages kept, and lost, at any stage (a fold can
+    /// lose what a chunk kept).
+    pub ids_kept: Vec<String>,
+    pub ids_lost: Vec<String>,
+    /// The whole conversation's text, made once when an identifier must be looked for in it.
+    source_text: Option<String>,
+    /// Whether an identifier occurs anywhere in the source, for those a summary's own span
+    /// did not hold (each is searched for in the whole conversation once).
+    supported: HashMap<String, bool>,
+}
+
+impl Rounds {
+    pub fn new(chunks: Vec<Chunk>) -> Self {
+        Rounds {
+            requests: Vec::new(),
+            pending: Vec::new(),
+            chunks,
+            folding: false,
+            folded: false,
+            fallback: None,
+            dropped: Vec::new(),
+            unsupported: Vec::new(),
+            ids_kept: Vec::new(),
+            ids_lost: Vec::new(),
+            source_text: None,
+            supported: HashMap::new(),
+        }
+    }
+
+    /// Summary chunks made this turn.
+    pub fn new_chunks(&self) -> usize {
+        self.pending.len()
+    }
+}
+
+impl Compaction {
+    /// The requests for the evicted span: its messages rendered, split into prompts that
+    /// each fit one call.
+    pub(super) fn request_summaries(&mut self) {
+        let cfg = Rc::clone(&self.input.config);
+        let conv = Rc::clone(&self.input.conv);
+        let messages = conv.messages();
+        let names = prune::tool_names(messages);
+        let mut rendered: Vec<String> = self
+            .plan
+            .evict
+            .iter()
+            .map(|&i| summary::render_message(&messages[i], &names))
+            .collect();
+        let mut sources: Vec<Source> = self.plan.evict.iter().map(|&i| Source::Message(i)).collect();
+        if cfg.strategy == Strategy::Rolling && !self.rounds.chunks.is_empty() {
+            // The previous summary leads, so the new one folds it in.
+            rendered.insert(
+                0,
+                format!("[earlier summary]\n{}", join_chunks(&self.rounds.chunks)),
+            );
+            sources.insert(0, Source::EarlierSummary);
+        }
+        let parts = summary::chunk(&rendered, &self.input.counter, self.summarizer_input);
+        let of = parts.len();
+        let system = summary::system_prompt(cfg.summary_prompt.as_deref(), cfg.instructions.as_deref());
+        for (k, (prompt, range)) in parts.into_iter().enumerate() {
+            let covers: Vec<usize> = sources[range]
+                .iter()
+                .filter_map(|s| match s {
+                    Source::Message(i) => Some(*i),
+                    Source::EarlierSummary => None,
+                })
+                .collect();
+            let ids = ledger::collect(covers.iter().map(|&i| &messages[i]));
+            self.rounds.requests.push(Request {
+                kind: RequestKind::Summarize,
+                system: system.clone(),
+                prompt,
+                max_tokens: self.summary_max,
+                timeout_ms: cfg.summarizer_timeout_ms,
+                part: [k, of],
+                covers,
+            });
+            self.rounds.pending.push(Pending { ids, done: None });
+        }
+    }
+
+    /// Takes one round's replies: the chunks, then a fold request if they outgrew their share.
+    pub(super) fn take_replies(&mut self, replies: Vec<Reply>) -> Result<(), Error> {
+        if replies.len() != self.rounds.requests.len() {
+            return Err(Error::InvalidArgument {
+                argument: "replies".into(),
+                expected: format!(
+                    "{} replies, one per request, got {}",
+                    self.rounds.requests.len(),
+                    replies.len()
+                ),
+            });
+        }
+        let requests = std::mem::take(&mut self.rounds.requests);
+        if self.rounds.folding {
+            self.rounds.folding = false;
+            let reply = replies.into_iter().next().expect("one fold reply");
+            return self.finish_fold(reply);
+        }
+        for (k, reply) in replies.into_iter().enumerate() {
+            let chunk = self.chunk_from(k, reply, &requests[k])?;
+            self.rounds.pending[k].done = Some(chunk);
+        }
+        let generation = self.rounds.chunks.last().map_or(0, |c| c.generation);
+        let new: Vec<Chunk> = self
+            .rounds
+            .pending
+            .iter_mut()
+            .enumerate()
+            .map(|(k, p)| {
+                let mut c = p.done.take().expect("every request has a reply");
+                c.generation = generation + 1 + k as u32;
+                c
+            })
+            .collect();
+        match self.input.config.strategy {
+            Strategy::Rolling => self.rounds.chunks = new,
+            Strategy::Additive => self.rounds.chunks.extend(new),
+        }
+        self.request_fold_if_large();
+        Ok(())
+    }
+
+    /// Folds the chunks once they outgrow their share of the window.
+    fn request_fold_if_large(&mut self) {
+        let cfg = Rc::clone(&self.input.config);
+        let chunks = &self.rounds.chunks;
+        let total: usize = chunks.iter().map(|c| c.tokens).sum();
+        if chunks.len() > 1 && total as f64 > cfg.fold_ratio * self.input.budget.window as f64 {
+            self.rounds.folding = true;
+            let prompt = chunks
+                .iter()
+                .map(|c| c.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            self.rounds.requests.push(Request {
+                kind: RequestKind::Fold,
+                system: summary::fold_prompt(cfg.summary_prompt.as_deref()),
+                prompt,
+                max_tokens: self.summary_max,
+                timeout_ms: cfg.summarizer_timeout_ms,
+                part: [0, 1],
+                covers: Vec::new(),
+            });
+        }
+    }
+
+    /// The built-in extractive summary's answers to the pending requests: no model.
+    pub(super) fn extractive_replies(&self) -> Vec<Reply> {
+        let counter = self.counter();
+        let max = self.summary_max;
+        let messages = self.input.conv.messages();
+        let chunks = &self.rounds.chunks;
+        self.rounds
+            .requests
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let text = if r.kind == RequestKind::Fold {
+                    let texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
+                    extractive::fold(&texts, counter, max)
+                } else {
+                    let covered: Vec<&Message> = r.covers.iter().map(|&i| &messages[i]).collect();
+                    let text = extractive::summarize(&covered, &self.rounds.pending[k].ids, counter, max);
+                    if k == 0 && self.input.config.strategy == Strategy::Rolling && !chunks.is_empty() {
+                        // Rolling: the one summary carries the previous one forward.
+                        let mut texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
+                        texts.push(&text);
+                        extractive::fold(&texts, counter, max)
+                    } else {
+                        text
+                    }
+                };
+                Reply::Text {
+                    text,
+                    model: Some("extractive".into()),
+                    usage: None,
+                }
+            })
+            .collect()
+    }
+
+    /// A chunk from one reply: the checked summary with its ledger, or the fallback.
+    fn chunk_from(&mut self, k: usize, reply: Reply, request: &Request) -> Result<Chunk, Error> {
+        let (model, usage, outcome) = match reply {
+            Reply::Text { text, model, usage } => (
+                model,
+                usage,
+                summary::check(&text, self.counter(), self.summary_max).map_err(|r| r.to_string()),
+            ),
+            Reply::Failed(reason) => (None, None, Err(reason)),
+        };
+        let ids = self.rounds.pending[k].ids.clone();
+        let (text, fallback) = match outcome {
+            Ok(checked) => {
+                self.rounds.dropped.extend(checked.dropped);
+                self.rounds.dropped.extend(checked.suspicious);
+                for id in self.unsupported_in(&checked.text, request, &ids) {
+                    if !self.rounds.unsupported.contains(&id) {
+                        self.rounds.unsupported.push(id);
+                    }
+                }
+                (checked.text, None)
+            }
+            Err(reason) => self.fallback_for(reason, request, &ids)?,
+        };
+        if fallback.is_some() {
+            self.rounds.fallback = fallback.clone();
+        }
+        let applied = if text == summary::MARKER {
+            ledger::Applied {
+                text,
+                kept: Vec::new(),
+                lost: ids.iter().map(|(i, _)| i.text.clone()).collect(),
+            }
+        } else {
+            let budget = self.input.config.ledger_tokens(self.input.budget.window);
+            ledger::apply(&text, &ids, self.counter(), budget)
+        };
+        self.rounds.ids_kept.extend(applied.kept.iter().cloned());
+        self.rounds.ids_lost.extend(applied.lost.iter().cloned());
+        let tokens = self.counter().count(&applied.text);
+        Ok(Chunk {
+            generation: 0,
+            text: applied.text,
+            through: request.covers.iter().copied().max().unwrap_or(0),
+            tokens,
+            created_at: self.input.now.clone(),
+            model,
+            trigger: self
+                .plan
+                .trigger
+                .map_or(ChunkTrigger::Threshold, ChunkTrigger::from),
+            usage,
+            kept_ids: applied.kept,
+            lost_ids: applied.lost,
+            fallback,
+        })
+    }
+
+    /// What stands in for a summary that failed: the configured fallback, or the error a
+    /// manual compaction or `fallback: "error"` asks for.
+    fn fallback_for(
+        &self,
+        reason: String,
+        request: &Request,
+        ids: &[(Identifier, usize)],
+    ) -> Result<(String, Option<FallbackUsed>), Error> {
+        if self.input.manual {
+            return Err(Error::SummarizerFailed { reason });
+        }
+        let (kind, text) = match self.input.config.fallback {
+            Fallback::Error => return Err(Error::SummarizerFailed { reason }),
+            Fallback::Marker => (FallbackKind::Marker, summary::MARKER.to_owned()),
+            Fallback::Extractive => {
+                let messages = self.input.conv.messages();
+                let covered: Vec<&Message> = request.covers.iter().map(|&i| &messages[i]).collect();
+                let text = extractive::summarize(&covered, ids, self.counter(), self.summary_max);
+                (FallbackKind::Extractive, text)
+            }
+        };
+        Ok((text, Some(FallbackUsed { kind, reason })))
+    }
+
+    /// A fold's reply replaces the chunks with one, whose ledger carries the identifiers the
+    /// chunks held. A failed fold keeps the chunks as they are: they still fit, or the fit
+    /// check says so.
+    fn finish_fold(&mut self, reply: Reply) -> Result<(), Error> {
+        let text = match reply {
+            Reply::Text { text, .. } => summary::check(&text, self.counter(), self.summary_max)
+                .ok()
+                .map(|c| c.text),
+            Reply::Failed(_) => None,
+        };
+        let Some(text) = text else { return Ok(()) };
+        let mut ids = Vec::new();
+        for c in &self.rounds.chunks {
+            for id in crate::ids::extract(&c.text) {
+                if !ids.iter().any(|(i, _): &(Identifier, usize)| i.text == id.text) {
+                    ids.push((id, 1));
+                }
+            }
+        }
+        let budget = self.input.config.ledger_tokens(self.input.budget.window);
+        let applied = ledger::apply(&text, &ids, self.counter(), budget);
+        // Sets, not searches of the lists: a long conversation loses thousands.
+        let lost: HashSet<&str> = applied.lost.iter().map(String::as_str).collect();
+        self.rounds.ids_kept.retain(|k| !lost.contains(k.as_str()));
+        let mut known: HashSet<String> = self.rounds.ids_lost.iter().cloned().collect();
+        for id in &applied.lost {
+            if known.insert(id.clone()) {
+                self.rounds.ids_lost.push(id.clone());
+            }
+        }
+        let last = self.rounds.chunks.last().cloned().expect("a fold has chunks");
+        self.rounds.chunks = vec![Chunk {
+            generation: last.generation + 1,
+            tokens: self.counter().count(&applied.text),
+            text: applied.text,
+            through: last.through,
+            created_at: self.input.now.clone(),
+            model: None,
+            trigger: ChunkTrigger::Fold,
+            usage: None,
+            kept_ids: applied.kept,
+            lost_ids: applied.lost,
+            fallback: None,
+        }];
+        self.rounds.folded = true;
+        Ok(())
+    }
+
+    /// Identifiers of `summary` found nowhere in the conversation. Each is looked for first
+    /// in the messages the request covered (where a faithful summary took it from), and only
+    /// if not there in the whole conversation, once per identifier: the check is linear in
+    /// the conversation, not in the conversation times the number of summaries.
+    fn unsupported_in(
+        &mut self,
+        summary: &str,
+        request: &Request,
+        known: &[(Identifier, usize)],
+    ) -> Vec<String> {
+        let messages = self.input.conv.messages();
+        let mut near = String::new();
+        for &i in &request.covers {
+            push_text(&mut near, &messages[i]);
+        }
+        if self.input.config.strategy == Strategy::Rolling {
+            for c in &self.rounds.chunks {
+                near.push_str(&c.text);
+                near.push('\n');
+            }
+        }
+        let known: HashSet<&str> = known.iter().map(|(i, _)| i.text.as_str()).collect();
+        let mut out = Vec::new();
+        for id in ledger::unsupported(summary, &near, &known) {
+            let anywhere = match self.rounds.supported.get(&id) {
+                Some(&known) => known,
+                None => {
+                    let known = crate::ids::mentions(self.source(), &id);
+                    self.rounds.supported.insert(id.clone(), known);
+                    known
+                }
+            };
+            if !anywhere {
+                out.push(id);
+            }
+        }
+        out
+    }
+
+    /// The whole conversation's text (system, messages, earlier chunks), made once.
+    fn source(&mut self) -> &str {
+        if self.rounds.source_text.is_none() {
+            let mut s = String::new();
+            if let Some(sys) = self.input.conv.system() {
+                push_text(&mut s, &sys);
+            }
+            for m in self.input.conv.messages() {
+                push_text(&mut s, m);
+            }
+            for c in &self.rounds.chunks {
+                s.push_str(&c.text);
+            }
+            self.rounds.source_text = Some(s);
+        }
+        self.rounds.source_text.as_deref().unwrap_or_default()
+    }
+}
+
+/// A message's text (what a summary could have taken an identifier from), one line a part.
+fn push_text(out: &mut String, m: &Message) {
+    for p in &m.parts {
+        match p {
+            Part::Text(t) | Part::Reasoning(t) | Part::ToolResult { text: t, .. } => out.push_str(t),
+            Part::ToolCall { name, arguments, .. } => {
+                out.push_str(name);
+                out.push_str(arguments);
+            }
+            _ => {}
+        }
+        out.push('\n');
+    }
+}

@@ -1,0 +1,417 @@
+//! What callers pass: the options of every call, declared once.
+//!
+//! Each options object is a serde type: its keys are the fields (camelCase), unknown keys
+//! are errors, and each value is checked as it is read, by its type ([`Ratio`], [`Int`]), so
+//! a bad value is an error naming its key: `options.thresholdRatio: expected a number in
+//! (0, 1], got 1.5`. The TypeScript declarations of these types, doc comments included, are
+//! generated from them (`src/typescript.rs`), so a key exists in one place.
+//!
+//! The knobs' defaults and presets are in [`crate::config`], which resolves a
+//! [`CompactOptions`] into the [`crate::config::Config`] the engine reads.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::Deserialize;
+use ts_rs::TS;
+
+use crate::compact::State;
+use crate::config::{Fallback, Overflow, Preset, Strategy, SummaryRole, ToolPolicy};
+use crate::Error;
+
+/// Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give
+/// a `model`, or a `contextWindow` (then tokens are counted as for an unknown model, with the
+/// generic estimate, unless `encoding` is given).
+#[derive(Clone, Debug, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields)]
+pub struct CompactOptions {
+    /// The model: its window, output cap and tokenizer (exact or calibrated estimate).
+    pub model: Option<String>,
+    /// Count with this encoding instead of the model's.
+    #[ts(optional, type = "Encoding")]
+    pub encoding: Option<String>,
+    /// Count with the model's calibrated estimate when its exact vocabulary is not loaded
+    /// (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
+    /// Default false.
+    pub allow_estimate: Option<bool>,
+    /// The messages' format; detected when omitted.
+    #[ts(optional, type = "MessageFormat")]
+    pub format: Option<String>,
+    /// Who writes summaries: your LLM (a function), or the built-in extractive summary
+    /// (default).
+    #[ts(optional, type = "Summarizer | \"extractive\"")]
+    pub summarizer: Option<Extractive>,
+    /// What the previous turn returned, for stateless callers.
+    #[ts(optional = nullable)]
+    pub state: Option<State>,
+    /// Compact now, whatever the threshold (`/compact`); a failing summarizer then throws.
+    pub manual: Option<bool>,
+    /// `off`, `default`, `conservative` or `aggressive`.
+    pub preset: Option<Preset>,
+    /// Compact above `max(tokenFloor, thresholdRatio x contextWindow)`. Default 0.7.
+    pub threshold_ratio: Option<Ratio>,
+    /// Never compact below this many tokens. Default 4096.
+    pub token_floor: Option<Int<0>>,
+    /// The context window, overriding the model's.
+    pub context_window: Option<Int<1>>,
+    /// Tokens kept free for the reply. Default: 1/16 of the window, at least 1024 (but at
+    /// most half the window), at most the model's output cap.
+    pub reserved_output_tokens: Option<Int<0>>,
+    /// Recent turns kept verbatim, degrading when they do not fit. Default 4.
+    pub buffer_turns: Option<Int<0>>,
+    /// The verbatim tail never takes more than this share of the window. Default 0.3.
+    pub buffer_max_ratio: Option<Ratio>,
+    /// Instead of `bufferTurns`: keep as many recent turns as fit this many tokens.
+    pub keep_recent_tokens: Option<Int<0>>,
+    /// Pin the first user message (the task) in the head, before the summary, once a later
+    /// user message exists (until then it is the newest user message, which always follows
+    /// the summary). Default false.
+    pub pin_first_user_turn: Option<bool>,
+    /// Old tool outputs larger than this are pruned. Default 4096.
+    pub tool_output_max_bytes: Option<Int<1>>,
+    /// Pruning runs when old tool output passes this many tokens. Default 1/20 of the
+    /// window.
+    pub prune_threshold_tokens: Option<Int<0>>,
+    /// Policy for tools not in `toolPolicies`. Default `truncate`.
+    pub default_tool_policy: Option<ToolPolicy>,
+    /// Per tool name.
+    pub tool_policies: Option<BTreeMap<String, ToolPolicy>>,
+    /// Hard cap on one summary's tokens (a model is asked for about 200 words). Default:
+    /// 1/16 of the window, from 512 to 4096. Below 64 the schema's empty frame alone would
+    /// not fit.
+    pub summary_max_tokens: Option<Int<64, 32_768>>,
+    /// Budget for the identifier ledger line. Default: 1/50 of the window, at least 160.
+    pub ledger_max_tokens: Option<Int<0>>,
+    /// Summarizer deadline in milliseconds. Default 25000.
+    pub summarizer_timeout_ms: Option<Int<1, 3_600_000>>,
+    /// Largest input of one summarizer call. Default: the input budget less the summary cap
+    /// and 1024, at most 120000.
+    pub summarizer_input_tokens: Option<Int<256>>,
+    /// The summary's role. Default `assistant` (a user message when it would come first).
+    pub summary_role: Option<SummaryRole>,
+    /// Keep user and assistant messages alternating: a summary that would sit next to a
+    /// message of its own side (two user or two assistant messages in a row) goes at the
+    /// start of that message's content instead, in a copy (your object is untouched). For
+    /// providers and chat templates that require strict alternation. Default false.
+    pub alternate_roles: Option<bool>,
+    /// `additive` (default) or `rolling`.
+    pub strategy: Option<Strategy>,
+    /// Chunks fold into one past this share of the window. Default 0.15.
+    pub fold_ratio: Option<Ratio>,
+    /// What a failed summary falls back to. Default `extractive`.
+    pub fallback: Option<Fallback>,
+    /// When even the head and the newest user message do not fit. Default `error`.
+    pub overflow: Option<Overflow>,
+    /// A domain prompt added to the summarizer's instructions.
+    pub summary_prompt: Option<String>,
+    /// Per-call instructions (e.g. from `/compact focus on the API`).
+    pub instructions: Option<String>,
+}
+
+/// Options of `countTokens`: an encoding, or a model (its encoding, or its calibrated
+/// estimate).
+#[derive(Clone, Debug, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields)]
+pub struct CountOptions {
+    /// An exact encoding: `"o200k_base"` (GPT-4o, GPT-4.1, GPT-5, o-series) or
+    /// `"cl100k_base"` (GPT-4, GPT-3.5).
+    #[ts(optional, type = "Encoding")]
+    pub encoding: Option<String>,
+    /// A model id, e.g. `"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`. Unknown ids get
+    /// the documented default.
+    pub model: Option<String>,
+    /// Count with the model's calibrated estimate when its exact vocabulary is not loaded
+    /// (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
+    /// Default false.
+    pub allow_estimate: Option<bool>,
+}
+
+/// Options of `countMessages`: [`CountOptions`] and the messages' format.
+#[derive(Clone, Debug, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields)]
+pub struct CountMessagesOptions {
+    /// An exact encoding (see `CountOptions`).
+    #[ts(optional, type = "Encoding")]
+    pub encoding: Option<String>,
+    /// A model id (see `CountOptions`).
+    pub model: Option<String>,
+    /// Count with the model's estimate when its vocabulary is not loaded (see `CountOptions`).
+    pub allow_estimate: Option<bool>,
+    /// The messages' format; detected when omitted.
+    #[ts(optional, type = "MessageFormat")]
+    pub format: Option<String>,
+}
+
+/// The only summarizer named by a string: `"extractive"` (a function is the other kind,
+/// which only the JavaScript face can take).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Extractive {
+    /// The built-in extractive summary.
+    Extractive,
+}
+
+/// A share in (0, 1].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ratio(pub f64);
+
+/// A whole number from `MIN` to `MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Int<const MIN: usize, const MAX: usize = { usize::MAX }>(pub usize);
+
+/// A checked number is a `number` in TypeScript.
+macro_rules! ts_number {
+    ($($t:tt)*) => {
+        impl $($t)* {
+            type WithoutGenerics = Self;
+            type OptionInnerType = Self;
+            fn name(_: &ts_rs::Config) -> String {
+                "number".into()
+            }
+            fn inline(_: &ts_rs::Config) -> String {
+                "number".into()
+            }
+        }
+    };
+}
+ts_number!(TS for Ratio);
+ts_number!(<const MIN: usize, const MAX: usize> TS for Int<MIN, MAX>);
+
+/// What a [`de::Error::custom`] message starts with when the value was of the right type
+/// but out of range (it becomes `OUT_OF_RANGE`, not `INVALID_ARGUMENT`).
+const OUT_OF_RANGE: &str = "\u{1}out of range: ";
+
+/// Reads any number, then checks it with `check` (which says what was expected).
+struct Number<T>(fn(f64) -> Result<T, String>, &'static str);
+
+impl<T> Visitor<'_> for Number<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.1)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        (self.0)(v).map_err(|reason| E::custom(format!("{OUT_OF_RANGE}expected {reason}, got {v}")))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        self.visit_f64(v as f64)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        self.visit_f64(v as f64)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ratio {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_f64(Number(
+            |v| {
+                (v > 0.0 && v <= 1.0)
+                    .then_some(Ratio(v))
+                    .ok_or_else(|| "a number in (0, 1]".into())
+            },
+            "a number",
+        ))
+    }
+}
+
+impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Int<MIN, MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_f64(Number(
+            |v| {
+                let what = || match (MIN, MAX) {
+                    (_, usize::MAX) => format!("an integer of at least {MIN}"),
+                    _ => format!("an integer from {MIN} to {MAX}"),
+                };
+                if v.fract() != 0.0 {
+                    return Err(what());
+                }
+                if v < MIN as f64 || v > MAX as f64 {
+                    return Err(what());
+                }
+                Ok(Int(v as usize))
+            },
+            "an integer",
+        ))
+    }
+}
+
+impl<const MIN: usize, const MAX: usize> Int<MIN, MAX> {
+    /// The value.
+    pub fn get(self) -> usize {
+        self.0
+    }
+}
+
+/// Reads options of type `T` from JSON text: `argument` names the object in errors
+/// (`options`). A bad value is an error at its path: `INVALID_ARGUMENT` for the wrong type
+/// or an unknown key, `OUT_OF_RANGE` for a value out of range, `INVALID_STATE` for a bad
+/// `state`.
+pub fn parse<T: DeserializeOwned>(argument: &str, json: &str) -> Result<T, Error> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    // State chunks can nest their summarizer's usage deeply; JSON from JS is bounded there.
+    de.disable_recursion_limit();
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| error_at(argument, &e))?;
+    de.end().map_err(|e| Error::InvalidArgument {
+        argument: argument.into(),
+        expected: format!("JSON ({e})"),
+    })?;
+    Ok(value)
+}
+
+/// [`parse`] of a JSON value (native callers: tests, the CLI through JSON text).
+pub fn from_value<T: DeserializeOwned>(argument: &str, value: &serde_json::Value) -> Result<T, Error> {
+    if !value.is_object() && !value.is_null() {
+        return Err(Error::InvalidArgument {
+            argument: argument.into(),
+            expected: format!("an options object, got {}", crate::messages::json_kind(value)),
+        });
+    }
+    let value = if value.is_null() {
+        serde_json::Value::Object(Default::default())
+    } else {
+        value.clone()
+    };
+    serde_path_to_error::deserialize(value).map_err(|e| error_at(argument, &e))
+}
+
+/// The core error for a serde error at a path of `argument`.
+fn error_at(argument: &str, e: &serde_path_to_error::Error<serde_json::Error>) -> Error {
+    let path = e.path().to_string();
+    let at = if path == "." {
+        argument.to_owned()
+    } else {
+        format!("{argument}.{path}")
+    };
+    // serde_json appends " at line 1 column 9": the path says where.
+    let full = e.inner().to_string();
+    let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(m, _)| m);
+    if path == "state" || path.starts_with("state.") || path.starts_with("state[") {
+        return Error::InvalidState {
+            path: at,
+            reason: message.trim_start_matches(OUT_OF_RANGE).to_owned(),
+        };
+    }
+    if let Some(reason) = message.strip_prefix(OUT_OF_RANGE) {
+        return Error::OutOfRange {
+            argument: at,
+            reason: reason.to_owned(),
+        };
+    }
+    Error::InvalidArgument {
+        argument: at,
+        expected: expected(message),
+    }
+}
+
+/// serde's words made ctxfold's: `invalid type: string "x", expected a number` becomes
+/// `a number, got string "x"`; an unknown key lists the known ones.
+fn expected(message: &str) -> String {
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        let known = rest.split_once("expected one of ").map_or("", |(_, k)| k);
+        return format!("no such option (known: {})", known.replace('`', ""));
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        let (got, known) = rest.split_once(", expected ").unwrap_or((rest, ""));
+        let known = known.trim_start_matches("one of ").replace('`', "\"");
+        return format!("{known}, got {}", got.replace('`', "\""));
+    }
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            if let Some((got, want)) = rest.split_once(", expected ") {
+                return format!("{want}, got {got}");
+            }
+        }
+    }
+    message.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn compact(v: serde_json::Value) -> Result<CompactOptions, Error> {
+        from_value("options", &v)
+    }
+
+    #[test]
+    fn reads_every_kind_of_value() {
+        let o = compact(json!({
+            "model": "gpt-4o",
+            "thresholdRatio": 0.5,
+            "tokenFloor": 100,
+            "toolPolicies": {"read_file": "stub"},
+            "state": null,
+            "summarizer": "extractive",
+        }))
+        .unwrap();
+        assert_eq!(o.model.as_deref(), Some("gpt-4o"));
+        assert_eq!(o.threshold_ratio, Some(Ratio(0.5)));
+        assert_eq!(o.token_floor, Some(Int(100)));
+        assert_eq!(o.tool_policies.unwrap()["read_file"], ToolPolicy::Stub);
+        assert!(o.state.is_none());
+        assert_eq!(o.summarizer, Some(Extractive::Extractive));
+    }
+
+    #[test]
+    fn errors_name_the_key_and_the_kind() {
+        let err = |v| compact(v).unwrap_err();
+        let e = err(json!({"thresholdRatio": 1.5}));
+        assert_eq!(e.code(), "OUT_OF_RANGE");
+        assert_eq!(
+            e.to_string(),
+            "options.thresholdRatio out of range: expected a number in (0, 1], got 1.5"
+        );
+        let e = err(json!({"treshold": 0.5}));
+        assert_eq!(e.code(), "INVALID_ARGUMENT");
+        assert!(
+            e.to_string().contains("options.treshold") && e.to_string().contains("thresholdRatio"),
+            "{e}"
+        );
+        let e = err(json!({"bufferTurns": "four"}));
+        assert_eq!(
+            e.to_string(),
+            "invalid argument options.bufferTurns: expected an integer, got string \"four\""
+        );
+        let e = err(json!({"bufferTurns": 2.5}));
+        assert_eq!(e.code(), "OUT_OF_RANGE");
+        assert!(e.to_string().contains("an integer"), "{e}");
+        let e = err(json!({"strategy": "recursive"}));
+        assert!(
+            e.to_string().contains("options.strategy") && e.to_string().contains("\"rolling\""),
+            "{e}"
+        );
+        let e = err(json!({"toolPolicies": {"bash": "drop"}}));
+        assert!(e.to_string().contains("options.toolPolicies.bash"), "{e}");
+        for bad in [5, 63, 40_000] {
+            assert_eq!(err(json!({ "summaryMaxTokens": bad })).code(), "OUT_OF_RANGE");
+        }
+        let e = err(json!({"summaryMaxTokens": 5}));
+        assert!(e.to_string().contains("from 64 to 32768"), "{e}");
+        let e = err(json!([1]));
+        assert!(e.to_string().contains("an options object"), "{e}");
+        let e = err(json!({"summarizer": "llm"}));
+        assert!(e.to_string().contains("options.summarizer"), "{e}");
+        let e = err(json!({"state": {"version": 1}}));
+        assert_eq!(e.code(), "INVALID_STATE", "{e}");
+    }
+
+    #[test]
+    fn json_text_is_read_the_same() {
+        let o: CompactOptions = parse("options", r#"{"tokenFloor": 7, "contextWindow": 8192}"#).unwrap();
+        assert_eq!((o.token_floor, o.context_window), (Some(Int(7)), Some(Int(8192))));
+        let e = parse::<CompactOptions>("options", r#"{"contextWindow": 0}"#).unwrap_err();
+        assert_eq!(e.code(), "OUT_OF_RANGE");
+        assert!(e.to_string().starts_with("options.contextWindow"), "{e}");
+        let e = parse::<CountOptions>("options", r#"{"encoding": 5}"#).unwrap_err();
+        assert!(parse::<CountOptions>("options", r#"{"format": "openai"}"#).is_err());
+        assert_eq!(
+            e.to_string(),
+            "invalid argument options.encoding: expected a string, got integer `5`"
+        );
+    }
+}

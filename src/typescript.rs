@@ -1,0 +1,202 @@
+//! The TypeScript declarations of everything that crosses into JavaScript, generated from
+//! the Rust types (their serde names, their `///` docs) by `ts-rs`: options, results, the
+//! state, the model registry's shapes and the error codes. The output is committed as
+//! `src/wasm/types.generated.d.ts`, which the JS face puts in the package's `.d.ts`;
+//! `tests/typescript.rs` fails when the two differ (and rewrites the file with
+//! `CTXFOLD_BLESS=1`), so a field changed in Rust and not in TypeScript cannot ship.
+//!
+//! What only JavaScript has (functions, `AbortSignal`, the generic result of `compact`) is
+//! written by hand in `src/wasm/mod.rs`, extending these types.
+
+use ts_rs::{Config, TS};
+
+use crate::compact::{state, types};
+use crate::{count, error, estimate, messages, models, options, tokenizer};
+
+/// The declarations, in a stable order, formatted one field a line.
+pub fn declarations() -> String {
+    let cfg = Config::default();
+    let mut out = String::from(
+        "// Generated from the Rust types by src/typescript.rs: do not edit. Regenerate with\n\
+         // `CTXFOLD_BLESS=1 cargo test --test typescript`.\n",
+    );
+    out.push_str(&codes());
+    macro_rules! emit {
+        ($($t:ty),* $(,)?) => {$(
+            out.push('\n');
+            out.push_str(&unlink(&<$t as TS>::docs().unwrap_or_default()));
+            out.push_str("export ");
+            out.push_str(&unlink(&format_decl(&<$t as TS>::decl(&cfg))));
+            out.push('\n');
+        )*};
+    }
+    emit!(
+        tokenizer::Encoding,
+        messages::Format,
+        messages::Role,
+        options::CountOptions,
+        options::CountMessagesOptions,
+        count::MessageCount,
+        count::ByRole,
+        count::Breakdown,
+        count::Method,
+        count::MessagesCount,
+        models::Provider,
+        models::MatchedBy,
+        estimate::Family,
+        estimate::Estimator,
+        models::ModelInfo,
+        models::ResolvedModel,
+        crate::config::Preset,
+        crate::config::Strategy,
+        crate::config::Fallback,
+        crate::config::SummaryRole,
+        crate::config::ToolPolicy,
+        crate::config::Overflow,
+        options::CompactOptions,
+        state::Trigger,
+        state::ChunkTrigger,
+        state::FallbackKind,
+        state::FallbackUsed,
+        state::Chunk,
+        state::Mark,
+        state::State,
+        types::Budget,
+        types::Breakdown,
+        types::Pruned,
+        types::Plan,
+        types::RequestKind,
+        types::Request,
+        types::ContextStatus,
+        types::SummaryRoleUsed,
+        types::Timings,
+        types::Report,
+        types::Outcome,
+    );
+    out
+}
+
+/// The union of error codes, each with its doc.
+fn codes() -> String {
+    let mut out = String::from(
+        "\n/** The stable code of every error ctxfold throws. */\nexport type CtxfoldErrorCode =\n",
+    );
+    for code in error::Code::ALL {
+        out.push_str(&format!("  /** {} */\n  | \"{}\"\n", code.doc(), code.as_str()));
+    }
+    out.pop();
+    out.push_str(";\n");
+    out
+}
+
+/// Rustdoc links (``[`resolve`]``) as plain code (`` `resolve` ``).
+fn unlink(doc: &str) -> String {
+    doc.replace("[`", "`").replace("`]", "`")
+}
+
+/// `type X = { a: T, /** doc */ b?: U, };` as one field a line, two spaces in, each field's
+/// doc above it. Anything else (a union, of objects too) is kept as it is.
+fn format_decl(decl: &str) -> String {
+    let Some(open) = decl.find("= {").map(|i| i + 2) else {
+        return decl.to_owned();
+    };
+    let close = decl.rfind('}').unwrap_or(decl.len());
+    if closing(decl, open) != Some(close) {
+        return decl.to_owned();
+    }
+    let mut out = format!("{}{{\n", &decl[..open]);
+    for field in split_top_level(&decl[open + 1..close]) {
+        let field = field.trim();
+        if field.is_empty() {
+            continue;
+        }
+        for line in field.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            let line = if line.starts_with("/**") {
+                format!("  {line}\n")
+            } else if line.starts_with('*') {
+                format!("   {line}\n")
+            } else {
+                format!("  {line};\n")
+            };
+            out.push_str(&line);
+        }
+    }
+    out.push_str(&decl[close..]);
+    out
+}
+
+/// Where the brace opened at `open` closes (strings and comments skipped).
+fn closing(text: &str, open: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut i) = (0i32, open);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = text[i..].find("*/").map_or(bytes.len(), |k| i + k + 2);
+                continue;
+            }
+            b'"' => {
+                i = text[i + 1..].find('"').map_or(bytes.len(), |k| i + k + 2);
+                continue;
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Splits an object type's body at its top-level commas (not inside braces, brackets,
+/// parentheses, angle brackets, strings or comments).
+fn split_top_level(body: &str) -> Vec<&str> {
+    let bytes = body.as_bytes();
+    let (mut depth, mut start, mut i) = (0i32, 0, 0);
+    let mut parts = Vec::new();
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = body[i..].find("*/").map_or(bytes.len(), |k| i + k + 2);
+                continue;
+            }
+            b'"' => {
+                i = body[i + 1..].find('"').map_or(bytes.len(), |k| i + k + 2);
+                continue;
+            }
+            b'{' | b'[' | b'(' | b'<' => depth += 1,
+            b'}' | b']' | b')' | b'>' => depth -= 1,
+            b',' if depth == 0 => {
+                parts.push(&body[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&body[start..]);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objects_get_one_field_a_line() {
+        let decl =
+            "type X = { \n/**\n * A.\n */\na?: string, b: { [key in string]: Y }, c: [number, number], };";
+        assert_eq!(
+            format_decl(decl),
+            "type X = {\n  /**\n   * A.\n   */\n  a?: string;\n  b: { [key in string]: Y };\n  c: [number, number];\n};"
+        );
+        assert_eq!(format_decl("type K = \"a\" | \"b\";"), "type K = \"a\" | \"b\";");
+        let union = "type U = { \"kind\": \"a\", x: number, } | { \"kind\": \"b\", };";
+        assert_eq!(format_decl(union), union);
+    }
+}

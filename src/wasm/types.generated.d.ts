@@ -1,0 +1,919 @@
+// Generated from the Rust types by src/typescript.rs: do not edit. Regenerate with
+// `CTXFOLD_BLESS=1 cargo test --test typescript`.
+
+/** The stable code of every error ctxfold throws. */
+export type CtxfoldErrorCode =
+  /** An encoding other than `o200k_base` / `cl100k_base`. */
+  | "UNKNOWN_ENCODING"
+  /** The lite build counting before `loadVocabulary` (for a model: unless `allowEstimate: true`). */
+  | "VOCABULARY_NOT_LOADED"
+  /** Vocabulary bytes that are not the `.ctxv` file ctxfold ships for that encoding. */
+  | "INVALID_VOCABULARY"
+  /** A `format` other than `openai`, `openai-responses`, `anthropic`, `ai-sdk`. */
+  | "UNKNOWN_FORMAT"
+  /** A malformed message, with its path (`messages[12].tool_call_id: missing`). */
+  | "INVALID_MESSAGE"
+  /** An argument of the wrong type, an unknown option key, or messages that cannot be read (a `TypeError`). */
+  | "INVALID_ARGUMENT"
+  /** An option out of range, `NaN` and `Infinity` included (a `RangeError`). */
+  | "OUT_OF_RANGE"
+  /** The head and the newest user message alone exceed the input budget. */
+  | "CONTEXT_OVERFLOW"
+  /** The summarizer failed where the options say to throw (`fallback: "error"`, a manual compaction), with its error as `cause`. */
+  | "SUMMARIZER_FAILED"
+  /** `options.state` that is not a ctxfold state. */
+  | "INVALID_STATE"
+  /** A vocabulary source that cannot be read or fetched, with the original error as `cause`. */
+  | "VOCABULARY_UNAVAILABLE"
+  /** A bug in ctxfold: the WebAssembly module trapped and was made afresh, so the next call works. */
+  | "INTERNAL"
+  /** The module trapped and no fresh instance could be made: every later call fails with this. */
+  | "MODULE_POISONED";
+
+/**
+ * A BPE encoding ctxfold counts exactly.
+ */
+export type Encoding = "o200k_base" | "cl100k_base";
+
+/**
+ * A message format. Output always comes back in the format it came in.
+ */
+export type MessageFormat = "openai" | "openai-responses" | "anthropic" | "ai-sdk";
+
+/**
+ * Who a message is from. Anthropic user messages holding only tool results count as `"tool"`.
+ */
+export type MessageRole = "system" | "user" | "assistant" | "tool";
+
+/**
+ * Options of `countTokens`: an encoding, or a model (its encoding, or its calibrated
+ * estimate).
+ */
+export type CountOptions = {
+  /**
+   * An exact encoding: `"o200k_base"` (GPT-4o, GPT-4.1, GPT-5, o-series) or
+   * `"cl100k_base"` (GPT-4, GPT-3.5).
+   */
+  encoding?: Encoding;
+  /**
+   * A model id, e.g. `"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`. Unknown ids get
+   * the documented default.
+   */
+  model?: string;
+  /**
+   * Count with the model's calibrated estimate when its exact vocabulary is not loaded
+   * (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
+   * Default false.
+   */
+  allowEstimate?: boolean;
+};
+
+/**
+ * Options of `countMessages`: `CountOptions` and the messages' format.
+ */
+export type CountMessagesOptions = {
+  /**
+   * An exact encoding (see `CountOptions`).
+   */
+  encoding?: Encoding;
+  /**
+   * A model id (see `CountOptions`).
+   */
+  model?: string;
+  /**
+   * Count with the model's estimate when its vocabulary is not loaded (see `CountOptions`).
+   */
+  allowEstimate?: boolean;
+  /**
+   * The messages' format; detected when omitted.
+   */
+  format?: MessageFormat;
+};
+
+/**
+ * One message's tokens.
+ */
+export type MessageCount = {
+  /**
+   * Index in the array passed in; `null` for Anthropic's top-level `system`.
+   */
+  index: number | null;
+  /**
+   * The message's role.
+   */
+  role: MessageRole;
+  /**
+   * Its tokens, framing included.
+   */
+  tokens: number;
+};
+
+/**
+ * Tokens by role.
+ */
+export type ByRole = {
+  /**
+   * System and developer messages.
+   */
+  system: number;
+  /**
+   * User messages.
+   */
+  user: number;
+  /**
+   * Assistant messages (text, reasoning, tool calls).
+   */
+  assistant: number;
+  /**
+   * Tool results.
+   */
+  tool: number;
+};
+
+/**
+ * A conversation's count.
+ */
+export type MessagesCountBreakdown = {
+  /**
+   * Every message plus reply priming: the request's input tokens.
+   */
+  total: number;
+  /**
+   * The format the messages were read in.
+   */
+  format: MessageFormat;
+  /**
+   * Per message, in order (Anthropic's system first).
+   */
+  messages: Array<MessageCount>;
+  /**
+   * Tokens per role.
+   */
+  byRole: ByRole;
+  /**
+   * The reply-priming tokens included in `total`.
+   */
+  replyPriming: number;
+  /**
+   * How many message counts came from the cache (content-hash keyed).
+   */
+  cached: number;
+};
+
+/**
+ * Whether counts are exact.
+ */
+export type CountMethod = "exact" | "estimate";
+
+/**
+ * The result of `countMessages`.
+ */
+export type MessagesCount = {
+  /**
+   * `"exact"`, or `"estimate"` for a model without a public (or loaded) tokenizer.
+   */
+  method: CountMethod;
+  /**
+   * The model counted for, as the registry resolved it (with `options.model`).
+   */
+  model?: ModelInfoResolved;
+  /**
+   * Every message plus reply priming: the request's input tokens.
+   */
+  total: number;
+  /**
+   * The format the messages were read in.
+   */
+  format: MessageFormat;
+  /**
+   * Per message, in order (Anthropic's system first).
+   */
+  messages: Array<MessageCount>;
+  /**
+   * Tokens per role.
+   */
+  byRole: ByRole;
+  /**
+   * The reply-priming tokens included in `total`.
+   */
+  replyPriming: number;
+  /**
+   * How many message counts came from the cache (content-hash keyed).
+   */
+  cached: number;
+};
+
+/**
+ * Who serves (or published) a model.
+ */
+export type Provider = "openai" | "anthropic" | "google" | "meta" | "mistral" | "unknown";
+
+/**
+ * How `resolve` found a model.
+ */
+export type MatchedBy = "override" | "exact" | "prefix" | "default";
+
+/**
+ * A model family whose tokenizer ctxfold estimates instead of running.
+ */
+export type Family = "claude" | "gemini" | "llama" | "mistral" | "mistralSpm" | "generic";
+
+/**
+ * How a model's tokens are counted: exactly with an encoding, or estimated for a family.
+ *
+ * In JSON: `{"kind": "exact", "encoding": "o200k_base"}` or
+ * `{"kind": "estimate", "family": "claude"}`.
+ */
+export type ModelTokenizer = { "kind": "exact", encoding: Encoding, } | { "kind": "estimate", family: Family, };
+
+/**
+ * A model's limits and tokenizer: a built-in entry, or one given to `register`.
+ */
+export type ModelInfo = {
+  /**
+   * The canonical id, e.g. `"claude-sonnet-4-5"`. Matching ignores case and provider
+   * prefixes, and a registered id also matches ids it is a prefix of.
+   */
+  id: string;
+  /**
+   * Who serves the model.
+   */
+  provider?: Provider;
+  /**
+   * Input plus output tokens the model accepts.
+   */
+  contextWindow: number;
+  /**
+   * The most output tokens one response may have, where the provider publishes a limit
+   * separate from the window.
+   */
+  maxOutputTokens?: number | null;
+  /**
+   * A cap on input tokens below `contextWindow - maxOutputTokens`, where the provider
+   * has one (GPT-5: 272,000 of a 400,000 window).
+   */
+  maxInputTokens?: number | null;
+  /**
+   * How to count the model's tokens.
+   */
+  tokenizer?: ModelTokenizer;
+};
+
+/**
+ * A model as the registry resolved an id (what `getModel` returns).
+ */
+export type ModelInfoResolved = {
+  /**
+   * The id as asked.
+   */
+  requested: string;
+  /**
+   * The canonical id of the model matched; for the default, the asked id normalized
+   * (lower case, without provider prefix).
+   */
+  id: string;
+  /**
+   * Who serves it.
+   */
+  provider: Provider;
+  /**
+   * Input plus output tokens.
+   */
+  contextWindow: number;
+  /**
+   * The most output tokens per response, if the provider publishes a limit.
+   */
+  maxOutputTokens: number | null;
+  /**
+   * A cap on input below `contextWindow - maxOutputTokens`, if the provider has one.
+   */
+  maxInputTokens: number | null;
+  /**
+   * How its tokens are counted.
+   */
+  tokenizer: ModelTokenizer;
+  /**
+   * How the id matched: `override`, `exact`, `prefix`, or `default` (unknown).
+   */
+  matchedBy: MatchedBy;
+  /**
+   * False when nothing matched and the default was used.
+   */
+  known: boolean;
+};
+
+/**
+ * A named set of defaults.
+ */
+export type Preset = "off" | "default" | "conservative" | "aggressive";
+
+/**
+ * How summaries accumulate.
+ */
+export type Strategy = "additive" | "rolling";
+
+/**
+ * What a failed summary falls back to.
+ */
+export type Fallback = "extractive" | "marker" | "error";
+
+/**
+ * The role the summary message is given.
+ */
+export type SummaryRole = "assistant" | "user" | "system";
+
+/**
+ * What to do with one tool's old outputs.
+ */
+export type ToolPolicy = "keep" | "truncate" | "stub" | "summarize";
+
+/**
+ * What to do when even the head and the newest user message do not fit.
+ */
+export type Overflow = "error" | "truncate";
+
+/**
+ * Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give
+ * a `model`, or a `contextWindow` (then tokens are counted as for an unknown model, with the
+ * generic estimate, unless `encoding` is given).
+ */
+export type CompactOptions = {
+  /**
+   * The model: its window, output cap and tokenizer (exact or calibrated estimate).
+   */
+  model?: string;
+  /**
+   * Count with this encoding instead of the model's.
+   */
+  encoding?: Encoding;
+  /**
+   * Count with the model's calibrated estimate when its exact vocabulary is not loaded
+   * (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
+   * Default false.
+   */
+  allowEstimate?: boolean;
+  /**
+   * The messages' format; detected when omitted.
+   */
+  format?: MessageFormat;
+  /**
+   * Who writes summaries: your LLM (a function), or the built-in extractive summary
+   * (default).
+   */
+  summarizer?: Summarizer | "extractive";
+  /**
+   * What the previous turn returned, for stateless callers.
+   */
+  state?: CompactState | null;
+  /**
+   * Compact now, whatever the threshold (`/compact`); a failing summarizer then throws.
+   */
+  manual?: boolean;
+  /**
+   * `off`, `default`, `conservative` or `aggressive`.
+   */
+  preset?: Preset;
+  /**
+   * Compact above `max(tokenFloor, thresholdRatio x contextWindow)`. Default 0.7.
+   */
+  thresholdRatio?: number;
+  /**
+   * Never compact below this many tokens. Default 4096.
+   */
+  tokenFloor?: number;
+  /**
+   * The context window, overriding the model's.
+   */
+  contextWindow?: number;
+  /**
+   * Tokens kept free for the reply. Default: 1/16 of the window, at least 1024 (but at
+   * most half the window), at most the model's output cap.
+   */
+  reservedOutputTokens?: number;
+  /**
+   * Recent turns kept verbatim, degrading when they do not fit. Default 4.
+   */
+  bufferTurns?: number;
+  /**
+   * The verbatim tail never takes more than this share of the window. Default 0.3.
+   */
+  bufferMaxRatio?: number;
+  /**
+   * Instead of `bufferTurns`: keep as many recent turns as fit this many tokens.
+   */
+  keepRecentTokens?: number;
+  /**
+   * Pin the first user message (the task) in the head, before the summary, once a later
+   * user message exists (until then it is the newest user message, which always follows
+   * the summary). Default false.
+   */
+  pinFirstUserTurn?: boolean;
+  /**
+   * Old tool outputs larger than this are pruned. Default 4096.
+   */
+  toolOutputMaxBytes?: number;
+  /**
+   * Pruning runs when old tool output passes this many tokens. Default 1/20 of the
+   * window.
+   */
+  pruneThresholdTokens?: number;
+  /**
+   * Policy for tools not in `toolPolicies`. Default `truncate`.
+   */
+  defaultToolPolicy?: ToolPolicy;
+  /**
+   * Per tool name.
+   */
+  toolPolicies?: { [key in string]: ToolPolicy };
+  /**
+   * Hard cap on one summary's tokens (a model is asked for about 200 words). Default:
+   * 1/16 of the window, from 512 to 4096. Below 64 the schema's empty frame alone would
+   * not fit.
+   */
+  summaryMaxTokens?: number;
+  /**
+   * Budget for the identifier ledger line. Default: 1/50 of the window, at least 160.
+   */
+  ledgerMaxTokens?: number;
+  /**
+   * Summarizer deadline in milliseconds. Default 25000.
+   */
+  summarizerTimeoutMs?: number;
+  /**
+   * Largest input of one summarizer call. Default: the input budget less the summary cap
+   * and 1024, at most 120000.
+   */
+  summarizerInputTokens?: number;
+  /**
+   * The summary's role. Default `assistant` (a user message when it would come first).
+   */
+  summaryRole?: SummaryRole;
+  /**
+   * Keep user and assistant messages alternating: a summary that would sit next to a
+   * message of its own side (two user or two assistant messages in a row) goes at the
+   * start of that message's content instead, in a copy (your object is untouched). For
+   * providers and chat templates that require strict alternation. Default false.
+   */
+  alternateRoles?: boolean;
+  /**
+   * `additive` (default) or `rolling`.
+   */
+  strategy?: Strategy;
+  /**
+   * Chunks fold into one past this share of the window. Default 0.15.
+   */
+  foldRatio?: number;
+  /**
+   * What a failed summary falls back to. Default `extractive`.
+   */
+  fallback?: Fallback;
+  /**
+   * When even the head and the newest user message do not fit. Default `error`.
+   */
+  overflow?: Overflow;
+  /**
+   * A domain prompt added to the summarizer's instructions.
+   */
+  summaryPrompt?: string;
+  /**
+   * Per-call instructions (e.g. from `/compact focus on the API`).
+   */
+  instructions?: string;
+};
+
+/**
+ * Why a compaction ran.
+ */
+export type Trigger = "threshold" | "manual";
+
+/**
+ * What made a summary chunk: a compaction, or a fold of earlier chunks into one.
+ */
+export type ChunkTrigger = "threshold" | "manual" | "fold";
+
+/**
+ * What stood in for a summary the summarizer did not give.
+ */
+export type FallbackKind = "extractive" | "marker";
+
+/**
+ * What a fallback replaced, and why.
+ */
+export type FallbackUsed = {
+  /**
+   * `extractive` or `marker`.
+   */
+  kind: FallbackKind;
+  /**
+   * Why the summarizer's reply was not used.
+   */
+  reason: string;
+};
+
+/**
+ * A summary made by one compaction.
+ */
+export type SummaryChunk = {
+  /**
+   * 1 for the first compaction of a conversation, then counting up (a fold takes the
+   * next number).
+   */
+  generation: number;
+  /**
+   * The summary text, ledger included.
+   */
+  text: string;
+  /**
+   * Index of the last message this chunk covers.
+   */
+  through: number;
+  /**
+   * Its tokens.
+   */
+  tokens: number;
+  /**
+   * When it was made (ISO 8601), if the caller's clock was known.
+   */
+  createdAt?: string;
+  /**
+   * The summarizer's model, if it said.
+   */
+  model?: string;
+  /**
+   * `threshold`, `manual` or `fold`.
+   */
+  trigger: ChunkTrigger;
+  /**
+   * The summarizer's usage report, as it gave it.
+   */
+  usage?: unknown;
+  /**
+   * Identifiers of the evicted messages that the chunk keeps.
+   */
+  keptIds: Array<string>;
+  /**
+   * Identifiers of the evicted messages that did not fit.
+   */
+  lostIds: Array<string>;
+  /**
+   * `null`, or the fallback used and why: `{ kind, reason }`.
+   */
+  fallback?: FallbackUsed;
+};
+
+/**
+ * A position in the history, with a check on the messages before it.
+ */
+export type StateMark = {
+  /**
+   * A message index.
+   */
+  index: number;
+  /**
+   * A running hash of messages `0..index`, in hex.
+   */
+  check: string;
+};
+
+/**
+ * What to pass back as `options.state` next turn: small, JSON-serialisable.
+ */
+export type CompactState = {
+  /**
+   * `VERSION`.
+   */
+  version: number;
+  /**
+   * The summaries, oldest first.
+   */
+  chunks: Array<SummaryChunk>;
+  /**
+   * Messages from here on are sent verbatim (pruned where `pruneBoundary` says).
+   */
+  boundary: StateMark | null;
+  /**
+   * Tool outputs before this are pruned.
+   */
+  pruneBoundary: StateMark | null;
+  /**
+   * Just after the user message kept verbatim although it lies before `boundary` (the
+   * newest user message, when its own turn had to be split).
+   */
+  pinned: StateMark | null;
+};
+
+/**
+ * The token budget.
+ */
+export type Budget = {
+  /**
+   * The model's context window.
+   */
+  window: number;
+  /**
+   * Tokens kept free for the reply.
+   */
+  reservedOutput: number;
+  /**
+   * What the input may take: window minus reserved output.
+   */
+  input: number;
+  /**
+   * Compaction starts above this: `max(tokenFloor, thresholdRatio x window)`, at most `input`.
+   */
+  threshold: number;
+};
+
+/**
+ * Where tokens are, before any new compaction.
+ */
+export type PlanTokens = {
+  /**
+   * Everything that would be sent now: the request's input tokens.
+   */
+  total: number;
+  /**
+   * System prompt(s) and pinned messages.
+   */
+  head: number;
+  /**
+   * The summary message of earlier compactions.
+   */
+  summaries: number;
+  /**
+   * Messages that a compaction now would summarize.
+   */
+  middle: number;
+  /**
+   * Messages kept verbatim (tail and pinned newest user message).
+   */
+  tail: number;
+  /**
+   * Tool results among all of the above (after pruning).
+   */
+  tools: number;
+  /**
+   * Reply priming.
+   */
+  framing: number;
+};
+
+/**
+ * What pruning does.
+ */
+export type PruneReport = {
+  /**
+   * Tool outputs before this message index are pruned.
+   */
+  boundary: number;
+  /**
+   * Whether the boundary moved this turn.
+   */
+  advanced: boolean;
+  /**
+   * Messages whose tool outputs are pruned.
+   */
+  messages: Array<number>;
+  /**
+   * Bytes removed from tool outputs.
+   */
+  bytesRemoved: number;
+  /**
+   * Tokens saved.
+   */
+  tokensSaved: number;
+  /**
+   * Identifiers pruned outputs no longer hold (the rest are listed in their truncation
+   * markers).
+   */
+  lostIds: Array<string>;
+};
+
+/**
+ * What `plan` returns: the decisions `compact` would make, without calling a model.
+ */
+export type CompactPlan = {
+  /**
+   * The budget.
+   */
+  budget: Budget;
+  /**
+   * Tokens by part, before any new compaction.
+   */
+  tokens: PlanTokens;
+  /**
+   * `"threshold"` or `"manual"` if a compaction would run, else `null`.
+   */
+  trigger: Trigger | null;
+  /**
+   * The first message after the head.
+   */
+  headEnd: number;
+  /**
+   * The first message sent verbatim now (after earlier summaries).
+   */
+  boundary: number;
+  /**
+   * Where the verbatim tail would start.
+   */
+  tailStart: number;
+  /**
+   * The newest user message kept although its turn is split.
+   */
+  pinned: number | null;
+  /**
+   * Messages a compaction would summarize.
+   */
+  evict: Array<number>;
+  /**
+   * Summarizer calls a compaction would make (before any fold): an upper bound from the
+   * cached counts; the rendered middle may need fewer (the report's `newChunks` says how
+   * many).
+   */
+  summarizerCalls: number;
+  /**
+   * Pruning.
+   */
+  pruned: PruneReport;
+  /**
+   * Why `options.state` was not used, if it was not.
+   */
+  stateReset: string | null;
+};
+
+/**
+ * What a summarizer call is for.
+ */
+export type RequestKind = "summarize" | "fold";
+
+/**
+ * One summarizer call (what `SummaryRequest` carries besides `messages` and `signal`).
+ */
+export type SummaryRequestFields = {
+  /**
+   * `"summarize"`: evicted messages; `"fold"`: earlier summaries merged into one.
+   */
+  kind: RequestKind;
+  /**
+   * The summarizer's instructions: the schema, the rules, your domain prompt and per-call
+   * instructions.
+   */
+  system: string;
+  /**
+   * The text to summarize.
+   */
+  prompt: string;
+  /**
+   * The output cap to pass to the model (`max_tokens`).
+   */
+  maxTokens: number;
+  /**
+   * The deadline in milliseconds; `signal` aborts when it passes.
+   */
+  timeoutMs: number;
+  /**
+   * `[index, of]` when the evicted span needs several calls.
+   */
+  part: [number, number];
+  /**
+   * Indexes (in the array passed to `compact`) of the messages this call covers.
+   */
+  covers: Array<number>;
+};
+
+/**
+ * `full`, `summarized` or `truncated`.
+ */
+export type ContextStatus = "full" | "summarized" | "truncated";
+
+/**
+ * The role the summary message went out with.
+ */
+export type SummaryRoleUsed = "assistant" | "user" | "system";
+
+/**
+ * Milliseconds spent in one call.
+ */
+export type Timings = {
+  /**
+   * Reading the input and planning.
+   */
+  planMs: number;
+  /**
+   * Waiting for summarizers.
+   */
+  summarizeMs: number;
+  /**
+   * The whole call.
+   */
+  totalMs: number;
+};
+
+/**
+ * What a compaction did.
+ */
+export type CompactReport = {
+  /**
+   * Input tokens of the request as sent before (effective, earlier summaries applied).
+   */
+  tokensBefore: number;
+  /**
+   * Input tokens of the request returned.
+   */
+  tokensAfter: number;
+  /**
+   * The budget.
+   */
+  budget: Budget;
+  /**
+   * `"threshold"` or `"manual"` when messages were summarized this turn, else `null`.
+   */
+  trigger: Trigger | null;
+  /**
+   * Indexes of the messages summarized this turn.
+   */
+  evicted: Array<number>;
+  /**
+   * Summary chunks in the output.
+   */
+  summaryChunks: number;
+  /**
+   * Summary chunks made this turn.
+   */
+  newChunks: number;
+  /**
+   * Whether the chunks were folded into one this turn.
+   */
+  folded: boolean;
+  /**
+   * Identifiers of this turn's evicted messages that the output keeps.
+   */
+  keptIds: Array<string>;
+  /**
+   * Identifiers of this turn's evicted messages that the ledger budget could not keep.
+   */
+  lostIds: Array<string>;
+  /**
+   * Identifiers in new summaries found nowhere in the conversation (hallucinated or
+   * injected).
+   */
+  unsupportedIds: Array<string>;
+  /**
+   * The fallback used this turn, if any.
+   */
+  fallback: FallbackUsed | null;
+  /**
+   * Summary lines dropped: outside the schema, or reading as instructions to the model.
+   */
+  droppedSummaryLines: Array<string>;
+  /**
+   * The summary message's role.
+   */
+  summaryRole: SummaryRoleUsed | null;
+  /**
+   * With `alternateRoles`: the index (in your messages) of the message the summary was put
+   * at the start of, or `null` when it went out as a message of its own.
+   */
+  summaryMergedInto: number | null;
+  /**
+   * Indexes in the returned messages after which a prompt-cache breakpoint belongs: after
+   * the head, after the summary (and the newest user message when it follows the
+   * summary), at the prune boundary.
+   */
+  cacheBreakpoints: Array<number>;
+  /**
+   * Pruning.
+   */
+  pruned: PruneReport;
+  /**
+   * Why `options.state` was not used, if it was not.
+   */
+  stateReset: string | null;
+  /**
+   * Messages cut to fit (`overflow: "truncate"` only).
+   */
+  truncatedMessages: Array<number>;
+  /**
+   * Milliseconds spent: planning, waiting for summarizers, and in all (set by the caller,
+   * which has the clock).
+   */
+  timings: Timings;
+};
+
+/**
+ * The result of a compaction (what `compact` returns besides `messages`).
+ */
+export type CompactOutcome = {
+  /**
+   * `full`, `summarized`, or `truncated` after a marker fallback.
+   */
+  contextStatus: ContextStatus;
+  /**
+   * What happened.
+   */
+  report: CompactReport;
+  /**
+   * Pass back as `options.state` next turn.
+   */
+  state: CompactState;
+};
