@@ -6,16 +6,21 @@
 //
 // wasm-bindgen-test-runner serves the test page (its interactive mode, NO_HEADLESS=1) and
 // playwright-core drives Debian's Chromium to it, as every other browser test here does.
-// Not chromedriver: on a fresh machine its first session was seen to hang with no timeout
-// (the runner's own WASM_BINDGEN_TEST_TIMEOUT never fired), and the next run to panic.
-// Every step here has a deadline; a browser that does not start is tried again, a test
-// that ran and failed never is. Prints the page's output (cargo's summary line included)
+// Not chromedriver: its session waits on the page with no deadline, and the page can stall
+// (the runner's server left two of its module requests unanswered, one run in two, here
+// and in CI, where the runner then panicked). Here every step has a deadline, the page's
+// requests go through a proxy that asks the server one at a time (below), a browser that
+// does not start is tried again, and a test that ran and failed never is. Prints the page's output (cargo's summary line included)
 // and exits 0 only when it ends with "test result: ok".
 import { spawn } from "node:child_process";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import { launchChromium } from "./chromium.mjs";
 
 const wasm = process.argv[2];
+// Cargo runs this with LD_LIBRARY_PATH naming the Rust toolchain's libraries; Chromium's
+// processes must not load those (with them its page loads never finished here).
+delete process.env.LD_LIBRARY_PATH;
 const timeout = Number(process.env.WASM_BINDGEN_TEST_TIMEOUT ?? 120) * 1000;
 if (!wasm) {
   console.error("usage: wasm-browser-runner.mjs TEST.wasm [args...]");
@@ -55,22 +60,80 @@ const url = await new Promise((resolve, reject) => {
   process.exit(1);
 });
 
+// Chromium opens several connections at once and keeps them alive; the runner's server was
+// seen to leave some requests of a page unanswered that way (two module snippets, never
+// served, one run in two). The page goes through this proxy instead, which asks the runner
+// one request at a time, each on a connection of its own.
+const upstream = new URL(url);
+let queue = Promise.resolve();
+const forward = (req, res) => {
+  queue = queue.then(
+    () =>
+      new Promise((done) => {
+        const out = httpRequest(
+          { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host, connection: "close" }, agent: false, timeout: 30_000 },
+          (answer) => {
+            res.writeHead(answer.statusCode, answer.headers);
+            answer.pipe(res);
+            answer.on("end", done);
+            answer.on("error", done);
+          },
+        );
+        out.on("timeout", () => out.destroy(new Error("the runner did not answer within 30 s")));
+        out.on("error", (e) => {
+          res.writeHead(502).end(String(e));
+          done();
+        });
+        req.pipe(out);
+      }),
+  );
+};
+const proxy = createHttpServer(forward);
+await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+const pageUrl = `http://127.0.0.1:${proxy.address().port}/`;
+
+/** One run of the page: its text at the end, and what its console said. */
+async function runPage(browser) {
+  const page = await browser.newPage();
+  const console_ = [];
+  page.on("console", (m) => console_.push(`console.${m.type()}: ${m.text()}`));
+  page.on("pageerror", (e) => console_.push(`pageerror: ${e.message}`));
+  const pending = new Set();
+  page.on("request", (r) => pending.add(r.url()));
+  page.on("requestfinished", (r) => pending.delete(r.url()));
+  page.on("requestfailed", (r) => console_.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  // Only until the response starts: the harness runs the tests inside the page's module
+  // script, so "domcontentloaded" (and "load") wait for the tests themselves.
+  await page.goto(pageUrl, { timeout: 60_000, waitUntil: "commit" });
+  const done = () => /^test result: /m.test(document.body?.innerText ?? "");
+  const waited = await page
+    .waitForFunction(done, null, { timeout, polling: 200 })
+    .then(() => null, (e) => e.message.split("\n")[0]);
+  const text = await page.evaluate(() => document.body?.innerText ?? "");
+  if (pending.size) console_.push(`still loading: ${[...pending].join(" ")}`);
+  await page.close();
+  return { text, waited, console: console_ };
+}
+
 let output = "";
 let browser;
 try {
   browser = await launchChromium();
-  const page = await browser.newPage();
-  page.on("pageerror", (e) => console.error(`pageerror: ${e.message}`));
-  // Not "load": with a failing test the page never fires it.
-  await page.goto(url, { timeout: 60_000, waitUntil: "domcontentloaded" });
-  await page
-    .waitForFunction(() => /^test result: /m.test(document.body.innerText), null, { timeout, polling: 200 })
-    .catch(() => {});
-  output = await page.evaluate(() => document.body.innerText);
+  // A page whose harness never started (no "running N tests" line) is tried once more; a
+  // run whose tests started is never repeated.
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const run = await runPage(browser);
+    output = run.text;
+    if (/^test result: /m.test(output)) break;
+    console.error(`no test result (attempt ${attempt}): ${run.waited ?? "the page stopped"}`);
+    console.error(run.console.slice(-20).join("\n"));
+    if (/^running \d+ tests?$/m.test(output)) break;
+  }
 } catch (e) {
   console.error(`the test page could not be run: ${e.message}`);
 } finally {
   await browser?.close().catch(() => {});
+  proxy.close();
   stop();
 }
 console.log(output.trim());
