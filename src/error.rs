@@ -53,6 +53,18 @@ pub enum Error {
     #[error("could not load the vocabulary from {source_name}: {reason}")]
     VocabularyUnavailable { source_name: String, reason: String },
 
+    /// A built-in summarizer's HTTP request failed: an error status (after any retries), no
+    /// response at all, or a reply that is not the API's. `url` and `excerpt` have the API key
+    /// and credential headers redacted; `excerpt` is the start of the body.
+    #[error("{api} request to {url} failed: {reason}{}", body_suffix(.excerpt))]
+    Http {
+        api: &'static str,
+        url: String,
+        status: Option<u16>,
+        reason: String,
+        excerpt: String,
+    },
+
     /// A bug in ctxfold: the WebAssembly module trapped (a panic, or running out of memory
     /// or stack). The JS entry raises it; the module is restarted, so the next call works.
     #[error("internal error: {reason}; the module was restarted and the next call starts afresh (please report this)")]
@@ -80,13 +92,14 @@ impl Error {
             Error::SummarizerFailed { .. } => "SUMMARIZER_FAILED",
             Error::InvalidState { .. } => "INVALID_STATE",
             Error::VocabularyUnavailable { .. } => "VOCABULARY_UNAVAILABLE",
+            Error::Http { .. } => "HTTP_ERROR",
             Error::Internal { .. } => "INTERNAL",
             Error::ModulePoisoned { .. } => "MODULE_POISONED",
         }
     }
 
     /// Every code, in declaration order (the TypeScript union is checked against it).
-    pub const CODES: [&'static str; 13] = [
+    pub const CODES: [&'static str; 14] = [
         "UNKNOWN_ENCODING",
         "VOCABULARY_NOT_LOADED",
         "INVALID_VOCABULARY",
@@ -98,9 +111,19 @@ impl Error {
         "SUMMARIZER_FAILED",
         "INVALID_STATE",
         "VOCABULARY_UNAVAILABLE",
+        "HTTP_ERROR",
         "INTERNAL",
         "MODULE_POISONED",
     ];
+}
+
+/// `; body: ...` after an HTTP error's reason, when there is a body to show.
+fn body_suffix(excerpt: &str) -> String {
+    if excerpt.is_empty() {
+        String::new()
+    } else {
+        format!("; body: {excerpt}")
+    }
 }
 
 #[cfg(test)]

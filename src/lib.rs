@@ -12,6 +12,7 @@ pub mod estimate;
 pub mod ids;
 pub mod messages;
 pub mod models;
+pub mod providers;
 pub mod tokenizer;
 
 #[cfg(target_arch = "wasm32")]
