@@ -24,6 +24,7 @@ export type CtxfoldErrorCode =
   | "SUMMARIZER_FAILED"
   | "INVALID_STATE"
   | "VOCABULARY_UNAVAILABLE"
+  | "HTTP_ERROR"
   | "INTERNAL"
   | "MODULE_POISONED";
 
@@ -34,6 +35,10 @@ export type CtxfoldErrorCode =
 export interface CtxfoldError extends Error {
   /** Branch on this, not on the message. */
   code: CtxfoldErrorCode;
+  /** `HTTP_ERROR` only: the answer's HTTP status, or `null` when no answer came (a failed connection). */
+  status?: number | null;
+  /** `HTTP_ERROR` only: the start of the answer's body (at most 240 characters; the API key and credential headers redacted). */
+  excerpt?: string;
 }
 "#;
 
@@ -51,6 +56,11 @@ pub fn to_js(err: Error) -> JsValue {
     };
     // Setting a property on a fresh Error cannot fail.
     let _ = Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(err.code()));
+    if let Error::Http { status, excerpt, .. } = &err {
+        let status = status.map_or(JsValue::NULL, JsValue::from);
+        let _ = Reflect::set(&js, &JsValue::from_str("status"), &status);
+        let _ = Reflect::set(&js, &JsValue::from_str("excerpt"), &JsValue::from_str(excerpt));
+    }
     js.into()
 }
 

@@ -6,6 +6,7 @@
 mod compact;
 mod count;
 mod error;
+mod http;
 mod lifecycle;
 mod models;
 mod options;
