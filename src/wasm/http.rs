@@ -9,10 +9,11 @@
 //! What to send, when to retry and what to report is the core's [`Exchange`].
 //!
 //! Requests are built with gloo-net and responses read through it, but sent with the global
-//! `fetch`, which browsers, Node 20+ and workerd all have (Node has no `Window` or
-//! `WorkerGlobalScope`; workerd's global is a `ServiceWorkerGlobalScope`). gloo-net before
-//! 0.6 looked for those two and panicked without either; 0.7's `send()` calls the global
-//! `fetch` too, but panics when it rejects with something that is not an `Error` (an
+//! `fetch`, which browsers, Node 20+ and workerd all have. Node's global has neither `Window`
+//! nor `WorkerGlobalScope`; workerd's is a `ServiceWorkerGlobalScope` that is not an instance
+//! of the `WorkerGlobalScope` it defines (`tests/workerd/summarizers.test.mjs` prints it).
+//! gloo-net 0.5 looked for those two and panicked in both; 0.6 and 0.7 call the global
+//! `fetch` in `send()`, but panic when it rejects with something that is not an `Error` (an
 //! aborted request rejects with the signal's reason, which can be any value) or resolves to
 //! something that is not a `Response`. Here both are ordinary errors.
 
