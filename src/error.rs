@@ -53,6 +53,18 @@ pub enum Error {
     #[error("could not load the vocabulary from {source_name}: {reason}")]
     VocabularyUnavailable { source_name: String, reason: String },
 
+    /// A built-in summarizer's HTTP request failed: an error status (after any retries), no
+    /// response at all, or a reply that is not the API's. `url` and `excerpt` have the API key
+    /// and credential headers redacted; `excerpt` is the start of the body.
+    #[error("{api} request to {url} failed: {reason}{}", body_suffix(.excerpt))]
+    Http {
+        api: &'static str,
+        url: String,
+        status: Option<u16>,
+        reason: String,
+        excerpt: String,
+    },
+
     /// A bug in ctxfold: the WebAssembly module trapped (a panic, or running out of memory
     /// or stack). The JS entry raises it; the module is restarted, so the next call works.
     #[error("internal error: {reason}; the module was restarted and the next call starts afresh (please report this)")]
@@ -116,6 +128,8 @@ codes! {
     InvalidState = "INVALID_STATE",
     /// A vocabulary source that cannot be read or fetched, with the original error as `cause`.
     VocabularyUnavailable = "VOCABULARY_UNAVAILABLE",
+    /// A built-in summarizer's HTTP request failed (an error status after retries, no answer, or a reply that is not the API's), with `status` and `excerpt` (the key redacted).
+    HttpError = "HTTP_ERROR",
     /// A bug in ctxfold: the WebAssembly module trapped and was made afresh, so the next call works.
     Internal = "INTERNAL",
     /// The module trapped and no fresh instance could be made: every later call fails with this.
@@ -137,6 +151,7 @@ impl Error {
             Error::SummarizerFailed { .. } => Code::SummarizerFailed,
             Error::InvalidState { .. } => Code::InvalidState,
             Error::VocabularyUnavailable { .. } => Code::VocabularyUnavailable,
+            Error::Http { .. } => Code::HttpError,
             Error::Internal { .. } => Code::Internal,
             Error::ModulePoisoned { .. } => Code::ModulePoisoned,
         }
@@ -145,6 +160,15 @@ impl Error {
     /// A stable code per variant, for programs to branch on.
     pub fn code(&self) -> &'static str {
         self.kind().as_str()
+    }
+}
+
+/// `; body: ...` after an HTTP error's reason, when there is a body to show.
+fn body_suffix(excerpt: &str) -> String {
+    if excerpt.is_empty() {
+        String::new()
+    } else {
+        format!("; body: {excerpt}")
     }
 }
 

@@ -16,6 +16,7 @@ pub mod ids;
 pub mod messages;
 pub mod models;
 pub mod options;
+pub mod providers;
 pub mod tokenizer;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod typescript;

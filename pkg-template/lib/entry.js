@@ -1,9 +1,11 @@
 // The public API of one build (full or lite) over its wasm-bindgen module: every export
-// guarded against traps (guard.js), compact() driven from here (compact.js), and
-// loadVocabulary() for the platform (vocabulary.js). The entry files (node.js, browser.js,
-// workerd.js and their lite twins) only instantiate the module and call api().
+// guarded against traps (guard.js), compact() driven from here (compact.js), the built-in
+// HTTP summarizers' calls likewise (summarizers.js), and loadVocabulary() for the platform
+// (vocabulary.js). The entry files (node.js, browser.js, workerd.js and their lite twins)
+// only instantiate the module and call api().
 import { guard } from "./guard.js";
 import { compactWith } from "./compact.js";
+import { summarizersWith } from "./summarizers.js";
 import { vocabularyLoader } from "./vocabulary.js";
 
 /** wasm-bindgen's and ctxfold's internals: never part of the API. */
@@ -12,6 +14,8 @@ const INTERNAL = new Set([
   "initSync",
   "installVocabulary",
   "CompactCall",
+  "HttpSummaryCall",
+  "summarizerSettings",
   "__wbg_reset_state",
   "start",
   "__ctxfoldTestPanic",
@@ -30,6 +34,7 @@ export function api(raw, platform) {
     out[name] = g.wrap(value);
   }
   out.compact = compactWith(raw, g);
+  Object.assign(out, summarizersWith(raw, g));
   out.loadVocabulary = vocabularyLoader({
     install: g.wrap(raw.installVocabulary),
     has: out.hasVocabulary,

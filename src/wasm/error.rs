@@ -24,6 +24,11 @@ pub fn to_js(err: Error) -> JsValue {
     };
     // Setting a property on a fresh Error cannot fail.
     let _ = Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(err.code()));
+    if let Error::Http { status, excerpt, .. } = &err {
+        let status = status.map_or(JsValue::NULL, JsValue::from);
+        let _ = Reflect::set(&js, &JsValue::from_str("status"), &status);
+        let _ = Reflect::set(&js, &JsValue::from_str("excerpt"), &JsValue::from_str(excerpt));
+    }
     js.into()
 }
 

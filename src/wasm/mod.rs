@@ -7,6 +7,7 @@
 mod compact;
 mod count;
 mod error;
+mod http;
 mod lifecycle;
 mod models;
 mod options;
@@ -32,6 +33,10 @@ const TS_FACE: &str = r#"
 export interface CtxfoldError extends Error {
   /** Branch on this, not on the message. */
   code: CtxfoldErrorCode;
+  /** `HTTP_ERROR` only: the answer's HTTP status, or `null` when no answer came (a failed connection). */
+  status?: number | null;
+  /** `HTTP_ERROR` only: the start of the answer's body (at most 240 characters; the API key and credential headers redacted). */
+  excerpt?: string;
 }
 
 /** A conversation: an array of messages, or an object with a `messages` array (an Anthropic request with its `system`). */

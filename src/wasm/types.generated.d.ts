@@ -25,6 +25,8 @@ export type CtxfoldErrorCode =
   | "INVALID_STATE"
   /** A vocabulary source that cannot be read or fetched, with the original error as `cause`. */
   | "VOCABULARY_UNAVAILABLE"
+  /** A built-in summarizer's HTTP request failed (an error status after retries, no answer, or a reply that is not the API's), with `status` and `excerpt` (the key redacted). */
+  | "HTTP_ERROR"
   /** A bug in ctxfold: the WebAssembly module trapped and was made afresh, so the next call works. */
   | "INTERNAL"
   /** The module trapped and no fresh instance could be made: every later call fails with this. */

@@ -30,13 +30,13 @@ function ctxfoldError(name, code, messagePart) {
 describe("exports", () => {
   // A subset check, so new exports need no change here; the list for the types is in tests/types.
   test("the documented functions are exported", () => {
-    for (const name of ["countTokens", "hasVocabulary", "loadVocabulary", "isCtxfoldError"]) {
+    for (const name of ["countTokens", "hasVocabulary", "loadVocabulary", "isCtxfoldError", "openAISummarizer", "anthropicSummarizer"]) {
       assert.equal(typeof ctxfold[name], "function", name);
     }
   });
 
   test("wasm-bindgen's internals are not", () => {
-    for (const name of ["default", "initSync", "installVocabulary", "__wbg_init"]) {
+    for (const name of ["default", "initSync", "installVocabulary", "__wbg_init", "summarizerSettings", "HttpSummaryCall"]) {
       assert.ok(!(name in ctxfold), name);
     }
   });

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { repoRoot, testsDir } from "../support/paths.mjs";
+import { startLlmServer, REPLY_MODEL } from "../support/llm-server.mjs";
+import { KEY } from "../support/summarizer-cases.mjs";
 
 const run = promisify(execFile);
 const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
@@ -90,6 +92,38 @@ test("the Node quick start's summarizer works against an OpenAI-compatible serve
   assert.equal(requests[0].auth, "Bearer test-key");
   assert.equal(requests[0].body.messages[0].role, "system");
   assert.equal(requests[0].body.max_tokens, 1000); // 1/16 of the window
+});
+
+test("the built-in summarizers' examples run against both APIs, and a 401 shows no key", async () => {
+  const [openaiBlock, anthropicBlock] = blocks("### Built-in summarizers");
+  assert.match(openaiBlock, /openAISummarizer\(/);
+  assert.match(anthropicBlock, /anthropicSummarizer\(/);
+  const llm = await startLlmServer();
+  try {
+    // Long enough for gpt-4o's 128k window to compact (about 105k tokens).
+    const long = Array.from({ length: 60 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} about the billing service retries `.repeat(220) }));
+    long.push({ role: "user", content: "What did we decide?" });
+    const history = `const history = ${JSON.stringify(long)};\n`;
+    const openai = llm.scenario([{ reply: "ok" }]);
+    const first = await runModule("builtin-openai.mjs", history + openaiBlock, { OPENAI_BASE_URL: openai.openai, OPENAI_API_KEY: KEY });
+    assert.match(first.stdout, new RegExp(`^null ${REPLY_MODEL.openai} \\{ .*prompt_tokens: 1234`), first.stdout);
+    assert.ok(openai.requests.length >= 1);
+    assert.equal(openai.requests[0].headers.authorization, `Bearer ${KEY}`);
+
+    const anthropic = llm.scenario([{ reply: "ok" }]);
+    const env = { ANTHROPIC_BASE_URL: anthropic.anthropic, ANTHROPIC_API_KEY: KEY };
+    const second = await runModule("builtin-anthropic.mjs", anthropicBlock, env);
+    assert.match(second.stdout, new RegExp(`^${REPLY_MODEL.anthropic} \\{ .*input_tokens: 1234`), second.stdout);
+    assert.equal(anthropic.requests[0].headers["x-api-key"], KEY);
+
+    // The same block against a server that answers 401 and repeats the key in its body.
+    const refusing = llm.scenario([{ echoKey: true }]);
+    const third = await runModule("builtin-anthropic-401.mjs", anthropicBlock, { ...env, ANTHROPIC_BASE_URL: refusing.anthropic });
+    assert.match(third.stderr, /^401 Anthropic API request to .* failed: HTTP 401; body: .*Incorrect API key provided: \[redacted\]/, third.stderr);
+    assert.ok(!third.stderr.includes(KEY) && !third.stdout.includes(KEY), third.stderr);
+  } finally {
+    await llm.close();
+  }
 });
 
 test("the lite example runs", async () => {

@@ -3,7 +3,9 @@
 // used with its intended types; each `@ts-expect-error` line proves a wrong use is rejected
 // (tsc fails if the line below it compiles).
 import {
+  anthropicSummarizer,
   compact,
+  openAISummarizer,
   countMessages,
   countTokens,
   plan,
@@ -13,7 +15,12 @@ import {
   type CompactOptions,
   type CompactPlan,
   type CompactReport,
+  type AnthropicSummarizerOptions,
   type CompactResult,
+  type HttpSummarizer,
+  type HttpSummary,
+  type OpenAISummarizerOptions,
+  type Summarizer,
   type CountOptions,
   type CtxfoldError,
   type CtxfoldErrorCode,
@@ -103,6 +110,47 @@ async function typedCompact(history: readonly ChatMessage[]): Promise<void> {
   void [report, first, p, total, wrong, notStrings];
 }
 
+// The built-in HTTP summarizers: options typed, the result usable as compact()'s summarizer
+// and callable with a request of your own; an HTTP_ERROR carries status and excerpt.
+async function httpSummarizers(history: { role: "user" | "assistant"; content: string }[]): Promise<void> {
+  const openaiOptions: OpenAISummarizerOptions = {
+    model: "llama3.1",
+    baseURL: "http://localhost:11434/v1",
+    headers: [["x-title", "app"]],
+    body: { temperature: 0 },
+    maxTokensField: "max_completion_tokens",
+    maxRetries: 0,
+  };
+  const local: HttpSummarizer = openAISummarizer(openaiOptions);
+  const anthropicOptions: AnthropicSummarizerOptions = { model: "claude-haiku-4-5", apiKey: "k", headers: new Headers() };
+  const claude = anthropicSummarizer(anthropicOptions);
+  const asCallback: Summarizer = claude;
+  const { state } = await compact(history, { model: "gpt-4o", summarizer: local });
+  const made: HttpSummary = await claude({ system: "Summarize.", prompt: "text", maxTokens: 256, timeoutMs: 5000 });
+  const text: string = made.text;
+  const model: string | undefined = made.model;
+  try {
+    await local({ system: "s", prompt: "p", maxTokens: 64, signal: AbortSignal.timeout(1000) });
+  } catch (e) {
+    if (isCtxfoldError(e) && e.code === "HTTP_ERROR") {
+      const status: number | null | undefined = e.status;
+      const excerpt: string | undefined = e.excerpt;
+      void [status, excerpt];
+    }
+  }
+  // @ts-expect-error: a model is required
+  openAISummarizer({ baseURL: "http://localhost:11434/v1" });
+  // @ts-expect-error: maxTokensField is OpenAI's
+  anthropicSummarizer({ model: "m", maxTokensField: "max_tokens" });
+  // @ts-expect-error: not a field name the API takes
+  openAISummarizer({ model: "m", maxTokensField: "tokens" });
+  // @ts-expect-error: a request needs its prompt
+  void local({ system: "s", maxTokens: 64 });
+  // @ts-expect-error: the reply is not a string
+  const notText: string = await local({ system: "s", prompt: "p", maxTokens: 64 });
+  void [asCallback, state, text, model, notText];
+}
+
 // @ts-expect-error: text must be a string
 countTokens(42, { encoding: "o200k_base" });
 // @ts-expect-error: options are required
@@ -124,4 +172,4 @@ const loaded: Promise<number> = loadVocabulary("o200k_base");
 // @ts-expect-error: not a code
 const code: CtxfoldErrorCode = "ENOENT";
 
-void [n, m, available, loading, sources, handle, chat, s, loaded, code, typedCompact];
+void [n, m, available, loading, sources, handle, chat, s, loaded, code, typedCompact, httpSummarizers];

@@ -1,0 +1,99 @@
+// openAISummarizer() and anthropicSummarizer(): the options are checked in Rust once, into
+// plain settings that the returned function keeps, so no wasm object outlives a call (a
+// summarizer made before the module restarted after a trap keeps working). Each call drives
+// an HttpSummaryCall (src/wasm/http.rs) as compact.js drives a CompactCall: every step is a
+// synchronous wasm call inside this async function, so an error or a trap in any of them
+// rejects the caller's promise. Rust builds each request (with gloo-net) and starts its
+// fetch; this loop only awaits what Rust started, and waits when Rust says to.
+
+/**
+ * @param {object} raw  the wasm-bindgen module
+ * @param {ReturnType<import("./guard.js").guard>} g
+ */
+export function summarizersWith(raw, g) {
+  const settingsFor = g.wrap(raw.summarizerSettings);
+  const make = (provider) => (options) => {
+    const settings = settingsFor(provider, options);
+    return (request) => summarize(raw, g, settings, request);
+  };
+  return { openAISummarizer: make("openai"), anthropicSummarizer: make("anthropic") };
+}
+
+async function summarize(raw, g, settings, request) {
+  g.check();
+  const since = g.restarts();
+  // Without a signal, the request's own deadline (if it has one) aborts it.
+  let signal = request?.signal;
+  let timer;
+  if (signal == null && request?.timeoutMs > 0) {
+    const controller = new AbortController();
+    timer = setTimeout(() => {
+      const reason = new Error(`the summarizer did not answer within ${request.timeoutMs} ms`);
+      reason.name = "TimeoutError";
+      controller.abort(reason);
+    }, request.timeoutMs);
+    signal = controller.signal;
+  }
+  let call = null;
+  /** After each await: the module may have been made afresh meanwhile, or the call aborted. */
+  const resumed = () => {
+    if (g.restarts() !== since) {
+      call = null;
+      throw g.restartedDuring(new Error("the module was restarted while a summarizer request was in flight"));
+    }
+    if (signal?.aborted) throw signal.reason;
+  };
+  try {
+    call = raw.HttpSummaryCall.start(settings, request, signal);
+    for (;;) {
+      resumed();
+      const step = call.next();
+      if (step.done !== undefined) return step.done;
+      if (step.wait !== undefined) {
+        await sleep(step.wait, signal);
+        continue;
+      }
+      let text;
+      try {
+        const response = await step.fetch;
+        resumed();
+        text = await call.response(response);
+      } catch (e) {
+        if (e instanceof WebAssembly.RuntimeError) throw e;
+        resumed();
+        call.unreachable(e);
+        continue;
+      }
+      resumed();
+      call.body(text);
+    }
+  } catch (e) {
+    const err = g.recover(e);
+    // A trap made the module afresh: the call belonged to the old instance.
+    if (g.restarts() !== since) call = null;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    if (call !== null) {
+      try {
+        call.free();
+      } catch {
+        // Already released.
+      }
+    }
+  }
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

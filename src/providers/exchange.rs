@@ -1,0 +1,418 @@
+//! One summarizer call over HTTP, as a protocol the face drives: [`Exchange::next`] says
+//! what to do (send the request, wait, or done), the face does it and reports back with
+//! [`Exchange::received`] or [`Exchange::unreachable`]. Time and randomness come in as
+//! arguments, so the whole retry schedule is tested natively.
+
+use super::redact::{excerpt, redact};
+use super::retry::{decide, requested_wait_ms, Decision, Failure};
+use super::{anthropic, openai, HttpRequest, Prompt, Provider, Settings, Summary};
+use crate::Error;
+
+/// What the face is to do next.
+#[derive(Debug, PartialEq)]
+pub enum Step<'a> {
+    /// Send this request, then report its answer.
+    Send(&'a HttpRequest),
+    /// Wait this many milliseconds (ending early if the call is aborted), then ask again.
+    Wait(u64),
+    /// The summary.
+    Done(Summary),
+}
+
+/// An HTTP answer, as the face read it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Received {
+    /// The status.
+    pub status: u16,
+    /// The `retry-after-ms` header.
+    pub retry_after_ms: Option<String>,
+    /// The `retry-after` header.
+    pub retry_after: Option<String>,
+    /// The `x-should-retry` header.
+    pub should_retry: Option<String>,
+    /// The body.
+    pub body: String,
+}
+
+enum State {
+    /// The request is to be sent.
+    Ready,
+    /// Sent; its answer has not come back.
+    Sent,
+    /// An answer came back.
+    Answered(Received),
+    /// No answer: the connection failed.
+    Unreachable(String),
+    /// The call ended.
+    Over,
+}
+
+/// One summarizer call: a request sent until it succeeds, fails for good, or runs out of
+/// retries or time.
+pub struct Exchange {
+    settings: Settings,
+    request: HttpRequest,
+    deadline_ms: Option<f64>,
+    attempts: u32,
+    state: State,
+}
+
+impl Exchange {
+    /// A call for `prompt`, starting at `now_ms` (milliseconds since the epoch), which must
+    /// end within `timeout_ms` if given (no retry waits past it).
+    pub fn new(settings: Settings, prompt: &Prompt, now_ms: f64, timeout_ms: Option<f64>) -> Exchange {
+        let body = match settings.provider {
+            Provider::OpenAI => openai::body(&settings, prompt),
+            Provider::Anthropic => anthropic::body(&settings, prompt),
+        };
+        let request = HttpRequest {
+            url: settings.url.clone(),
+            headers: settings.headers.clone(),
+            body: body.to_string(),
+        };
+        Exchange {
+            settings,
+            request,
+            deadline_ms: timeout_ms.map(|t| now_ms + t),
+            attempts: 0,
+            state: State::Ready,
+        }
+    }
+
+    /// Requests sent so far.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The API key and credential header values, which no error shows.
+    pub fn secrets(&self) -> &[String] {
+        &self.settings.secrets
+    }
+
+    /// What to do now. `Err` is the call's failure, as the caller should see it: the key and
+    /// credentials redacted from every part.
+    pub fn next(&mut self, now_ms: f64, random: f64) -> Result<Step<'_>, Error> {
+        match std::mem::replace(&mut self.state, State::Over) {
+            State::Ready => {
+                self.attempts += 1;
+                self.state = State::Sent;
+                Ok(Step::Send(&self.request))
+            }
+            State::Answered(answer) if (200..300).contains(&answer.status) => {
+                let parsed = match self.settings.provider {
+                    Provider::OpenAI => openai::parse(&answer.body),
+                    Provider::Anthropic => anthropic::parse(&answer.body),
+                };
+                parsed.map(Step::Done).map_err(|why| {
+                    self.failure(
+                        Some(answer.status),
+                        format!("HTTP {} with an unusable reply: {why}", answer.status),
+                        &answer.body,
+                        None,
+                    )
+                })
+            }
+            State::Answered(answer) => {
+                let failure = Failure {
+                    status: Some(answer.status),
+                    requested_wait_ms: requested_wait_ms(
+                        answer.retry_after_ms.as_deref(),
+                        answer.retry_after.as_deref(),
+                        now_ms,
+                    ),
+                    should_retry: answer.should_retry.as_deref().and_then(|v| match v.trim() {
+                        "true" => Some(true),
+                        "false" => Some(false),
+                        _ => None,
+                    }),
+                };
+                let what = format!("HTTP {}", answer.status);
+                self.retry_or_fail(&failure, what, &answer.body, now_ms, random)
+            }
+            State::Unreachable(reason) => {
+                let what = format!("no response ({reason})");
+                self.retry_or_fail(&Failure::default(), what, "", now_ms, random)
+            }
+            State::Sent | State::Over => Err(self.failure(
+                None,
+                "the call was driven out of order (a bug in ctxfold: please report it)".into(),
+                "",
+                None,
+            )),
+        }
+    }
+
+    /// The answer to the request last sent.
+    pub fn received(&mut self, answer: Received) {
+        if matches!(self.state, State::Sent) {
+            self.state = State::Answered(answer);
+        }
+    }
+
+    /// The request last sent got no answer (`reason`: the fetch error's message).
+    pub fn unreachable(&mut self, reason: &str) {
+        if matches!(self.state, State::Sent) {
+            self.state = State::Unreachable(reason.to_owned());
+        }
+    }
+
+    fn retry_or_fail(
+        &mut self,
+        failure: &Failure,
+        what: String,
+        body: &str,
+        now_ms: f64,
+        random: f64,
+    ) -> Result<Step<'_>, Error> {
+        let retries = self.attempts.saturating_sub(1);
+        match decide(
+            failure,
+            retries,
+            self.settings.max_retries,
+            now_ms,
+            self.deadline_ms,
+            random,
+        ) {
+            Decision::Retry { after_ms } => {
+                self.state = State::Ready;
+                Ok(Step::Wait(after_ms))
+            }
+            Decision::GiveUp { why } => Err(self.failure(failure.status, what, body, why)),
+        }
+    }
+
+    fn failure(&self, status: Option<u16>, what: String, body: &str, why_not: Option<String>) -> Error {
+        let mut reason = what;
+        if self.attempts > 1 {
+            reason.push_str(&format!(" after {} attempts", self.attempts));
+        }
+        if let Some(why) = why_not {
+            reason.push_str(&format!(" (not retried: {why})"));
+        }
+        let secrets = &self.settings.secrets;
+        Error::Http {
+            api: self.settings.provider.api_name(),
+            url: redact(&self.settings.url, secrets),
+            status,
+            reason: redact(&reason, secrets),
+            excerpt: excerpt(body, secrets),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    const KEY: &str = "sk-secret-0123456789";
+
+    fn exchange(provider: Provider, options: Value, timeout_ms: Option<f64>) -> Exchange {
+        let settings = Settings::from_options(provider, &options).unwrap();
+        let prompt = Prompt {
+            system: "Summarize.",
+            prompt: "The text.",
+            max_tokens: 256,
+        };
+        Exchange::new(settings, &prompt, 1_000.0, timeout_ms)
+    }
+
+    fn openai(timeout_ms: Option<f64>) -> Exchange {
+        exchange(
+            Provider::OpenAI,
+            json!({ "model": "m", "apiKey": KEY, "baseURL": "http://127.0.0.1:9/v1" }),
+            timeout_ms,
+        )
+    }
+
+    fn ok_openai() -> Received {
+        Received {
+            status: 200,
+            body: json!({
+                "model": "m-2026", "choices": [{ "message": { "content": "## Conversation Summary" } }],
+                "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 },
+            })
+            .to_string(),
+            ..Received::default()
+        }
+    }
+
+    fn status(status: u16, body: &str) -> Received {
+        Received {
+            status,
+            body: body.into(),
+            ..Received::default()
+        }
+    }
+
+    /// Sends; checks it was a send.
+    fn send(x: &mut Exchange, now: f64) -> HttpRequest {
+        match x.next(now, 0.0) {
+            Ok(Step::Send(r)) => r.clone(),
+            other => panic!("expected a send, got {other:?}"),
+        }
+    }
+
+    fn http(err: Error) -> (Option<u16>, String, String) {
+        assert!(!err.to_string().contains(KEY), "{err}");
+        match err {
+            Error::Http {
+                status,
+                reason,
+                excerpt,
+                ..
+            } => (status, reason, excerpt),
+            other => panic!("not an HTTP error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn success_on_the_first_attempt() {
+        let mut x = openai(Some(25_000.0));
+        let r = send(&mut x, 1_000.0);
+        assert_eq!(r.url, "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(r.header("Authorization"), Some(format!("Bearer {KEY}").as_str()));
+        let body: Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(body["max_tokens"], json!(256));
+        x.received(ok_openai());
+        let Ok(Step::Done(s)) = x.next(1_100.0, 0.0) else {
+            panic!()
+        };
+        assert_eq!(s.model.as_deref(), Some("m-2026"));
+        assert_eq!(s.usage.unwrap()["total_tokens"], json!(15));
+        assert_eq!(x.attempts(), 1);
+    }
+
+    #[test]
+    fn rate_limited_then_success_waits_as_told() {
+        let mut x = openai(Some(25_000.0));
+        send(&mut x, 1_000.0);
+        x.received(Received {
+            retry_after: Some("2".into()),
+            ..status(429, "slow down")
+        });
+        assert_eq!(x.next(1_050.0, 0.3), Ok(Step::Wait(2_000)));
+        send(&mut x, 3_050.0);
+        x.received(ok_openai());
+        assert!(matches!(x.next(3_100.0, 0.0), Ok(Step::Done(_))));
+        assert_eq!(x.attempts(), 2);
+    }
+
+    #[test]
+    fn server_errors_are_retried_then_reported_with_the_attempts() {
+        let mut x = openai(None);
+        send(&mut x, 1_000.0);
+        x.received(status(500, "{\"error\":\"boom\"}"));
+        assert_eq!(x.next(1_000.0, 0.0), Ok(Step::Wait(500)));
+        send(&mut x, 1_500.0);
+        x.received(status(502, "bad gateway"));
+        assert_eq!(x.next(1_500.0, 0.0), Ok(Step::Wait(1_000)));
+        send(&mut x, 2_500.0);
+        x.received(status(500, "{\"error\":\"boom\"}"));
+        let (st, reason, excerpt) = http(x.next(2_500.0, 0.0).unwrap_err());
+        assert_eq!(st, Some(500));
+        assert_eq!(reason, "HTTP 500 after 3 attempts");
+        assert_eq!(excerpt, "{\"error\":\"boom\"}");
+        assert_eq!(x.attempts(), 3);
+    }
+
+    #[test]
+    fn no_wait_passes_the_deadline() {
+        let mut x = openai(Some(1_500.0)); // deadline 2,500
+        send(&mut x, 1_000.0);
+        x.received(Received {
+            retry_after: Some("2".into()),
+            ..status(429, "")
+        });
+        let (st, reason, _) = http(x.next(1_100.0, 0.0).unwrap_err());
+        assert_eq!(st, Some(429));
+        assert_eq!(
+            reason,
+            "HTTP 429 (not retried: waiting 2 s would pass the deadline (1.4 s left))"
+        );
+        assert_eq!(x.attempts(), 1);
+    }
+
+    #[test]
+    fn a_failed_connection_is_retried_and_reported() {
+        let mut x = exchange(
+            Provider::OpenAI,
+            json!({ "model": "m", "baseURL": "http://127.0.0.1:9/v1", "maxRetries": 1 }),
+            None,
+        );
+        send(&mut x, 0.0);
+        x.unreachable("fetch failed");
+        assert_eq!(x.next(0.0, 0.0), Ok(Step::Wait(500)));
+        send(&mut x, 500.0);
+        x.unreachable("fetch failed");
+        let (st, reason, excerpt) = http(x.next(500.0, 0.0).unwrap_err());
+        assert_eq!(
+            (st, reason.as_str(), excerpt.as_str()),
+            (None, "no response (fetch failed) after 2 attempts", "")
+        );
+    }
+
+    #[test]
+    fn a_junk_body_is_not_retried() {
+        let mut x = exchange(Provider::Anthropic, json!({ "model": "m", "apiKey": KEY }), None);
+        send(&mut x, 0.0);
+        x.received(status(200, "<html>\n  <body>Gateway says hi</body>\n</html>"));
+        let (st, reason, excerpt) = http(x.next(0.0, 0.0).unwrap_err());
+        assert_eq!(st, Some(200));
+        assert!(
+            reason.starts_with("HTTP 200 with an unusable reply: not JSON"),
+            "{reason}"
+        );
+        assert_eq!(excerpt, "<html> <body>Gateway says hi</body> </html>");
+    }
+
+    #[test]
+    fn an_auth_error_shows_the_body_but_never_the_key() {
+        let mut x = openai(None);
+        send(&mut x, 0.0);
+        let body = format!("{{\"error\":{{\"message\":\"Incorrect API key provided: {KEY}\",\"code\":\"invalid_api_key\"}}}}");
+        x.received(status(401, &body));
+        let err = x.next(0.0, 0.0).unwrap_err();
+        let Error::Http {
+            status: st,
+            reason,
+            excerpt,
+            ..
+        } = &err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!((*st, reason.as_str()), (Some(401), "HTTP 401"));
+        assert_eq!(
+            excerpt,
+            "{\"error\":{\"message\":\"Incorrect API key provided: [redacted]\",\"code\":\"invalid_api_key\"}}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!("OpenAI-compatible API request to http://127.0.0.1:9/v1/chat/completions failed: HTTP 401; body: {excerpt}")
+        );
+        assert!(!format!("{err:?}").contains(KEY));
+    }
+
+    #[test]
+    fn a_key_in_the_url_or_the_reason_is_redacted() {
+        let mut x = exchange(
+            Provider::OpenAI,
+            json!({ "model": "m", "baseURL": "http://127.0.0.1:9/k/sk-in-path", "headers": { "api-key": "sk-in-path" }, "maxRetries": 0 }),
+            None,
+        );
+        send(&mut x, 0.0);
+        x.unreachable("could not reach http://127.0.0.1:9/k/sk-in-path");
+        let err = x.next(0.0, 0.0).unwrap_err();
+        assert!(!format!("{err:?}").contains("sk-in-path"), "{err:?}");
+    }
+
+    #[test]
+    fn driven_out_of_order_is_an_error_not_a_panic() {
+        let mut x = openai(None);
+        send(&mut x, 0.0);
+        assert!(x.next(0.0, 0.0).is_err());
+        x.received(ok_openai()); // ignored: the call is over
+        assert!(x.next(0.0, 0.0).is_err());
+    }
+}
