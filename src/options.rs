@@ -254,40 +254,33 @@ pub fn parse<T: DeserializeOwned>(argument: &str, json: &str) -> Result<T, Error
     let mut de = serde_json::Deserializer::from_str(json);
     // State chunks can nest their summarizer's usage deeply; JSON from JS is bounded there.
     de.disable_recursion_limit();
-    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| error_at(argument, &e))?;
-    de.end().map_err(|e| Error::InvalidArgument {
-        argument: argument.into(),
-        expected: format!("JSON ({e})"),
-    })?;
-    Ok(value)
+    T::deserialize(&mut de)
+        .and_then(|value| de.end().map(|()| value))
+        .map_err(|e| error_at(argument, json, &e))
 }
 
-/// [`parse`] of a JSON value (native callers: tests, the CLI through JSON text).
+/// [`parse`] of a JSON value (native callers: tests, benches).
 pub fn from_value<T: DeserializeOwned>(argument: &str, value: &serde_json::Value) -> Result<T, Error> {
-    if !value.is_object() && !value.is_null() {
-        return Err(Error::InvalidArgument {
+    match value {
+        serde_json::Value::Null => parse(argument, "{}"),
+        serde_json::Value::Object(_) => parse(argument, &value.to_string()),
+        other => Err(Error::InvalidArgument {
             argument: argument.into(),
-            expected: format!("an options object, got {}", crate::messages::json_kind(value)),
-        });
+            expected: format!("an options object, got {}", crate::messages::json_kind(other)),
+        }),
     }
-    let value = if value.is_null() {
-        serde_json::Value::Object(Default::default())
-    } else {
-        value.clone()
-    };
-    serde_path_to_error::deserialize(value).map_err(|e| error_at(argument, &e))
 }
 
-/// The core error for a serde error at a path of `argument`.
-fn error_at(argument: &str, e: &serde_path_to_error::Error<serde_json::Error>) -> Error {
-    let path = e.path().to_string();
-    let at = if path == "." {
+/// The core error for a serde error in `json`, at the path where it was found.
+fn error_at(argument: &str, json: &str, e: &serde_json::Error) -> Error {
+    let path = path_at(json, e.column().saturating_sub(1));
+    let at = if path.is_empty() {
         argument.to_owned()
     } else {
         format!("{argument}.{path}")
     };
     // serde_json appends " at line 1 column 9": the path says where.
-    let full = e.inner().to_string();
+    let full = e.to_string();
     let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(m, _)| m);
     if path == "state" || path.starts_with("state.") || path.starts_with("state[") {
         return Error::InvalidState {
@@ -305,6 +298,70 @@ fn error_at(argument: &str, e: &serde_path_to_error::Error<serde_json::Error>) -
         argument: at,
         expected: expected(message),
     }
+}
+
+/// Where in one line of JSON the byte at `offset` is: `toolPolicies.bash`, `state.chunks[0]`,
+/// or empty at the top. serde_json reports an error at the byte after what it read last
+/// (a key, or a value), which is inside the member it belongs to: its path is the error's.
+/// (Cheaper than tracking the path while deserializing, which costs code for every type.)
+fn path_at(json: &str, offset: usize) -> String {
+    enum Frame {
+        Object(Option<String>),
+        Array(usize),
+    }
+    let bytes = json.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    let mut expect_key = false;
+    while i < bytes.len().min(offset) {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if expect_key {
+                    let key = json.get(start..i.min(bytes.len())).unwrap_or_default();
+                    if let Some(Frame::Object(k)) = stack.last_mut() {
+                        *k = Some(
+                            serde_json::from_str(&format!("\"{key}\"")).unwrap_or_else(|_| key.to_owned()),
+                        );
+                    }
+                    expect_key = false;
+                }
+            }
+            b'{' => {
+                stack.push(Frame::Object(None));
+                expect_key = true;
+            }
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Object(_)) => expect_key = true,
+                Some(Frame::Array(n)) => *n += 1,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for frame in &stack {
+        match frame {
+            Frame::Object(Some(key)) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+            }
+            Frame::Object(None) => {}
+            Frame::Array(n) => path.push_str(&format!("[{n}]")),
+        }
+    }
+    path
 }
 
 /// serde's words made ctxfold's: `invalid type: string "x", expected a number` becomes
@@ -398,6 +455,17 @@ mod tests {
         assert!(e.to_string().contains("options.summarizer"), "{e}");
         let e = err(json!({"state": {"version": 1}}));
         assert_eq!(e.code(), "INVALID_STATE", "{e}");
+    }
+
+    #[test]
+    fn paths_are_found_in_the_text() {
+        let json = r#"{"a":1,"toolPolicies":{"bash":"drop"},"state":{"chunks":[{"x":1},{"text":5}]}}"#;
+        let at = |needle: &str| path_at(json, json.find(needle).unwrap() + needle.len());
+        assert_eq!(at(r#""a":1"#), "a");
+        assert_eq!(at(r#""drop""#), "toolPolicies.bash");
+        assert_eq!(at(r#""text":5"#), "state.chunks[1].text");
+        assert_eq!(path_at(json, 0), "");
+        assert_eq!(path_at(r#"{"k\"ey":[1,"#, 12), "k\"ey[1]");
     }
 
     #[test]
