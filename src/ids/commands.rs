@@ -1,6 +1,6 @@
 //! Shell commands: read out of a shell-like tool call ([`commands_from_call`]), or found
-//! in text after a `$ ` or `> ` prompt, at the top of a shell code block, or in an inline
-//! code span that starts with a known program.
+//! in text after a `$ `, `> ` or PowerShell (`PS C:\src> `) prompt, at the top of a shell
+//! code block, or in an inline code span that starts with a known program.
 
 use super::text::run;
 use super::{IdKind, Identifier};
@@ -17,11 +17,22 @@ const CLI_WORDS: &[&str] = &[
     "sqlite3", "redis-cli", "nc", "nmap", "bash", "sh", "zsh", "ruff", "mypy", "flake8", "eslint",
     "tsc", "jest", "vitest", "pylint", "isort", "nl", "make", "find", "cat", "echo", "touch",
     "head", "tail", "diff", "export", "source",
+    // Operations, networking and cloud tools.
+    "openssl", "certbot", "ulimit", "dig", "nslookup", "ping", "traceroute", "ps", "kill", "pkill",
+    "killall", "df", "du", "free", "lsof", "netstat", "tcpdump", "jq", "yq", "xargs", "crontab",
+    "iptables", "ufw", "pg_dump", "pg_restore", "mongosh", "java", "dotnet", "kustomize", "minikube",
+    "eksctl", "ansible", "ansible-playbook", "vagrant", "packer", "pulumi", "wrangler", "vercel",
+    "netlify", "firebase", "heroku", "flyctl", "prisma", "alembic", "uvicorn", "gunicorn", "rails",
+    "bundle", "gem", "rake", "composer", "php", "perl", "ruby", "xcodebuild", "adb", "scoop",
+    "choco", "winget", "pwsh", "powershell", "mount", "umount", "ln", "tee", "watch", "htop",
+    "whoami", "hostname", "ifconfig", "nohup", "tmux", "kubectx", "kubens", "stern", "argocd",
+    "istioctl", "vault", "etcdctl", "nginx", "zip", "gzip", "gunzip", "ssh-keygen", "gpg",
 ];
 
 /// The CLI words that are also English: not trusted after a `> ` (a Markdown quote).
 const PROSE_WORDS: &[&str] = &[
-    "make", "find", "cat", "echo", "touch", "head", "tail", "diff", "export", "source", "go",
+    "make", "find", "cat", "echo", "touch", "head", "tail", "diff", "export", "source", "go", "dig", "ping",
+    "kill", "free", "bundle", "gem", "ruby", "mount", "tee", "watch", "vault", "zip",
 ];
 
 /// Commands longer than this are cut at a space before it.
@@ -93,14 +104,14 @@ pub(super) fn commands_in_text<'a>(text: &'a str, found: &mut Vec<(usize, IdKind
             continue;
         }
         let prompt = if t.starts_with("$ ") {
-            Some(false)
+            Some((false, 2))
         } else if t.starts_with("> ") {
-            Some(true)
+            Some((true, 2))
         } else {
-            None
+            powershell_prompt(t).map(|p| (false, p))
         };
-        if let Some(quote) = prompt {
-            let rest = t[2..].trim_start();
+        if let Some((quote, len)) = prompt {
+            let rest = t[len..].trim_start();
             if starts_command(first_word(rest), quote) {
                 if let Some(cmd) = command_line(rest) {
                     found.push((line_start + (line.len() - rest.len()), IdKind::Command, cmd));
@@ -112,6 +123,15 @@ pub(super) fn commands_in_text<'a>(text: &'a str, found: &mut Vec<(usize, IdKind
             code_span_commands(line, line_start, found);
         }
     }
+}
+
+/// The length of a PowerShell prompt starting `line` (`PS C:\Users\alice\src> `), if any.
+fn powershell_prompt(line: &str) -> Option<usize> {
+    let rest = line.strip_prefix("PS ")?;
+    let end = rest.find("> ")?;
+    let path = &rest[..end];
+    let ok = (!path.is_empty() && !path.contains(char::is_whitespace)) || path.contains(":\\");
+    ok.then_some(3 + end + 2)
 }
 
 /// `` `git checkout src/a.py` ``: single-backtick spans whose first word is a CLI program

@@ -1,19 +1,22 @@
-//! Paths: absolute, `~/`, `./` and `../` paths of two or more components, and relative
-//! `dir/file.ext` paths.
+//! Paths: absolute, `./` and `../` paths of two or more components, `~/` paths of one or
+//! more, relative `dir/file.ext` paths, and paths under a hidden directory
+//! (`.venv/bin/activate`). Windows paths have their own module; `$HOME/...` is found with
+//! the environment variables.
 
 use super::text::{boundary, char_at, char_before, char_len, find, is_word, run, word_at};
+use super::{IdKind, Span};
 
 // path:
 //   (?<![\w/.:-])(?:~|\.{1,2})?(?:/[\w.+@-]+){2,}/?           absolute, ~/ and ./
 // | \b[\w.+@-]+(?:/[\w.+@-]+)+\.[A-Za-z][A-Za-z0-9]{0,5}\b     relative dir/file.ext
 
 #[inline]
-fn seg_at(b: &[u8], i: usize) -> bool {
+pub(super) fn seg_at(b: &[u8], i: usize) -> bool {
     matches!(b.get(i), Some(b'.' | b'+' | b'@' | b'-')) || word_at(b, i)
 }
 
 /// The end of the run of `[\w.+@-]` from `i`.
-fn seg_end(b: &[u8], mut i: usize) -> usize {
+pub(super) fn seg_end(b: &[u8], mut i: usize) -> usize {
     while i < b.len() {
         match b[i] {
             c if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'+' | b'@' | b'-') => i += 1,
@@ -66,7 +69,7 @@ fn chain_from(b: &[u8], i: usize) -> Chain {
     Chain { start: i, end, best }
 }
 
-pub(super) fn scan_path(b: &[u8], out: &mut Vec<(usize, usize)>) {
+pub(super) fn scan_path(b: &[u8], out: &mut Vec<Span>) {
     let mut chain = Chain {
         start: 0,
         end: 0,
@@ -97,8 +100,8 @@ pub(super) fn scan_path(b: &[u8], out: &mut Vec<(usize, usize)>) {
             i = s;
             run_end = j;
         }
-        if let Some(e) = absolute_path_at(b, i) {
-            out.push((i, e));
+        if let Some(e) = absolute_path_at(b, i).or_else(|| dot_dir_path_at(b, i)) {
+            out.push((i, e, IdKind::Path));
             i = e;
             continue;
         }
@@ -108,7 +111,7 @@ pub(super) fn scan_path(b: &[u8], out: &mut Vec<(usize, usize)>) {
             }
             if let Some((p, ext_end, slash)) = chain.best {
                 if i < slash && slash < p {
-                    out.push((i, ext_end));
+                    out.push((i, ext_end, IdKind::Path));
                     i = ext_end;
                     continue;
                 }
@@ -140,11 +143,32 @@ fn absolute_path_at(b: &[u8], i: usize) -> Option<usize> {
             j = seg_end(b, j + 1);
             segments += 1;
         }
-        if segments >= 2 {
+        // `~/.bashrc`: one component is enough after `~`.
+        if segments >= 2 || (segments == 1 && b[i] == b'~' && p == 1) {
             return Some(if b.get(j) == Some(&b'/') { j + 1 } else { j });
         }
     }
     None
+}
+
+/// `.venv/bin/activate`, `.github/workflows`: a hidden directory and one component or
+/// more, which needs no extension to be a path.
+fn dot_dir_path_at(b: &[u8], i: usize) -> Option<usize> {
+    if b[i] != b'.' || !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    if let Some(c) = char_before(b, i) {
+        if is_word(c) || matches!(c, '/' | '.' | ':' | '-' | '~' | '\\') {
+            return None;
+        }
+    }
+    let mut j = seg_end(b, i + 1);
+    let mut segments = 0;
+    while b.get(j) == Some(&b'/') && seg_at(b, j + 1) {
+        j = seg_end(b, j + 1);
+        segments += 1;
+    }
+    (segments >= 1).then(|| if b.get(j) == Some(&b'/') { j + 1 } else { j })
 }
 
 #[cfg(test)]

@@ -3,37 +3,54 @@
 use super::text::{char_at, run, word_at, word_before};
 
 /// Units a number must carry to be a [`IdKind::Quantity`](super::IdKind::Quantity). Most
-/// may follow the number after one space (`2.5 GiB`, `3 ms`); `s`, `h`, `us` and `%` must be
-/// attached (`30s`, `99.9%`), as `2 s` or `3 us` is more often prose. A trailing `/s` makes a rate
-/// (`40 MB/s`); any other `/` makes it something else (`8080/tcp`, `sed '1073s/a/b/'`).
-/// `tokens` may have a `k` or `M` multiplier on the number (`10k tokens`). Decades
-/// (`1960s`, `the 90s`) and progress bars (`[ 42%]`) are not quantities. Spelled-out
-/// time (`3 days`) is not counted: in chat it is prose, not a setting.
+/// may follow the number after one space (`2.5 GiB`, `3 ms`); `s`, `h`, `us` and `m` and `%`
+/// must be attached (`30s`, `250m`, `99.9%`), as `2 s` or `3 m` is more often prose. A trailing
+/// `/s` makes a rate (`40 MB/s`); any other `/` makes it something else (`8080/tcp`,
+/// `sed '1073s/a/b/'`). `tokens` may have a `k` or `M` multiplier on the number (`10k
+/// tokens`). Decades (`1960s`, `the 90s`), progress bars (`[ 42%]`) and terminal colour
+/// codes (`[0m`) are not quantities. Spelled-out time (`3 days`) is not counted: in chat it
+/// is prose, not a setting.
+#[rustfmt::skip]
 pub const QUANTITY_UNITS: &[&str] = &[
-    "KB", "MB", "GB", "TB", "PB", "kB", "KiB", "MiB", "GiB", "TiB", "PiB", "bytes", "ns", "us", "µs", "μs",
-    "ms", "s", "sec", "secs", "min", "mins", "h", "hr", "hrs", "Hz", "kHz", "MHz", "GHz", "tokens", "%",
+    // Sizes: bytes, bits, and the Kubernetes binary suffixes (`512Mi`).
+    "KB", "MB", "GB", "TB", "PB", "kB", "KiB", "MiB", "GiB", "TiB", "PiB", "bytes", "Ki", "Mi", "Gi",
+    "Ti", "Pi", "Kb", "Mb", "Gb", "Tb", "kb",
+    // Time and frequency; `m` is also Kubernetes' thousandth of a CPU (`250m`).
+    "ns", "us", "µs", "μs", "ms", "s", "sec", "secs", "min", "mins", "h", "hr", "hrs", "m", "Hz", "kHz",
+    "MHz", "GHz",
+    // Rates, throughput and compute.
+    "bps", "kbps", "Kbps", "Mbps", "Gbps", "rps", "qps", "RPS", "QPS", "TPS", "fps", "rpm", "IOPS", "vCPU",
+    "vCPUs", "tokens",
+    // Length, mass, volume, screens, power, temperature.
+    "mm", "cm", "km", "kg", "mg", "ml", "mL", "px", "dpi", "V", "mV", "W", "kW", "MW", "kWh", "mA",
+    "mAh", "°C", "°F",
+    "%",
 ];
 
-// quantity: a number (`512`, `2.5`, `1,024`) and a unit of QUANTITY_UNITS.
+/// Counted things that are a quantity only as a rate (`40 req/s`, `300 ops/sec`).
+const RATE_UNITS: &[&str] = &[
+    "req", "requests", "ops", "msgs", "messages", "events", "queries", "rows", "writes", "reads",
+];
 
-pub(super) fn scan_quantity(b: &[u8], out: &mut Vec<(usize, usize)>) {
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_digit() {
-            if let Some(e) = quantity_at(b, i) {
-                out.push((i, e));
-                i = e;
-                continue;
-            }
-            // The rest of this number cannot start a quantity.
-            i = run(b, i, |c| c.is_ascii_alphanumeric() || c == b'.' || c == b',');
-            continue;
+/// The end of the number at `i` (`512`, `2.5`, `1,024`: thousands separators only in
+/// exact groups of three) and whether it has a decimal part.
+pub(super) fn number_end(b: &[u8], i: usize) -> (usize, bool) {
+    let int_end = run(b, i, |c| c.is_ascii_digit());
+    let mut j = int_end;
+    if int_end - i <= 3 {
+        while b.get(j) == Some(&b',') && run(b, j + 1, |c| c.is_ascii_digit()) == j + 4 {
+            j += 4;
         }
-        i += 1;
     }
+    if b.get(j) == Some(&b'.') && b.get(j + 1).is_some_and(u8::is_ascii_digit) {
+        return (run(b, j + 1, |c| c.is_ascii_digit()), true);
+    }
+    (j, false)
 }
 
-fn quantity_at(b: &[u8], i: usize) -> Option<usize> {
+// quantity: a number and a unit of QUANTITY_UNITS.
+
+pub(super) fn quantity_at(b: &[u8], i: usize) -> Option<usize> {
     // Not inside a word, a version (`v1.2`), a path, a time (`10:30`) or `#123`.
     match i.checked_sub(1).map(|j| b[j]) {
         Some(b'.' | b',' | b'/' | b'\\' | b':' | b'#' | b'$') => return None,
@@ -41,20 +58,8 @@ fn quantity_at(b: &[u8], i: usize) -> Option<usize> {
         _ if word_before(b, i) => return None,
         _ => {}
     }
-    let int_end = run(b, i, |c| c.is_ascii_digit());
-    let mut j = int_end;
-    // Thousands separators, only in exact groups of three.
-    if int_end - i <= 3 {
-        while b.get(j) == Some(&b',') && run(b, j + 1, |c| c.is_ascii_digit()) == j + 4 {
-            j += 4;
-        }
-    }
-    let mut decimal = false;
-    if b.get(j) == Some(&b'.') && b.get(j + 1).is_some_and(u8::is_ascii_digit) {
-        j = run(b, j + 1, |c| c.is_ascii_digit());
-        decimal = true;
-    }
-    let number_end = j;
+    let (number_end, decimal) = number_end(b, i);
+    let mut j = number_end;
     if b.get(j) == Some(&b'%') {
         // `[ 42%]` is a progress bar.
         return (b.get(j + 1) != Some(&b']') && !word_at(b, j + 1)).then_some(j + 1);
@@ -70,7 +75,7 @@ fn quantity_at(b: &[u8], i: usize) -> Option<usize> {
     let u_end = {
         let mut e = j;
         while let Some(c) = char_at(b, e) {
-            if !(c.is_ascii_alphabetic() || c == 'µ' || c == 'μ') {
+            if !(c.is_ascii_alphabetic() || c == 'µ' || c == 'μ' || (c == '°' && e == j)) {
                 break;
             }
             e += c.len_utf8();
@@ -78,21 +83,38 @@ fn quantity_at(b: &[u8], i: usize) -> Option<usize> {
         e
     };
     let unit = std::str::from_utf8(&b[j..u_end]).ok()?;
-    if unit.is_empty() || !QUANTITY_UNITS.contains(&unit) {
+    if unit.is_empty() {
         return None;
     }
-    if spaced && matches!(unit, "s" | "h" | "us") {
+    if !QUANTITY_UNITS.contains(&unit) {
+        // `40 req/s`.
+        let rate = RATE_UNITS.contains(&unit).then(|| rate_end(b, u_end)).flatten()?;
+        return unit_end(b, rate);
+    }
+    if spaced && matches!(unit, "s" | "h" | "us" | "m") {
         return None;
     }
     if unit == "s" && !decimal && !spaced && is_decade(b, i, number_end) {
         return None;
     }
-    // `40 MB/s`: a rate.
+    // `\x1b[0m`, `[31;1m`: terminal colours.
+    if unit == "m" && i > 0 && matches!(b[i - 1], b'[' | b';') {
+        return None;
+    }
+    // `40 MB/s`, `2k tokens/s`: a rate.
     let mut e = u_end;
-    if b[e..].starts_with(b"/s") && unit.ends_with('B') && !word_at(b, e + 2) {
-        e += 2;
+    if unit.ends_with(['B', 'b']) || unit == "tokens" {
+        e = rate_end(b, e).unwrap_or(e);
     }
     unit_end(b, e)
+}
+
+/// `/s`, `/sec` or `/min` at `e`: the end.
+fn rate_end(b: &[u8], e: usize) -> Option<usize> {
+    ["/sec", "/min", "/s"]
+        .iter()
+        .find(|p| b[e..].starts_with(p.as_bytes()) && !word_at(b, e + p.len()))
+        .map(|p| e + p.len())
 }
 
 /// `1960s`, `the 90s`, `'80s`, `in her 30s`: decades and ages, not durations (`30s` alone
