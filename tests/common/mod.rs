@@ -65,4 +65,15 @@ pub fn message_texts(conv: &Conversation) -> Vec<String> {
     }
     out
 }
+
+/// `convert.py`'s `message_text`: a message's content, then each call's name and
+/// arguments, joined by newlines (the text the baseline census scanned).
+pub fn message_text(m: &serde_json::Value) -> String {
+    let mut parts = vec![m["content"].as_str().unwrap_or("").to_owned()];
+    for call in m["tool_calls"].as_array().into_iter().flatten() {
+        parts.push(call["function"]["name"].as_str().unwrap().to_owned());
+        parts.push(call["function"]["arguments"].as_str().unwrap().to_owned());
+    }
+    parts.join("\n")
+}
 pub mod compact;
