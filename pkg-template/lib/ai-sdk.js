@@ -16,9 +16,11 @@
 // a tool loop is reused by the next instead of being made again.
 //
 // The seam for what comes next: everything a call needs from a conversation goes through
-// `prepare` (before the model call) and `settle` (after it) below. A stateful Compactor (its
-// own store, history and usage anchoring) replaces the map's record there; status(key) is what
-// the caller reads either way.
+// `prepare` (before the model call: the key's state in, the compacted prompt out) and `settle`
+// (after it: the provider's usage for that prompt, with ctxfold's count of it). A stateful
+// Compactor (its own store, history and usage anchoring) takes the map's place in those two:
+// prepare -> compactor.prepare(key, what the prompt adds to its history), settle ->
+// compactor.commit(key, ..., usage); status(key) stays what the caller reads.
 
 const OWN_OPTIONS = new Set(["conversationKey", "maxConversations", "onReport"]);
 /** compact() options the middleware sets per call. */
