@@ -190,12 +190,14 @@ export interface CompactionMiddleware {
  * import { compactionMiddleware } from "ctxfold/ai-sdk";
  *
  * const middleware = compactionMiddleware({
- *   contextWindow: 32_000,
  *   summarizer: "same-model",
- *   conversationKey: (params) => params.headers?.["x-conversation-id"],
+ *   conversationKey: ({ providerOptions }) => {
+ *     const id = providerOptions?.ctxfold?.conversationId;
+ *     return typeof id === "string" ? id : undefined;
+ *   },
  * });
  * const model = wrapLanguageModel({ model: openai("gpt-4o"), middleware });
- * const { text } = await generateText({ model, messages, headers: { "x-conversation-id": "chat-42" } });
+ * const { text } = await generateText({ model, messages, providerOptions: { ctxfold: { conversationId: "chat-42" } } });
  * middleware.status("chat-42")?.usage; // { inputTokens, estimate, ... }
  * ```
  */
