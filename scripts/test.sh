@@ -16,6 +16,10 @@
 #              (production builds, offline), each app run in headless Chromium
 #   workerd    node --test tests/workerd/: the package in a Worker, via Miniflare
 #   types      tsc --noEmit on tests/types/ against the package's .d.ts
+#   ai-sdk     ctxfold/ai-sdk with the real AI SDK (ai 5, 6 and 7, pinned in tests/ai-sdk; installs
+#              them) and its mock models: generateText and streamText with tools over corpus
+#              conversations at an 8k window, the README's quick start against a local server,
+#              and tsc of the middleware against each version's own types
 #   bench      the compaction benchmark's measurements, and one full run of it against the
 #              issue's targets (bench/compaction/test/; installs its pinned npm packages)
 #
@@ -28,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd types bench)
+all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd types ai-sdk bench)
 layers=("${@:-${all_layers[@]}}")
 for l in "${layers[@]}"; do
   [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
@@ -143,18 +147,32 @@ layer_types() {
   node_modules/.bin/tsc -p tests/types/tsconfig.node16.json
 }
 
-layer_bench() {
-  link_package
-  # npm ci (LangChain and the AI SDK at the versions the README's figures name) only when
-  # the lockfile changed since the last one; ctxfold itself is a link to pkg/.
-  local dir=bench/compaction stamp want
+# npm ci in DIR, only when its lockfile changed since the last one.
+npm_ci_once() {
+  local dir=$1 stamp want
   stamp=$dir/node_modules/.ctxfold-stamp
   want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" >"$stamp"
   fi
-  counted node --test --test-reporter=spec "$dir/test/"
+}
+
+layer_ai_sdk() {
+  link_package
+  # ai 5, 6 and 7 under aliases, and ai 7 with @ai-sdk/openai for the README's quick start;
+  # ctxfold itself is tests/node_modules/ctxfold, the link to pkg/.
+  npm_ci_once tests/ai-sdk
+  counted node --test --test-reporter=spec tests/ai-sdk/
+  node_modules/.bin/tsc -p tests/ai-sdk/types/tsconfig.json
+}
+
+layer_bench() {
+  link_package
+  # LangChain and the AI SDK at the versions the README's figures name; ctxfold itself is a
+  # link to pkg/.
+  npm_ci_once bench/compaction
+  counted node --test --test-reporter=spec bench/compaction/test/
 }
 
 for l in "${layers[@]}"; do run "$l"; done

@@ -539,3 +539,247 @@ fn an_append_that_tells_another_format_asks_for_a_fresh_read() {
         .append(vec![json!({"role": "assistant", "content": "hello"})])
         .unwrap());
 }
+
+/// The provider-level prompt a language-model middleware sees (`LanguageModelV2Prompt` to
+/// `V4Prompt`): content always an array, provider options anywhere, and the parts AI SDK 6
+/// and 7 added (approvals, denied executions, reasoning files, custom parts).
+fn ai_sdk_prompt() -> Value {
+    json!([
+        {"role": "system", "content": "You help.", "providerOptions": {"anthropic": {"cacheControl": {"type": "ephemeral"}}}},
+        {"role": "user", "content": [
+            {"type": "text", "text": "Delete /tmp/a and read /etc/hosts", "providerOptions": {"openai": {"imageDetail": "low"}}},
+            {"type": "file", "data": {"$bytes": 2048}, "mediaType": "image/png", "filename": "a.png"}
+        ]},
+        {"role": "assistant", "content": [
+            {"type": "reasoning", "text": "Two tools.", "providerOptions": {"anthropic": {"signature": "sig"}}},
+            {"type": "tool-call", "toolCallId": "c1", "toolName": "rm", "input": {"path": "/tmp/a"}},
+            {"type": "tool-approval-request", "approvalId": "ap1", "toolCallId": "c1"},
+            {"type": "tool-call", "toolCallId": "c2", "toolName": "read", "input": {"path": "/etc/hosts"}}
+        ]},
+        {"role": "tool", "content": [
+            {"type": "tool-approval-response", "approvalId": "ap1", "approved": false, "reason": "no"},
+            {"type": "tool-result", "toolCallId": "c1", "toolName": "rm", "output": {"type": "execution-denied", "reason": "The user said no."}},
+            {"type": "tool-result", "toolCallId": "c2", "toolName": "read", "output": {"type": "content", "value": [
+                {"type": "text", "text": "127.0.0.1 localhost"},
+                {"type": "image-data", "data": "AAAA", "mediaType": "image/png"}
+            ]}, "providerOptions": {"openai": {"x": 1}}}
+        ]},
+        {"role": "assistant", "content": [
+            {"type": "reasoning-file", "data": {"type": "data", "data": "QUJDRA=="}, "mediaType": "image/png"},
+            {"type": "custom", "kind": "openai.compaction", "providerOptions": {"openai": {"encrypted": "gAAAAB"}}},
+            {"type": "text", "text": "I did not delete it; hosts has localhost."}
+        ]},
+        {"role": "user", "content": [{"type": "text", "text": "Thanks"}]}
+    ])
+}
+
+#[test]
+fn provider_level_prompts_read_as_ai_sdk() {
+    let input = ai_sdk_prompt();
+    let conv = Conversation::parse(&input, None).unwrap();
+    assert_eq!(conv.format(), Format::AiSdk);
+    assert_eq!(conv.render(&all_kept(&conv)), input, "lossless");
+    let m = conv.messages();
+    // Approvals are kept but read as nothing; everything else is a part.
+    assert_eq!(m[2].call_ids().collect::<Vec<_>>(), ["c1", "c2"]);
+    assert_eq!(m[2].parts.len(), 3);
+    assert_eq!(
+        m[3].parts,
+        [
+            Part::ToolResult {
+                call_id: "c1".into(),
+                text: "The user said no.".into(),
+                is_error: false
+            },
+            Part::ToolResult {
+                call_id: "c2".into(),
+                text: "127.0.0.1 localhost".into(),
+                is_error: false
+            }
+        ]
+    );
+    assert_eq!(
+        m[4].parts[..2],
+        [
+            Part::Opaque { bytes: 8 },
+            Part::Opaque {
+                bytes: json!({"openai": {"encrypted": "gAAAAB"}}).to_string().len()
+            }
+        ]
+    );
+    assert!(m[5].starts_turn());
+    // A denial without a reason reads as providers send it.
+    let mut v = input.clone();
+    v[3]["content"][1]["output"] = json!({"type": "execution-denied"});
+    let conv = Conversation::parse(&v, Some(Format::AiSdk)).unwrap();
+    assert!(
+        matches!(&conv.messages()[3].parts[0], Part::ToolResult { text, .. } if text == "Tool execution denied.")
+    );
+    // Each new kind of part tells the format on its own.
+    for part in [
+        json!({"type": "tool-approval-response", "approvalId": "a", "approved": true}),
+        json!({"type": "custom", "kind": "openai.compaction"}),
+    ] {
+        let role = if part["type"] == "custom" {
+            "assistant"
+        } else {
+            "tool"
+        };
+        let v = json!([{"role": role, "content": [part]}]);
+        assert_eq!(
+            Conversation::parse(&v, None).unwrap().format(),
+            Format::AiSdk,
+            "{v}"
+        );
+    }
+}
+
+#[test]
+fn malformed_provider_level_prompts() {
+    let mut v = ai_sdk_prompt();
+    v[3]["content"][0].as_object_mut().unwrap().remove("approvalId");
+    assert_invalid(error_of(v, None), "messages[3].content[0].approvalId", "missing");
+    let mut v = ai_sdk_prompt();
+    v[2]["content"][2]["toolCallId"] = json!("");
+    assert_invalid(error_of(v, None), "messages[2].content[2].toolCallId", "empty id");
+    let mut v = ai_sdk_prompt();
+    v[1]["content"][0] = json!({"type": "custom", "kind": "x.y"});
+    assert_invalid(
+        error_of(v, Some(Format::AiSdk)),
+        "messages[1].content[0].type",
+        "cannot hold",
+    );
+    let mut v = ai_sdk_prompt();
+    v[3]["content"][1]["output"] = json!({"type": "execution-denied", "reason": 3});
+    assert_invalid(
+        error_of(v, None),
+        "messages[3].content[1].output.reason",
+        "expected a string",
+    );
+}
+
+/// What ctxfold writes into a provider-level prompt is a valid one: new user and assistant
+/// messages have an array of parts, and a message cut to fit keeps its part (and its
+/// provider options). Model messages written with strings still get strings.
+#[test]
+fn new_and_cut_messages_in_a_provider_level_prompt_are_parts() {
+    let conv = Conversation::parse(&ai_sdk_prompt(), Some(Format::AiSdk)).unwrap();
+    let summary = |role| {
+        Out::New(NewMessage {
+            role,
+            text: "## Conversation Summary".into(),
+        })
+    };
+    let out = conv.render(&[
+        Out::Keep(0),
+        summary(Role::Assistant),
+        summary(Role::User),
+        summary(Role::System),
+        Out::Truncated {
+            index: 1,
+            text: "Delete [… truncated …]".into(),
+        },
+    ]);
+    assert_eq!(
+        out[1],
+        json!({"role": "assistant", "content": [{"type": "text", "text": "## Conversation Summary"}]})
+    );
+    assert_eq!(
+        out[2],
+        json!({"role": "user", "content": [{"type": "text", "text": "## Conversation Summary"}]})
+    );
+    assert_eq!(
+        out[3],
+        json!({"role": "system", "content": "## Conversation Summary"})
+    );
+    assert_eq!(
+        out[4],
+        json!({"role": "user", "content": [{"type": "text", "text": "Delete [… truncated …]", "providerOptions": {"openai": {"imageDetail": "low"}}}]})
+    );
+    Conversation::parse(&out, Some(Format::AiSdk)).unwrap();
+    // A string-content conversation keeps strings, cut or new.
+    let conv = Conversation::parse(&ai_sdk(), Some(Format::AiSdk)).unwrap();
+    let out = conv.render(&[
+        summary(Role::Assistant),
+        Out::Truncated {
+            index: 4,
+            text: "18C".into(),
+        },
+    ]);
+    assert_eq!(out[0]["content"], "## Conversation Summary");
+    assert_eq!(out[1]["content"], "18C");
+}
+
+/// A corpus conversation as AI SDK messages: model messages with string content where they
+/// allow it (`parts: false`), or the provider-level prompt (`parts: true`), which has arrays
+/// everywhere and provider options on some parts.
+fn corpus_as_ai_sdk(messages: &Value, parts: bool) -> Value {
+    let mut names = std::collections::HashMap::new();
+    let text = |t: &str| {
+        if parts {
+            json!([{"type": "text", "text": t, "providerOptions": {"test": {"cache": true}}}])
+        } else {
+            json!(t)
+        }
+    };
+    let out: Vec<Value> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let content = m["content"].as_str().unwrap_or("");
+            match m["role"].as_str().unwrap() {
+                "system" => json!({"role": "system", "content": content}),
+                "user" => json!({"role": "user", "content": text(content)}),
+                "assistant" => match m.get("tool_calls").and_then(Value::as_array) {
+                    Some(calls) => {
+                        let mut p: Vec<Value> = Vec::new();
+                        if !content.is_empty() {
+                            p.push(json!({"type": "text", "text": content}));
+                        }
+                        for c in calls {
+                            let id = c["id"].as_str().unwrap();
+                            let name = c["function"]["name"].as_str().unwrap();
+                            names.insert(id.to_owned(), name.to_owned());
+                            let args = c["function"]["arguments"].as_str().unwrap();
+                            let input = serde_json::from_str(args).unwrap_or_else(|_| json!(args));
+                            p.push(json!({"type": "tool-call", "toolCallId": id, "toolName": name, "input": input}));
+                        }
+                        json!({"role": "assistant", "content": p})
+                    }
+                    None => json!({"role": "assistant", "content": text(content)}),
+                },
+                _ => {
+                    let id = m["tool_call_id"].as_str().unwrap();
+                    json!({"role": "tool", "content": [{
+                        "type": "tool-result", "toolCallId": id, "toolName": names[id],
+                        "output": {"type": "text", "value": content}
+                    }]})
+                }
+            }
+        })
+        .collect();
+    Value::Array(out)
+}
+
+/// The provider-level prompt counts exactly as the model messages it was made from, message
+/// for message, on every corpus conversation (the middleware's counts are the caller's).
+/// (The format is given: text parts alone read as OpenAI Chat too, so the middleware names
+/// it.)
+#[test]
+fn provider_level_prompts_count_as_their_model_messages() {
+    let enc = ctxfold::tokenizer::tokenizer(ctxfold::tokenizer::Encoding::O200kBase).unwrap();
+    let mut checked = 0;
+    for c in common::conversations() {
+        let model =
+            Conversation::parse(&corpus_as_ai_sdk(&c.json["messages"], false), Some(Format::AiSdk)).unwrap();
+        let prompt =
+            Conversation::parse(&corpus_as_ai_sdk(&c.json["messages"], true), Some(Format::AiSdk)).unwrap();
+        assert_eq!(model.messages(), prompt.messages(), "{}", c.id);
+        let a = ctxfold::count::count_conversation(&model, enc);
+        let b = ctxfold::count::count_conversation(&prompt, enc);
+        assert_eq!(a.total, b.total, "{}", c.id);
+        checked += prompt.messages().len();
+    }
+    assert!(checked > 1000, "{checked} messages");
+}

@@ -1,10 +1,17 @@
-//! Vercel AI SDK model messages (`ModelMessage[]`, AI SDK 5; AI SDK 4's `args` and
-//! `result` are read too).
+//! Vercel AI SDK messages: the model messages callers pass to `generateText` and
+//! `streamText` (`ModelMessage[]`, AI SDK 5 to 7; AI SDK 4's `args` and `result` are read
+//! too), and the provider-level prompt a language-model middleware sees
+//! (`LanguageModelV2Prompt` to `V4Prompt`: the same shapes, with content always an array).
 //!
 //! `{ role: "system", content: string }`, `{ role: "user", content }` with `text` /
 //! `image` / `file` parts, `{ role: "assistant", content }` with `text`, `file`,
-//! `reasoning`, `tool-call` (and, for provider-executed tools, `tool-result`) parts,
-//! and `{ role: "tool", content: [tool-result parts] }`.
+//! `reasoning`, `reasoning-file`, `custom`, `tool-call`, `tool-approval-request` (and, for
+//! provider-executed tools, `tool-result`) parts, and `{ role: "tool", content }` with
+//! `tool-result` and `tool-approval-response` parts. `providerOptions` on messages and parts
+//! are the caller's and pass through untouched.
+//!
+//! Approval requests and responses carry nothing the model reads as text (providers send at
+//! most a flag), so they parse to no part at all: they are kept, and counted as nothing.
 
 use serde_json::{json, Value};
 
@@ -29,11 +36,13 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
     let cp = path.field("content");
     let parts = match obj.get("content") {
         Some(Value::String(s)) if role != Role::Tool => vec![Part::Text(s.clone())],
-        Some(Value::Array(items)) if role != Role::System => items
-            .iter()
-            .enumerate()
-            .map(|(i, p)| part(p, &cp.index(i), role))
-            .collect::<Result<_, _>>()?,
+        Some(Value::Array(items)) if role != Role::System => {
+            let mut parts = Vec::with_capacity(items.len());
+            for (i, p) in items.iter().enumerate() {
+                parts.extend(part(p, &cp.index(i), role)?);
+            }
+            parts
+        }
         Some(other) => {
             let want = match role {
                 Role::System => "a string",
@@ -51,16 +60,25 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
     })
 }
 
-fn part(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
+/// One part; `None` for a part the model reads nothing of (a tool approval).
+fn part(value: &Value, path: &Path, role: Role) -> Result<Option<Part>, Error> {
     let obj = object(value, path)?;
     let kind = string(obj, "type", path)?;
     let allowed = match role {
         Role::User => matches!(kind, "text" | "image" | "file"),
         Role::Assistant => matches!(
             kind,
-            "text" | "file" | "reasoning" | "redacted-reasoning" | "tool-call" | "tool-result"
+            "text"
+                | "file"
+                | "reasoning"
+                | "redacted-reasoning"
+                | "reasoning-file"
+                | "custom"
+                | "tool-call"
+                | "tool-result"
+                | "tool-approval-request"
         ),
-        Role::Tool => kind == "tool-result",
+        Role::Tool => matches!(kind, "tool-result" | "tool-approval-response"),
         Role::System => false,
     };
     if !allowed {
@@ -69,7 +87,7 @@ fn part(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
             .field("type")
             .error(format!("a {role_name} message cannot hold a {kind:?} part")));
     }
-    Ok(match kind {
+    Ok(Some(match kind {
         "text" => Part::Text(string(obj, "text", path)?.to_owned()),
         "image" => Part::Media {
             kind: MediaKind::Image,
@@ -81,6 +99,23 @@ fn part(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
         "redacted-reasoning" => Part::Opaque {
             bytes: string(obj, "data", path)?.len(),
         },
+        // A file the model made while reasoning (AI SDK 7): sent back as it came, counted by size.
+        "reasoning-file" => Part::Opaque {
+            bytes: data_bytes(obj.get("data").unwrap_or(&Value::Null)),
+        },
+        // Provider-specific content (`kind: "provider.type"`, AI SDK 7) whose payload is its
+        // provider options: counted by their size.
+        "custom" => Part::Opaque {
+            bytes: obj.get("providerOptions").map_or(0, |o| o.to_string().len()),
+        },
+        "tool-approval-request" => {
+            id(obj, "toolCallId", path)?;
+            return Ok(None);
+        }
+        "tool-approval-response" => {
+            id(obj, "approvalId", path)?;
+            return Ok(None);
+        }
         "tool-call" => Part::ToolCall {
             id: id(obj, "toolCallId", path)?.to_owned(),
             name: string(obj, "toolName", path)?.to_owned(),
@@ -105,10 +140,28 @@ fn part(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
                 is_error,
             }
         }
-    })
+    }))
 }
 
-/// `{ type: "text" | "json" | "error-text" | "error-json" | "content", value }`.
+/// The size of file data as it reached the core: a string (base64 or a URL), binary data
+/// (which the JS side sends as `{ $bytes: n }`), or one of AI SDK 7's tagged shapes
+/// (`{ type: "data", data }`, `{ type: "url", url }`).
+fn data_bytes(data: &Value) -> usize {
+    match data {
+        Value::String(s) => s.len(),
+        Value::Object(o) => match (o.get("$bytes"), o.get("data"), o.get("url")) {
+            (Some(n), _, _) => n.as_u64().unwrap_or(0) as usize,
+            (None, Some(inner), _) => data_bytes(inner),
+            (None, None, Some(url)) => data_bytes(url),
+            _ => data.to_string().len(),
+        },
+        other => other.to_string().len(),
+    }
+}
+
+/// `{ type: "text" | "json" | "error-text" | "error-json" | "content", value }`, or
+/// `{ type: "execution-denied", reason? }` (AI SDK 6 and later), which providers send as the
+/// reason, or `Tool execution denied.` without one.
 fn output_text(output: &Value, path: &Path) -> Result<(String, bool), Error> {
     let obj = object(output, path)?;
     let kind = string(obj, "type", path)?;
@@ -117,6 +170,9 @@ fn output_text(output: &Value, path: &Path) -> Result<(String, bool), Error> {
     let text = match kind {
         "text" | "error-text" => string(obj, "value", path)?.to_owned(),
         "json" | "error-json" => value.to_string(),
+        "execution-denied" => opt_string(obj, "reason", path)?
+            .unwrap_or("Tool execution denied.")
+            .to_owned(),
         "content" => {
             let mut out = String::new();
             for (i, p) in value.as_array().into_iter().flatten().enumerate() {
@@ -153,12 +209,50 @@ pub fn set_result(item: &mut Value, call_id: &str, text: &str) {
     }
 }
 
-/// A new text message.
-pub fn text_message(role: Role, text: &str) -> Value {
+/// A new text message. With `parts`, a user or assistant message's content is an array of
+/// one text part, as the provider-level prompt requires (a system message's is a string
+/// in every shape).
+pub fn text_message(role: Role, text: &str, parts: bool) -> Value {
     let role = match role {
-        Role::System => "system",
+        Role::System => return json!({ "role": "system", "content": text }),
         Role::User => "user",
         Role::Assistant | Role::Tool => "assistant",
     };
-    json!({ "role": role, "content": text })
+    if parts {
+        json!({ "role": role, "content": [{ "type": "text", "text": text }] })
+    } else {
+        json!({ "role": role, "content": text })
+    }
+}
+
+/// Whether the caller writes user and assistant content as arrays of parts only, as the
+/// provider-level prompt always does: then new messages do too.
+pub fn parts_only(items: &[Value]) -> bool {
+    let mut any = false;
+    for item in items {
+        if matches!(
+            item.get("role").and_then(Value::as_str),
+            Some("user" | "assistant")
+        ) {
+            if !item.get("content").is_some_and(Value::is_array) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
+}
+
+/// `item`'s content cut to `text`, in the shape it came in: a string stays a string; an
+/// array (a single text part, the only kind ctxfold cuts) becomes that part with its text
+/// replaced, its other fields (`providerOptions`) kept.
+pub fn set_text(item: &mut Value, text: &str) {
+    match item.get_mut("content") {
+        Some(Value::Array(parts)) if !parts.is_empty() => {
+            let mut part = parts[0].clone();
+            part["text"] = Value::String(text.to_owned());
+            *parts = vec![part];
+        }
+        _ => item["content"] = Value::String(text.to_owned()),
+    }
 }

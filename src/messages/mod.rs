@@ -470,9 +470,15 @@ impl Conversation {
                 item
             }
             Out::Truncated { index, text } => {
-                // Every format takes a plain string as a system, user or assistant message's content.
+                // Every format takes a plain string as a system, user or assistant message's
+                // content, except the AI SDK's provider-level prompt: there the cut text
+                // stays in the part it came in.
                 let mut item = self.items[*index].clone();
-                item["content"] = Value::String(text.clone());
+                if self.format == Format::AiSdk {
+                    ai_sdk::set_text(&mut item, text);
+                } else {
+                    item["content"] = Value::String(text.clone());
+                }
                 item
             }
             Out::New(message) => self.new_item(message),
@@ -531,7 +537,9 @@ impl Conversation {
             Format::OpenAiChat => openai::text_message(message.role, &message.text),
             Format::OpenAiResponses => responses::text_message(message.role, &message.text),
             Format::Anthropic => anthropic::text_message(message.role, &message.text),
-            Format::AiSdk => ai_sdk::text_message(message.role, &message.text),
+            Format::AiSdk => {
+                ai_sdk::text_message(message.role, &message.text, ai_sdk::parts_only(&self.items))
+            }
         }
     }
 }
@@ -712,7 +720,17 @@ fn allows(item: &Value) -> u8 {
         let has = |k: &str| part.get(k).is_some();
         set &= match part.get("type").and_then(Value::as_str) {
             Some(t) if ANTHROPIC_BLOCKS.contains(&t) => anthropic,
-            Some("tool-call" | "tool-result" | "reasoning" | "redacted-reasoning") => ai_sdk,
+            Some(
+                "tool-call"
+                | "tool-result"
+                | "reasoning"
+                | "redacted-reasoning"
+                | "reasoning-file"
+                | "tool-approval-request"
+                | "tool-approval-response",
+            ) => ai_sdk,
+            // AI SDK 7's provider-specific part: `{ type: "custom", kind: "provider.type" }`.
+            Some("custom") if has("kind") => ai_sdk,
             Some("input_text" | "output_text" | "input_image" | "input_file") => responses,
             // The same part in both OpenAI formats.
             Some("refusal" | "input_audio") => chat | responses,

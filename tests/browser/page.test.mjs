@@ -5,6 +5,7 @@
 // page.evaluate.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { countMessages, plan } from "ctxfold";
 import { launchChromium } from "../support/chromium.mjs";
 import { fixture, repoRoot } from "../support/paths.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
@@ -14,7 +15,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>ctxfold page test</title>
 <link rel="icon" href="data:,">
-<script type="importmap">{"imports":{"ctxfold":"/pkg/browser.js","ctxfold/lite":"/pkg/lite/browser.js"}}</script>
+<script type="importmap">{"imports":{"ctxfold":"/pkg/browser.js","ctxfold/lite":"/pkg/lite/browser.js","ctxfold/ai-sdk":"/pkg/ai-sdk/browser.js"}}</script>
 <script type="module">
   import * as ctxfold from "ctxfold";
   window.ctxfold = ctxfold;
@@ -77,6 +78,25 @@ test("errors in the page have their name and code", async () => {
   assert.deepEqual(errors.unknown, { name: "CtxfoldError", code: "UNKNOWN_ENCODING", isError: true, guard: true });
   assert.deepEqual(errors.notString, { name: "TypeError", code: "INVALID_ARGUMENT", isError: true, guard: true });
   assert.deepEqual(errors.noOptions, { name: "TypeError", code: "INVALID_ARGUMENT", isError: true, guard: true });
+});
+
+test("ctxfold/ai-sdk in the page: a streamed call's prompt fits and its usage is kept", async () => {
+  const r = await page.evaluate(async () => {
+    const { compactionMiddleware } = await import("ctxfold/ai-sdk");
+    const { streamThrough } = await import("/tests/support/ai-sdk-smoke.mjs");
+    const summary = "## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** The build logs were read.\n- **Open Items:** None";
+    return streamThrough(compactionMiddleware, async () => summary);
+  });
+  const budget = plan([], { model: "gpt-4o", contextWindow: 8192 }).budget.input;
+  const tokens = countMessages(r.sent, { model: "gpt-4o", format: "ai-sdk" }).total;
+  assert.ok(tokens <= budget, `${tokens} tokens over ${budget}`);
+  assert.equal(r.newestKept, true);
+  assert.equal(r.streamedAsIs, true);
+  assert.ok(r.summaries.length > 0 && r.summaries.every((s) => s.maxOutputTokens === 512 && s.signal));
+  assert.equal(r.status.contextStatus, "summarized");
+  assert.equal(r.status.usage.inputTokens, 4321);
+  assert.equal(r.status.usage.estimate, tokens);
+  assert.ok(server.requests.includes("/pkg/ai-sdk/browser.js"));
 });
 
 test("ctxfold/lite fetches the default vocabulary URL and then counts like Node", async () => {

@@ -327,10 +327,13 @@ function renderAiSdk(r, st, msgs) {
             }),
       });
     } else if (m.role === "assistant") {
-      const parts = m.parts.map((p) => {
+      const parts = m.parts.flatMap((p) => {
         if (p.t === "reasoning") return p.opaque ? { type: "redacted-reasoning", data: r.id(20) } : { type: "reasoning", text: p.text };
         if (p.t === "text" || p.t === "refusal") return { type: "text", text: p.text };
-        return v4 ? { type: "tool-call", toolCallId: p.id, toolName: p.name, args: argsValue(p.args) } : { type: "tool-call", toolCallId: p.id, toolName: p.name, input: argsValue(p.args) };
+        if (v4) return { type: "tool-call", toolCallId: p.id, toolName: p.name, args: argsValue(p.args) };
+        const call = { type: "tool-call", toolCallId: p.id, toolName: p.name, input: argsValue(p.args) };
+        // AI SDK 6+: a call that waited for the user's approval (read as nothing).
+        return r.chance(0.05) ? [call, { type: "tool-approval-request", approvalId: `ap-${p.id}`, toolCallId: p.id }] : call;
       });
       const onlyText = parts.length === 1 && parts[0].type === "text";
       out.push({ role: "assistant", content: onlyText && r.chance(0.6) ? parts[0].text : parts, ...(r.chance(0.05) ? { providerOptions: { openai: { store: false } } } : {}) });
@@ -343,7 +346,10 @@ function renderAiSdk(r, st, msgs) {
           [6, { type: p.isError ? "error-text" : "text", value: p.text }],
           [2, { type: p.isError ? "error-json" : "json", value: { text: p.text, n: p.text.length } }],
           [1, { type: "content", value: [{ type: "text", text: p.text }] }],
+          // AI SDK 6+: a call the user denied, its reason what the model reads.
+          [p.isError ? 0 : 0.3, { type: "execution-denied", reason: p.text }],
         ]);
+        if (!v4 && r.chance(0.05)) parts.push({ type: "tool-approval-response", approvalId: `ap-${p.id}`, approved: output.type !== "execution-denied" });
         parts.push(v4 ? { type: "tool-result", toolCallId: p.id, toolName: p.name, result: p.text, ...(p.isError ? { isError: true } : {}) } : { type: "tool-result", toolCallId: p.id, toolName: p.name, output });
         if (!grouped) {
           i++;

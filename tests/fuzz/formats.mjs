@@ -43,7 +43,13 @@ function aiSdk(m) {
   const parts = arr(m.content);
   const calls = parts.filter((p) => p?.type === "tool-call").map((p) => p.toolCallId);
   const results = parts.filter((p) => p?.type === "tool-result").map((p) => p.toolCallId);
-  const tells = parts.some((p) => ["tool-call", "tool-result", "reasoning", "redacted-reasoning"].includes(p?.type) || (p?.type === "image" && "image" in p) || (p?.type === "file" && "data" in p));
+  const tells = parts.some(
+    (p) =>
+      ["tool-call", "tool-result", "reasoning", "redacted-reasoning", "reasoning-file", "tool-approval-request", "tool-approval-response"].includes(p?.type) ||
+      (p?.type === "custom" && "kind" in p) ||
+      (p?.type === "image" && "image" in p) ||
+      (p?.type === "file" && "data" in p),
+  );
   return { role: m.role, calls, results, tells };
 }
 

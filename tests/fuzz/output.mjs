@@ -25,15 +25,23 @@ function preview(v) {
   return s === undefined ? String(v) : s.length > 160 ? `${s.slice(0, 160)}...` : s;
 }
 
+/** The text of a merged summary part: `{ type, text }`. */
+const partText = (p) => (p && typeof p === "object" ? p.text : undefined);
+
+/**
+ * The text of a content that is one text part: `[{ type: "text", text }]`, as AI SDK
+ * messages written with arrays of parts only (the provider-level prompt) get it.
+ */
+const onePartText = (c) => (Array.isArray(c) && c.length === 1 && c[0]?.type === "text" ? partText(c[0]) : undefined);
+
 /** Whether `o` is the message ctxfold adds: a summary or the marker, as a text message. */
 export function isInserted(o) {
   if (o === null || typeof o !== "object") return false;
   const extra = Object.keys(o).filter((k) => !["role", "content", "type"].includes(k));
-  return extra.length === 0 && startsSummary(o.content);
+  if (extra.length !== 0) return false;
+  if (Array.isArray(o.content)) return Object.keys(o.content[0] ?? {}).length === 2 && startsSummary(onePartText(o.content));
+  return startsSummary(o.content);
 }
-
-/** The text of a merged summary part: `{ type, text }`. */
-const partText = (p) => (p && typeof p === "object" ? p.text : undefined);
 
 /** Why `o` is not `orig` with its tool results' text replaced (null if it is). */
 function prunedCopyProblem(format, orig, o) {
@@ -84,13 +92,20 @@ function sameFrame(orig, o) {
  * Why `o` is not `orig`'s text cut around a truncation marker (null if it is): the start
  * of the original, a line `[... truncated ...]`, the end of the original.
  */
-function truncatedCopyProblem(orig, o) {
+function truncatedCopyProblem(format, orig, o) {
   const text = typeof orig.content === "string" ? orig.content : partText(orig.content?.[0]);
-  if (typeof o.content !== "string" || typeof text !== "string") return "a truncated copy's content is not text";
-  const cut = /\n\[… truncated [^\n]*\]\n/.exec(o.content);
+  // AI SDK messages keep their shape: an array's one text part is cut in place, its other
+  // fields (providerOptions) kept.
+  let cutText = o.content;
+  if (format === "ai-sdk" && Array.isArray(orig.content)) {
+    cutText = onePartText(o.content);
+    if (!deepEqual(omit(orig.content[0], ["text"]), omit(o.content[0], ["text"]))) return "a truncated part lost its other fields";
+  }
+  if (typeof cutText !== "string" || typeof text !== "string") return "a truncated copy's content is not text";
+  const cut = /\n\[… truncated [^\n]*\]\n/.exec(cutText);
   if (!cut) return "a truncated copy without a marker line";
-  const head = o.content.slice(0, cut.index);
-  const tail = o.content.slice(cut.index + cut[0].length);
+  const head = cutText.slice(0, cut.index);
+  const tail = cutText.slice(cut.index + cut[0].length);
   return text.startsWith(head) && text.endsWith(tail) ? null : "a truncated copy that is not the original's start and end";
 }
 
@@ -98,7 +113,7 @@ function truncatedCopyProblem(orig, o) {
 function copyProblem(format, orig, o, j, report) {
   const why = [];
   if (report.summaryMergedInto === j) why.push(mergedCopyProblem(orig, o));
-  if (report.truncatedMessages.includes(j)) why.push(truncatedCopyProblem(orig, o));
+  if (report.truncatedMessages.includes(j)) why.push(truncatedCopyProblem(format, orig, o));
   if (report.pruned.messages.includes(j)) why.push(prunedCopyProblem(format, orig, o));
   if (why.length === 0) return "not documented as copied";
   return why.includes(null) ? null : why.join("; ");

@@ -144,6 +144,8 @@ describe("packaging", () => {
     assert.equal(typeof cjs.loadVocabulary, "function");
     const lite = require("ctxfold/lite");
     assert.equal(typeof lite.loadVocabulary, "function");
+    const aiSdk = require("ctxfold/ai-sdk");
+    assert.equal(typeof aiSdk.compactionMiddleware, "function");
   });
 
   test("the exports map picks the entry for each runtime", async () => {
@@ -155,6 +157,9 @@ describe("packaging", () => {
       [[], "ctxfold/lite", "lite/node.js"],
       [["--conditions=workerd"], "ctxfold/lite", "lite/workerd.js"],
       [["--conditions=browser"], "ctxfold/lite", "lite/browser.js"],
+      [[], "ctxfold/ai-sdk", "ai-sdk/node.js"],
+      [["--conditions=workerd"], "ctxfold/ai-sdk", "ai-sdk/workerd.js"],
+      [["--conditions=browser"], "ctxfold/ai-sdk", "ai-sdk/browser.js"],
       [[], "ctxfold/vocab/o200k_base.ctxv", "vocab/o200k_base.ctxv"],
     ];
     for (const [flags, specifier, file] of cases) {

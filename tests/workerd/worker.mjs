@@ -5,8 +5,10 @@
 // modules (ArrayBuffers), per the modulesRules in worker.test.mjs.
 import * as full from "../../pkg/workerd.js";
 import * as lite from "../../pkg/lite/workerd.js";
+import * as aiSdk from "../../pkg/ai-sdk/workerd.js";
 import o200kFile from "../../pkg/vocab/o200k_base.ctxv";
 import cl100kFile from "../../pkg/vocab/cl100k_base.ctxv";
+import { streamThrough } from "../support/ai-sdk-smoke.mjs";
 
 const encodings = ["o200k_base", "cl100k_base"];
 
@@ -69,6 +71,22 @@ const routes = {
       counted: full.countMessages(messages, { encoding: "o200k_base" }).total,
       countedAgain: full.countMessages(next, { encoding: "o200k_base" }).total,
     };
+  },
+
+  // ctxfold/ai-sdk's middleware around a streamed call, its "same-model" summaries sent to an
+  // OpenAI-compatible server over fetch.
+  async "/ai-sdk"(request) {
+    const { llm } = await request.json();
+    return streamThrough(aiSdk.compactionMiddleware, async (options) => {
+      const messages = options.prompt.map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content : m.content.map((p) => p.text).join("") }));
+      const res = await fetch(`${llm}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "test", messages, max_tokens: options.maxOutputTokens }),
+        signal: options.abortSignal,
+      });
+      return (await res.json()).choices[0].message.content;
+    });
   },
 
   // The lite build, step by step; vocabularies stay loaded for the isolate's life.

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
-import { countMessages } from "ctxfold";
+import { countMessages, plan } from "ctxfold";
 import { fixture, repoRoot } from "../support/paths.mjs";
 
 let mf;
@@ -98,4 +98,20 @@ test("compact() in workerd summarizes through an HTTP summarizer and passes stat
   // Counts in workerd (messages sent once, then extended) equal Node's.
   assert.equal(r.counted, countMessages(messages, { encoding: "o200k_base" }).total);
   assert.equal(r.countedAgain, countMessages([...messages, { role: "user", content: "And what now?" }], { encoding: "o200k_base" }).total);
+});
+
+test("ctxfold/ai-sdk in workerd: a streamed call's prompt fits, its summary goes over fetch, its usage is kept", async () => {
+  llmRequests.length = 0;
+  const r = await call("/ai-sdk", { llm: `http://127.0.0.1:${llm.address().port}/v1` });
+  const budget = plan([], { model: "gpt-4o", contextWindow: 8192 }).budget.input;
+  const tokens = countMessages(r.sent, { model: "gpt-4o", format: "ai-sdk" }).total;
+  assert.ok(tokens <= budget, `${tokens} tokens over ${budget}`);
+  assert.equal(r.newestKept, true);
+  assert.equal(r.streamedAsIs, true);
+  assert.ok(r.summaries.length > 0 && llmRequests.length === r.summaries.length, "each summary was one request to the server");
+  assert.ok(r.summaries.every((s) => s.maxOutputTokens === 512 && s.signal));
+  assert.equal(llmRequests[0].max_tokens, 512);
+  assert.equal(r.status.contextStatus, "summarized");
+  assert.equal(r.status.usage.inputTokens, 4321);
+  assert.equal(r.status.usage.estimate, tokens);
 });

@@ -1,0 +1,346 @@
+// ctxfold/ai-sdk: a language-model middleware for the Vercel AI SDK's wrapLanguageModel
+// (ai 5: LanguageModelV2Middleware; ai 6: V3; ai 7: its LanguageModelMiddleware, which takes
+// V3 middleware and hands it V4 call options). The SDK's packages are never imported: the
+// middleware reads the provider-level prompt, the usage and the stream parts by their
+// documented shapes, which the three versions share where it matters.
+//
+// transformParams: compact() over `params.prompt` in the "ai-sdk" format, which the core reads
+// as it comes (content always an array, provider options, tool-result outputs, approvals), so
+// the messages kept are the SDK's own objects and counts are those of the prompt sent.
+// wrapGenerate / wrapStream: the provider's usage for that very prompt (the result's, or the
+// stream's `finish` part's), kept with the conversation's record next to ctxfold's own count.
+//
+// Conversations: stateless by default (each call compacts the prompt it is given). With
+// `conversationKey`, compact()'s state, the last report and the last usage are kept per key in
+// a bounded map, and calls on one key run one after another, so a summary made in one step of
+// a tool loop is reused by the next instead of being made again.
+//
+// The seam for what comes next: everything a call needs from a conversation goes through
+// `prepare` (before the model call: the key's state in, the compacted prompt out) and `settle`
+// (after it: the provider's usage for that prompt, with ctxfold's count of it). A stateful
+// Compactor (its own store, history and usage anchoring) takes the map's place in those two:
+// prepare -> compactor.prepare(key, what the prompt adds to its history), settle ->
+// compactor.commit(key, ..., usage); status(key) stays what the caller reads.
+
+const OWN_OPTIONS = new Set(["conversationKey", "maxConversations", "onReport"]);
+/** compact() options the middleware sets per call. */
+const PER_CALL = {
+  state: "kept per conversation by the middleware (see conversationKey)",
+  format: 'always "ai-sdk" (the provider-level prompt)',
+  manual: "a per-call choice, not a middleware setting",
+  instructions: "a per-call choice, not a middleware setting (summaryPrompt applies to every summary)",
+};
+
+/**
+ * @param {{ compact: Function, plan: Function }} ctxfold  the package's main entry
+ */
+export function middlewareFor(ctxfold) {
+  const { compact, plan } = ctxfold;
+
+  return function compactionMiddleware(options = {}) {
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw argumentError("options", `expected an object, got ${kindOf(options)}`);
+    }
+    const compactOptions = { format: "ai-sdk" };
+    for (const [key, value] of Object.entries(options)) {
+      if (key in PER_CALL) throw argumentError(`options.${key}`, PER_CALL[key]);
+      if (!OWN_OPTIONS.has(key) && key !== "summarizer") compactOptions[key] = value;
+    }
+    const { conversationKey, maxConversations = 1000, onReport, summarizer } = options;
+    if (conversationKey !== undefined && conversationKey !== "head" && typeof conversationKey !== "function") {
+      throw argumentError("options.conversationKey", `expected "head" or a function of the call's params, got ${kindOf(conversationKey)}`);
+    }
+    if (!Number.isInteger(maxConversations) || maxConversations < 1) {
+      throw rangeError("options.maxConversations", `expected an integer from 1, got ${String(maxConversations)}`);
+    }
+    if (onReport !== undefined && typeof onReport !== "function") {
+      throw argumentError("options.onReport", `expected a function, got ${kindOf(onReport)}`);
+    }
+    if (summarizer !== undefined && typeof summarizer !== "function" && summarizer !== "extractive" && summarizer !== "same-model") {
+      throw argumentError("options.summarizer", `expected a function, "extractive" or "same-model", got ${typeof summarizer === "string" ? JSON.stringify(summarizer) : kindOf(summarizer)}`);
+    }
+    if (summarizer !== undefined && summarizer !== "same-model") compactOptions.summarizer = summarizer;
+    // Every other option is checked now, as compact() checks it, where the window is known
+    // without the wrapped model (its id is the default `model`); otherwise at the first call.
+    if (options.model !== undefined || options.contextWindow !== undefined) plan([], compactOptions);
+
+    const conversations = new Conversations(maxConversations);
+    /** The params a transformParams returned -> what the call after it settles. */
+    const calls = new WeakMap();
+
+    const keyOf = (params) => {
+      if (conversationKey === undefined) return null;
+      const key = conversationKey === "head" ? headKey(params.prompt) : conversationKey(params);
+      if (key === null || key === undefined) return null;
+      if (typeof key !== "string") {
+        throw argumentError("options.conversationKey", `must return a string, null or undefined, returned ${kindOf(key)}`);
+      }
+      return key;
+    };
+
+    /** Compacts one call's prompt with the conversation's state, and records what it did. */
+    const prepare = async (key, type, params, model) => {
+      const record = key === null ? null : conversations.get(key);
+      const callOptions = { ...compactOptions, state: record?.state ?? null };
+      // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
+      if (callOptions.model === undefined && typeof model?.modelId === "string") callOptions.model = model.modelId;
+      if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
+      const { messages, contextStatus, report, state } = await compact(params.prompt, callOptions);
+      if (record !== null) {
+        record.calls += 1;
+        record.state = state;
+        record.report = report;
+        record.contextStatus = contextStatus;
+        record.updatedAt = new Date().toISOString();
+      }
+      if (onReport !== undefined) onReport({ key, type, report, contextStatus });
+      const out = { ...params, prompt: messages };
+      calls.set(out, { record, estimate: report.tokensAfter });
+      return out;
+    };
+
+    /** The provider's usage for the prompt `params` carried, into its conversation's record. */
+    const settle = (params, usage) => {
+      const call = calls.get(params);
+      if (call === undefined || call.record === null) return;
+      calls.delete(params);
+      const read = readUsage(usage);
+      if (read === null) return;
+      call.record.usage = { ...read, estimate: call.estimate };
+      call.record.reported += 1;
+      call.record.updatedAt = new Date().toISOString();
+    };
+
+    return {
+      specificationVersion: "v3",
+
+      async transformParams({ type, params, model }) {
+        const key = keyOf(params);
+        const run = () => prepare(key, type, params, model);
+        return key === null ? run() : conversations.serial(key, run);
+      },
+
+      async wrapGenerate({ doGenerate, params }) {
+        const result = await doGenerate();
+        settle(params, result?.usage);
+        return result;
+      },
+
+      async wrapStream({ doStream, params }) {
+        const result = await doStream();
+        if (calls.get(params)?.record == null) return result;
+        // The parts go through as they are; the finish part's usage is read on the way.
+        const watch = new TransformStream({
+          transform(part, controller) {
+            if (part !== null && typeof part === "object" && part.type === "finish") settle(params, part.usage);
+            controller.enqueue(part);
+          },
+        });
+        return { ...result, stream: result.stream.pipeThrough(watch) };
+      },
+
+      status(key) {
+        const record = conversations.peek(key);
+        return record === undefined ? undefined : snapshot(key, record);
+      },
+
+      forget(key) {
+        return conversations.delete(key);
+      },
+    };
+  };
+}
+
+/** Per-conversation records, at most `max`, least recently used dropped first. */
+class Conversations {
+  constructor(max) {
+    this.max = max;
+    this.records = new Map();
+    this.queues = new Map();
+  }
+
+  get(key) {
+    let record = this.records.get(key);
+    if (record === undefined) {
+      record = { calls: 0, reported: 0, state: null, report: null, contextStatus: null, usage: null, updatedAt: null };
+    } else {
+      this.records.delete(key);
+    }
+    this.records.set(key, record);
+    while (this.records.size > this.max) this.records.delete(this.records.keys().next().value);
+    return record;
+  }
+
+  peek(key) {
+    return this.records.get(key);
+  }
+
+  delete(key) {
+    return this.records.delete(key);
+  }
+
+  /** Runs `task` after every earlier task of `key` has settled. */
+  serial(key, task) {
+    const before = this.queues.get(key) ?? Promise.resolve();
+    const run = before.then(task, task);
+    const done = run.then(
+      () => {},
+      () => {},
+    );
+    this.queues.set(key, done);
+    done.then(() => {
+      if (this.queues.get(key) === done) this.queues.delete(key);
+    });
+    return run;
+  }
+}
+
+function snapshot(key, r) {
+  return {
+    key,
+    calls: r.calls,
+    reported: r.reported,
+    state: r.state,
+    report: r.report,
+    contextStatus: r.contextStatus,
+    usage: r.usage === null ? null : { ...r.usage },
+    updatedAt: r.updatedAt,
+  };
+}
+
+/**
+ * A summarizer that asks the wrapped model itself: the summary request as a prompt, with the
+ * request's output cap, aborted at its deadline or when the caller's own call is aborted.
+ */
+function sameModel(model, params) {
+  return async (request) => {
+    const { signal, release } = eitherSignal(request.signal, params.abortSignal);
+    try {
+      // The caller gave up (or the deadline passed) before this part's turn: ask nothing.
+      signal.throwIfAborted();
+      const call = {
+        prompt: [
+          { role: "system", content: request.system },
+          { role: "user", content: [{ type: "text", text: request.prompt }] },
+        ],
+        maxOutputTokens: request.maxTokens,
+        abortSignal: signal,
+      };
+      if (params.headers !== undefined) call.headers = params.headers;
+      const result = await model.doGenerate(call);
+      let text = "";
+      for (const part of result?.content ?? []) if (part?.type === "text") text += part.text;
+      const reply = { text, model: result?.response?.modelId ?? model.modelId };
+      if (result?.usage !== undefined) reply.usage = result.usage;
+      return reply;
+    } finally {
+      release();
+    }
+  };
+}
+
+/** A signal that aborts when either does (AbortSignal.any is not everywhere ctxfold runs). */
+function eitherSignal(a, b) {
+  if (!b) return { signal: a, release() {} };
+  const controller = new AbortController();
+  const abortA = () => controller.abort(a.reason);
+  const abortB = () => controller.abort(b.reason);
+  if (a.aborted) abortA();
+  else if (b.aborted) abortB();
+  a.addEventListener("abort", abortA, { once: true });
+  b.addEventListener("abort", abortB, { once: true });
+  return {
+    signal: controller.signal,
+    release() {
+      a.removeEventListener("abort", abortA);
+      b.removeEventListener("abort", abortB);
+    },
+  };
+}
+
+/**
+ * The usage of one call, as LanguageModelV2 reports it (`inputTokens` a number,
+ * `cachedInputTokens`) or V3 / V4 (`inputTokens: { total, noCache, cacheRead, cacheWrite }`);
+ * `raw` is the object as it came.
+ */
+function readUsage(u) {
+  if (u === null || typeof u !== "object") return null;
+  const n = (v) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+  if (u.inputTokens !== null && typeof u.inputTokens === "object") {
+    return {
+      inputTokens: n(u.inputTokens.total),
+      outputTokens: n(u.outputTokens?.total),
+      cacheReadTokens: n(u.inputTokens.cacheRead),
+      cacheWriteTokens: n(u.inputTokens.cacheWrite),
+      raw: u,
+    };
+  }
+  return {
+    inputTokens: n(u.inputTokens),
+    outputTokens: n(u.outputTokens),
+    cacheReadTokens: n(u.cachedInputTokens),
+    cacheWriteTokens: null,
+    raw: u,
+  };
+}
+
+/**
+ * A key for the conversation a prompt belongs to: a hash of its leading system messages and
+ * its first user message (binary data by its length and a sample of its bytes).
+ */
+function headKey(prompt) {
+  if (!Array.isArray(prompt)) throw argumentError("params.prompt", `expected an array, got ${kindOf(prompt)}`);
+  const head = [];
+  for (const m of prompt) {
+    if (m?.role === "system") {
+      head.push(m);
+      continue;
+    }
+    if (m?.role === "user") {
+      head.push(m);
+      break;
+    }
+  }
+  const text = JSON.stringify(head, (_k, v) => {
+    if (v instanceof ArrayBuffer) v = new Uint8Array(v);
+    if (ArrayBuffer.isView(v)) {
+      const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+      let h = 0x811c9dc5;
+      const step = Math.max(1, Math.floor(bytes.length / 4096));
+      for (let i = 0; i < bytes.length; i += step) h = Math.imul(h ^ bytes[i], 0x01000193);
+      return { $bytes: bytes.length, sample: h >>> 0 };
+    }
+    return v;
+  });
+  return `head:${hash53(text)}`;
+}
+
+/** cyrb53: a fast 53-bit string hash, as hex. */
+function hash53(s) {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
+}
+
+function kindOf(v) {
+  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v;
+}
+
+function argumentError(where, what) {
+  const e = new TypeError(`invalid argument ${where}: ${what}`);
+  e.code = "INVALID_ARGUMENT";
+  return e;
+}
+
+function rangeError(where, what) {
+  const e = new RangeError(`${where} out of range: ${what}`);
+  e.code = "OUT_OF_RANGE";
+  return e;
+}
