@@ -776,8 +776,8 @@ fn provider_level_prompts_count_as_their_model_messages() {
         let prompt =
             Conversation::parse(&corpus_as_ai_sdk(&c.json["messages"], true), Some(Format::AiSdk)).unwrap();
         assert_eq!(model.messages(), prompt.messages(), "{}", c.id);
-        let a = ctxfold::count::count_conversation(&model, enc);
-        let b = ctxfold::count::count_conversation(&prompt, enc);
+        let a = ctxfold::count::count_conversation(&model, &mut Memo::default(), enc);
+        let b = ctxfold::count::count_conversation(&prompt, &mut Memo::default(), enc);
         assert_eq!(a.total, b.total, "{}", c.id);
         checked += prompt.messages().len();
     }
