@@ -6,6 +6,7 @@
 import { guard } from "./guard.js";
 import { compactWith } from "./compact.js";
 import { summarizersWith } from "./summarizers.js";
+import { compactorWith } from "./compactor.js";
 import { vocabularyLoader } from "./vocabulary.js";
 
 /** wasm-bindgen's and ctxfold's internals: never part of the API. */
@@ -14,6 +15,10 @@ const INTERNAL = new Set([
   "initSync",
   "installVocabulary",
   "CompactCall",
+  "CompactorCore",
+  "CompactorCall",
+  "__ctxfoldStoreError",
+  "__ctxfoldConversationError",
   "HttpSummaryCall",
   "summarizerSettings",
   "__wbg_reset_state",
@@ -35,6 +40,7 @@ export function api(raw, platform) {
   }
   out.compact = compactWith(raw, g);
   Object.assign(out, summarizersWith(raw, g));
+  Object.assign(out, compactorWith(raw, g));
   out.loadVocabulary = vocabularyLoader({
     install: g.wrap(raw.installVocabulary),
     has: out.hasVocabulary,
