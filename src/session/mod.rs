@@ -98,17 +98,10 @@ impl Sessions {
     /// (the face seeds it at random).
     pub fn new(options: CompactOptions, attempts: u32, seed: u64) -> Result<Self, Error> {
         if options.state.is_some() {
-            return Err(Error::InvalidArgument {
-                argument: "options.state".into(),
-                expected: "no state: a Compactor keeps each conversation's state in its store".into(),
-            });
+            return Err(refused("state"));
         }
         if options.manual.is_some() {
-            return Err(Error::InvalidArgument {
-                argument: "options.manual".into(),
-                expected: "no manual: call compactor.compact(id, { instructions }) for a manual compaction"
-                    .into(),
-            });
+            return Err(refused("manual"));
         }
         // Checked once, here: every call resolves the same options.
         Setup::new(options.clone())?;
@@ -261,6 +254,22 @@ impl Sessions {
             records: data.records,
             meta,
         })
+    }
+}
+
+/// `compact()`'s options a `Compactor` refuses (the store keeps the state; `compact(id)` is
+/// the manual compaction).
+pub const REFUSED_OPTIONS: [&str; 2] = ["state", "manual"];
+
+/// The error for one of [`REFUSED_OPTIONS`], given to a `Compactor`.
+pub fn refused(key: &str) -> Error {
+    Error::InvalidArgument {
+        argument: format!("options.{key}"),
+        expected: match key {
+            "state" => "no state: a Compactor keeps each conversation's state in its store",
+            _ => "no manual: call compactor.compact(id, { instructions }) for a manual compaction",
+        }
+        .into(),
     }
 }
 
