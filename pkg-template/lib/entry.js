@@ -19,6 +19,7 @@ const INTERNAL = new Set([
   "CompactorCall",
   "__ctxfoldStoreError",
   "__ctxfoldConversationError",
+  "__ctxfoldRestoreOriginal",
   "HttpSummaryCall",
   "summarizerSettings",
   "__wbg_reset_state",
