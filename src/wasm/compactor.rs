@@ -164,6 +164,8 @@ export type ProviderUsage =
       usage?: ProviderUsage | null;
       /** A whole Gemini response: its `usageMetadata`. */
       usageMetadata?: ProviderUsage | null;
+      /** What else the provider reports (output tokens, details). */
+      [other: string]: unknown;
     };
 
 /** The events of a `Compactor`, by name, with what each handler gets. */
