@@ -25,6 +25,10 @@
 //!   in the meta (a later `prepare` with another `system` replaces it). Every summary chunk
 //!   ever made is kept ([`StoredSummary`], with the compaction that made it), folded and
 //!   undone ones included; the state in force says which chunks are used.
+//! - **Starting a conversation.** The first `prepare` (or a `commit`: a greeting before
+//!   the user's first message) of an id the store does not hold makes it; `prepare(id, [])`
+//!   of a new id stores a conversation of no messages. `compact`, `export` of an unknown id
+//!   are `UNKNOWN_CONVERSATION`; `undo` and `status` of one resolve to `null`.
 //! - **One write per call.** A `prepare` (even one that only appends) is one `load`, one
 //!   `write`, and a `messages(id, from)` when the cache is behind (another tab or isolate
 //!   wrote, or this one started cold). `commit` and `undo` write too; `status` only reads; a
@@ -51,6 +55,11 @@
 //!   then the next `prepare` compacts again (a manual compaction undone usually stays
 //!   undone; a threshold one is redone, by a summarizer that may now write a better
 //!   summary). A compaction is not undone twice; an undo after an undo resolves to `null`.
+//! - **Locks** (the face). Calls on one conversation through one `Compactor` run one after
+//!   another; a store that names itself with `lockName` (one shared by tabs) also gets them
+//!   run under the Web Lock `ctxfold:<lockName>:<id>` where `navigator.locks` exists. The
+//!   version check is the backstop everywhere (two `Compactor`s over one store, Worker
+//!   isolates, stores without a name).
 //! - **Events** (the face). `compactionStart` before the summarizer is first called in an
 //!   attempt (again if a stale write makes the call start over); then, once the write
 //!   landed, `pruned` when the prune boundary moved, `fallback` when a fallback stood in

@@ -880,3 +880,48 @@ fn an_export_imports_under_another_id() {
     let e = s.import(broken, None, None).unwrap_err();
     assert!(e.to_string().contains("meta.length"), "{e}");
 }
+
+#[test]
+fn an_empty_conversation_and_a_commit_first_are_conversations_too() {
+    let mut s = sessions(8192);
+    let mut store = MemoryStore::default();
+    // Nothing yet: an empty input, and a conversation of no messages stored.
+    let p = prepared(
+        run(
+            &mut s,
+            |x| x.prepare("e", vec![], None, None),
+            &mut store,
+            Summarizer::Extractive,
+        )
+        .unwrap(),
+    );
+    assert!(p.pieces.is_empty());
+    assert_eq!(store.rows["e"].meta.as_ref().unwrap().length, 0);
+    // A greeting committed before any user message starts a conversation.
+    let hello = vec![json!({"role": "assistant", "content": "Hello! How can I help?"})];
+    let done = run(
+        &mut s,
+        |x| x.commit("g", hello.clone(), Some(json!({"prompt_tokens": 9})), None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    let Done::Committed(c) = done else {
+        panic!("{done:?}")
+    };
+    assert_eq!(c.length, 1);
+    assert!(c.usage_ignored.unwrap().contains("no prepare()"));
+    let p = prepared(
+        run(
+            &mut s,
+            |x| x.prepare("g", vec![json!({"role": "user", "content": "hi"})], None, None),
+            &mut store,
+            Summarizer::Extractive,
+        )
+        .unwrap(),
+    );
+    assert_eq!(
+        input(&p, &store.rows["g"].messages),
+        vec![hello[0].clone(), json!({"role": "user", "content": "hi"})]
+    );
+}
