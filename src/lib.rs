@@ -4,8 +4,8 @@
 //! for OpenAI's encodings, [`count`] counts conversations ([`messages`] reads their four
 //! formats), [`compact`] fits them into a window, [`session`] keeps conversations in a store
 //! (the `Compactor`: history, summaries, records, one write per call), [`options`] declares
-//! what callers pass,
-//! and `typescript` generates the TypeScript of every shape that crosses into JavaScript.
+//! what callers pass, and `typescript` generates the TypeScript of every shape that crosses
+//! into JavaScript.
 //! The JavaScript face (`src/wasm/`) is compiled only for `wasm32` and is the only code that
 //! knows about JavaScript. `ARCHITECTURE.md` shows the layers and how a call flows.
 
