@@ -9,8 +9,9 @@ import { ask, failure } from "./compact.js";
 const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
 /** Keys of the options that JavaScript keeps (the rest go to the core). */
-const JS_OPTIONS = new Set(["store", "on", "writeRetries"]);
+const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations"]);
 const DEFAULT_RETRIES = 4;
+const DEFAULT_CACHED = 100;
 
 const now = () => new Date().toISOString();
 const clock = () => (typeof performance === "object" ? performance.now() : Date.now());
@@ -36,6 +37,7 @@ export function compactorWith(raw, g) {
     #options;
     #summarizer;
     #attempts;
+    #cached;
     #core = null;
     #since = -1;
     /** Per conversation: the history items the core caches, as JS objects (what `prepare` returns). */
@@ -49,7 +51,7 @@ export function compactorWith(raw, g) {
       if (options === null || typeof options !== "object" || Array.isArray(options)) {
         throw typeError("options", `an options object, got ${kindOf(options)}`);
       }
-      const { store = new MemoryStore(), on, writeRetries = DEFAULT_RETRIES } = options;
+      const { store = new MemoryStore(), on, writeRetries = DEFAULT_RETRIES, maxCachedConversations = DEFAULT_CACHED } = options;
       if (store === null || typeof store !== "object") throw typeError("options.store", `a CompactorStore, got ${kindOf(store)}`);
       for (const m of STORE_METHODS) {
         if (typeof store[m] !== "function") throw typeError(`options.store.${m}`, `a function (the CompactorStore interface), got ${kindOf(store[m])}`);
@@ -59,6 +61,12 @@ export function compactorWith(raw, g) {
         err.code = "OUT_OF_RANGE";
         throw err;
       }
+      if (!Number.isInteger(maxCachedConversations) || maxCachedConversations < 1 || maxCachedConversations > 1e6) {
+        const err = new RangeError(`options.maxCachedConversations out of range: expected an integer from 1 to 1000000, got ${String(maxCachedConversations)}`);
+        err.code = "OUT_OF_RANGE";
+        throw err;
+      }
+      this.#cached = maxCachedConversations;
       const core = {};
       for (const [k, v] of Object.entries(options)) if (!JS_OPTIONS.has(k)) core[k] = v;
       this.#options = core;
@@ -79,7 +87,7 @@ export function compactorWith(raw, g) {
         this.#items.clear();
         this.#since = g.restarts();
         try {
-          this.#core = new raw.CompactorCore(this.#options, this.#attempts, Math.floor(Math.random() * 2 ** 52));
+          this.#core = new raw.CompactorCore(this.#options, this.#attempts, this.#cached, Math.floor(Math.random() * 2 ** 52));
         } catch (e) {
           throw g.recover(e);
         }
@@ -234,9 +242,12 @@ export function compactorWith(raw, g) {
       } finally {
         if (call !== null) {
           try {
-            // The core's cache after the call (cut back if it did not finish): this copy follows.
+            // The core's cache after the call (cut back if it did not finish): this copy follows,
+            // and, as the core, keeps the conversations used last.
             items.length = Math.min(items.length, call.end());
+            this.#items.delete(id);
             this.#items.set(id, items);
+            while (this.#items.size > this.#cached) this.#items.delete(this.#items.keys().next().value);
             call.free();
           } catch {
             // The module trapped meanwhile: the next call starts afresh.

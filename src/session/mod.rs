@@ -91,11 +91,18 @@ pub use stored::{
 /// How many times a call tries to write before `STALE_WRITE`, unless told otherwise.
 pub const DEFAULT_ATTEMPTS: u32 = 5;
 
+/// How many conversations' histories are kept parsed, unless told otherwise: the ones used
+/// least recently go first (their next call reads the history from the store again).
+pub const DEFAULT_CACHED: usize = 100;
+
 /// Conversations of one `Compactor`: its options, and the cached history of each
 /// conversation it has seen.
 pub struct Sessions {
     ctx: Rc<Context>,
-    caches: HashMap<String, Cached>,
+    /// Each conversation's cache, with when it was last used.
+    caches: HashMap<String, (Cached, u64)>,
+    /// At most this many caches are kept.
+    cached: usize,
     seed: u64,
     made: u64,
 }
@@ -120,9 +127,16 @@ impl Sessions {
                 attempts: attempts.max(1),
             }),
             caches: HashMap::new(),
+            cached: DEFAULT_CACHED,
             seed,
             made: 0,
         })
+    }
+
+    /// Keeps at most `n` conversations' histories parsed (at least one).
+    pub fn with_cache_limit(mut self, n: usize) -> Self {
+        self.cached = n.max(1);
+        self
     }
 
     fn call(&mut self, id: &str, kind: Kind, now: Option<String>) -> Call {
@@ -131,7 +145,7 @@ impl Sessions {
             "{:016x}",
             splitmix(self.seed ^ self.made.wrapping_mul(0x9E37_79B9_7F4A_7C15))
         );
-        let cache = self.caches.remove(id);
+        let cache = self.caches.remove(id).map(|(c, _)| c);
         Call::new(id.to_owned(), kind, Rc::clone(&self.ctx), cache, now, epoch)
     }
 
@@ -170,7 +184,17 @@ impl Sessions {
         match call.cache.take() {
             Some(c) => {
                 let len = c.len();
-                self.caches.insert(call.id().to_owned(), c);
+                self.caches.insert(call.id().to_owned(), (c, self.made));
+                if self.caches.len() > self.cached {
+                    let oldest = self
+                        .caches
+                        .iter()
+                        .min_by_key(|(_, (_, used))| *used)
+                        .map(|(k, _)| k.clone());
+                    if let Some(k) = oldest.filter(|k| k != call.id()) {
+                        self.caches.remove(&k);
+                    }
+                }
                 len
             }
             None => 0,
@@ -184,7 +208,7 @@ impl Sessions {
 
     /// History items cached for `id`.
     pub fn cached(&self, id: &str) -> usize {
-        self.caches.get(id).map_or(0, Cached::len)
+        self.caches.get(id).map_or(0, |(c, _)| c.len())
     }
 
     /// The batch that `import` writes (expecting no conversation) for `data`, under `id` (or

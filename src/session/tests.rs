@@ -925,3 +925,41 @@ fn an_empty_conversation_and_a_commit_first_are_conversations_too() {
         vec![hello[0].clone(), json!({"role": "user", "content": "hi"})]
     );
 }
+
+#[test]
+fn caches_are_kept_for_the_conversations_used_last() {
+    let mut s = Sessions::new(options(128_000), DEFAULT_ATTEMPTS, 5)
+        .unwrap()
+        .with_cache_limit(2);
+    let mut store = MemoryStore::default();
+    let m = agent(2);
+    for id in ["a", "b", "c"] {
+        run(
+            &mut s,
+            |x| x.prepare(id, m.clone(), None, None),
+            &mut store,
+            Summarizer::Extractive,
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        (s.cached("a"), s.cached("b"), s.cached("c")),
+        (0, m.len(), m.len())
+    );
+    let next = vec![json!({"role": "user", "content": "more"})];
+    for id in ["c", "a"] {
+        run(
+            &mut s,
+            |x| x.prepare(id, next.clone(), None, None),
+            &mut store,
+            Summarizer::Extractive,
+        )
+        .unwrap();
+    }
+    // "c" was warm; "a" was read again, whole; now "b" is the one forgotten.
+    assert_eq!(store.reads, vec![0]);
+    assert_eq!(
+        (s.cached("a"), s.cached("b"), s.cached("c")),
+        (m.len() + 1, 0, m.len() + 1)
+    );
+}

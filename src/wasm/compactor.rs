@@ -190,6 +190,8 @@ export interface CompactorOptions extends Omit<CompactOptions, "state" | "manual
   on?: { [E in keyof CompactorEvents]?: (event: CompactorEvents[E]) => void };
   /** How many times a call loads again and redoes its work after a `STALE_WRITE` (another tab or isolate wrote first). Default 4. */
   writeRetries?: number;
+  /** How many conversations' histories are kept in memory, parsed and counted, between calls; the least recently used go first, and their next call reads the history from the store again. Default 100. */
+  maxCachedConversations?: number;
 }
 
 /** The input `prepare` and `compact` return: send `messages` (and `system`, for Anthropic). */
@@ -373,10 +375,11 @@ fn items_arg(argument: &str, value: &JsValue, one: bool) -> Result<Vec<Value>, J
 
 #[wasm_bindgen(js_class = CompactorCore)]
 impl CompactorCore {
-    /// `options`: `compact()`'s, less what JS keeps (`store`, `on`, `writeRetries`; the
-    /// summarizer function is taken out here). `attempts`: writes tried before `STALE_WRITE`.
+    /// `options`: `compact()`'s, less what JS keeps (`store`, `on`, `writeRetries`,
+    /// `maxCachedConversations`; the summarizer function is taken out here). `attempts`:
+    /// writes tried before `STALE_WRITE`; `cached`: conversations kept parsed.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue, attempts: u32, seed: f64) -> Result<CompactorCore, JsValue> {
+    pub fn new(options: JsValue, attempts: u32, cached: u32, seed: f64) -> Result<CompactorCore, JsValue> {
         let read =
             options::read::<serde_json::Map<String, Value>>("options", &options, &["summarizer"], false)?;
         // Refused by their keys: `state: null` would read as no state.
@@ -384,7 +387,9 @@ impl CompactorCore {
             return Err(to_js(refused(key)));
         }
         let value = crate::options::from_value("options", &Value::Object(read.value)).map_err(to_js)?;
-        let sessions = Sessions::new(value, attempts, seed as u64).map_err(to_js)?;
+        let sessions = Sessions::new(value, attempts, seed as u64)
+            .map_err(to_js)?
+            .with_cache_limit(cached as usize);
         Ok(CompactorCore {
             sessions: Rc::new(RefCell::new(sessions)),
         })

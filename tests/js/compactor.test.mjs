@@ -358,6 +358,32 @@ describe("the rest of the API", () => {
     assert.deepEqual(fresh.messages, [{ role: "user", content: "new start" }]);
   });
 
+  test("maxCachedConversations: the conversations used last stay parsed; the others read their history again, and give the same inputs", async () => {
+    const inner = new MemoryStore();
+    const reads = [];
+    const store = {
+      ...Object.fromEntries(["load", "write", "summaries", "records", "list", "delete"].map((m) => [m, (...a) => inner[m](...a)])),
+      messages: (id, from) => {
+        reads.push([id, from]);
+        return inner.messages(id, from);
+      },
+    };
+    const small = new Compactor({ model: "gpt-4o", contextWindow: 8192, store, maxCachedConversations: 1 });
+    const large = new Compactor({ model: "gpt-4o", contextWindow: 8192 });
+    const [a, b] = [agent(8, "a"), agent(8, "b")];
+    for (let k = 0; k < a.length; k += 4) {
+      for (const [id, m] of [["a", a], ["b", b]]) {
+        const x = await small.prepare(id, m.slice(k, k + 4));
+        const y = await large.prepare(id, m.slice(k, k + 4));
+        assert.equal(JSON.stringify(x.messages), JSON.stringify(y.messages), `${id} at ${k}`);
+      }
+    }
+    // Each call found the other conversation's history cached, not its own: read from 0.
+    assert.ok(reads.length >= 2 * (a.length / 4) - 2, JSON.stringify(reads));
+    assert.ok(reads.every(([, from]) => from === 0));
+    assert.throws(() => new Compactor({ model: "gpt-4o", maxCachedConversations: 0 }), typed("RangeError", "OUT_OF_RANGE"));
+  });
+
   test("Anthropic: { system, messages } in, the system kept and returned", async () => {
     const compactor = new Compactor({ model: "claude-sonnet-4-5" });
     const r = await compactor.prepare("c", { system: "Be brief.", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] });

@@ -68,6 +68,7 @@ async function chatApp(): Promise<void> {
     summarizer: async (request) => `## Conversation Summary\n- **Facts:** ${request.prompt.length}`,
     on: { compactionEnd: ({ record }) => void record.tokensAfter },
     writeRetries: 2,
+    maxCachedConversations: 50,
     thresholdRatio: 0.6,
   };
   const compactor = new Compactor<ChatMessage>(options);
