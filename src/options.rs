@@ -16,8 +16,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde::Deserialize;
 use ts_rs::TS;
 
-use crate::compact::State;
-use crate::config::{Fallback, Overflow, Preset, Strategy, SummaryRole, ToolPolicy};
+use crate::config::{Config, Fallback, Overflow, Preset, Strategy, SummaryRole, ToolPolicy};
 use crate::Error;
 
 /// Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give
@@ -43,9 +42,10 @@ pub struct CompactOptions {
     /// (default).
     #[ts(optional, type = "Summarizer | \"extractive\"")]
     pub summarizer: Option<Extractive>,
-    /// What the previous turn returned, for stateless callers.
-    #[ts(optional = nullable)]
-    pub state: Option<State>,
+    /// What the previous turn returned, for stateless callers. Kept as JSON text here and
+    /// read by the driver (`INVALID_STATE` at its path when it is not a ctxfold state).
+    #[ts(optional, type = "CompactState | null")]
+    pub state: Option<Box<serde_json::value::RawValue>>,
     /// Compact now, whatever the threshold (`/compact`); a failing summarizer then throws.
     pub manual: Option<bool>,
     /// `off`, `default`, `conservative` or `aggressive`.
@@ -108,6 +108,62 @@ pub struct CompactOptions {
     pub summary_prompt: Option<String>,
     /// Per-call instructions (e.g. from `/compact focus on the API`).
     pub instructions: Option<String>,
+}
+
+impl Config {
+    /// Resolves options: the preset's values, then every knob the caller gave.
+    pub fn new(o: &CompactOptions) -> Self {
+        let mut c = Config::preset(o.preset.unwrap_or_default());
+        let set = |target: &mut usize, v: Option<_>| {
+            if let Some(v) = v {
+                *target = v;
+            }
+        };
+        if let Some(r) = o.threshold_ratio {
+            c.threshold_ratio = r.0;
+        }
+        if let Some(r) = o.buffer_max_ratio {
+            c.buffer_max_ratio = r.0;
+        }
+        if let Some(r) = o.fold_ratio {
+            c.fold_ratio = r.0;
+        }
+        set(&mut c.token_floor, o.token_floor.map(|v| v.get()));
+        set(&mut c.buffer_turns, o.buffer_turns.map(|v| v.get()));
+        set(
+            &mut c.tool_output_max_bytes,
+            o.tool_output_max_bytes.map(|v| v.get()),
+        );
+        c.context_window = o.context_window.map(|v| v.get());
+        c.reserved_output_tokens = o.reserved_output_tokens.map(|v| v.get());
+        c.keep_recent_tokens = o.keep_recent_tokens.map(|v| v.get());
+        c.prune_threshold_tokens = o.prune_threshold_tokens.map(|v| v.get());
+        c.summary_max_tokens = o.summary_max_tokens.map(|v| v.get());
+        c.ledger_max_tokens = o.ledger_max_tokens.map(|v| v.get());
+        c.summarizer_input_tokens = o.summarizer_input_tokens.map(|v| v.get());
+        if let Some(ms) = o.summarizer_timeout_ms {
+            c.summarizer_timeout_ms = ms.get() as u64;
+        }
+        c.pin_first_user_turn = o.pin_first_user_turn.unwrap_or(c.pin_first_user_turn);
+        c.alternate_roles = o.alternate_roles.unwrap_or(c.alternate_roles);
+        c.default_tool_policy = o.default_tool_policy.unwrap_or(c.default_tool_policy);
+        if let Some(p) = &o.tool_policies {
+            c.tool_policies = p.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        }
+        c.summary_role = o.summary_role.unwrap_or(c.summary_role);
+        c.strategy = o.strategy.unwrap_or(c.strategy);
+        c.fallback = o.fallback.unwrap_or(c.fallback);
+        c.overflow = o.overflow.unwrap_or(c.overflow);
+        c.summary_prompt.clone_from(&o.summary_prompt);
+        c.instructions.clone_from(&o.instructions);
+        c
+    }
+
+    /// Reads options from JSON (camelCase keys), for native callers (tests, benches):
+    /// [`crate::options::from_value`] then [`Config::new`].
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, Error> {
+        Ok(Config::new(&crate::options::from_value("options", value)?))
+    }
 }
 
 /// Options of `countTokens`: an encoding, or a model (its encoding, or its calibrated
@@ -282,7 +338,11 @@ fn error_at(argument: &str, json: &str, e: &serde_json::Error) -> Error {
     // serde_json appends " at line 1 column 9": the path says where.
     let full = e.to_string();
     let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(m, _)| m);
-    if path == "state" || path.starts_with("state.") || path.starts_with("state[") {
+    let in_state = argument.ends_with(".state")
+        || path == "state"
+        || path.starts_with("state.")
+        || path.starts_with("state[");
+    if in_state {
         return Error::InvalidState {
             path: at,
             reason: message.trim_start_matches(OUT_OF_RANGE).to_owned(),
@@ -453,8 +513,6 @@ mod tests {
         assert!(e.to_string().contains("an options object"), "{e}");
         let e = err(json!({"summarizer": "llm"}));
         assert!(e.to_string().contains("options.summarizer"), "{e}");
-        let e = err(json!({"state": {"version": 1}}));
-        assert_eq!(e.code(), "INVALID_STATE", "{e}");
     }
 
     #[test]

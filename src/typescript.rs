@@ -11,7 +11,7 @@
 use ts_rs::{Config, TS};
 
 use crate::compact::{state, types};
-use crate::{count, error, estimate, messages, models, options, tokenizer};
+use crate::{count, error, estimate, messages, models, options, providers, tokenizer};
 
 /// The declarations, in a stable order, formatted one field a line.
 pub fn declarations() -> String {
@@ -72,6 +72,8 @@ pub fn declarations() -> String {
         types::Timings,
         types::Report,
         types::Outcome,
+        providers::settings::MaxTokensField,
+        providers::settings::SummarizerOptions,
     );
     out
 }
