@@ -81,7 +81,8 @@ pub enum ToolPolicy {
     Truncate,
     /// Replace with one line naming the tool.
     Stub,
-    /// Do not prune; leave the whole output for the summarizer.
+    /// Never prune; when the turn is evicted, the summarizer gets the whole output (other
+    /// outputs reach it elided to their start and end).
     Summarize,
 }
 
