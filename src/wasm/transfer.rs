@@ -35,7 +35,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{describe, to_js};
 use super::options::js_message;
 use crate::count::Memo;
-use crate::messages::{Conversation, Format};
+use crate::messages::{Conversation, Format, Out};
 use crate::Error;
 
 #[wasm_bindgen(inline_js = r#"
@@ -299,6 +299,34 @@ pub struct Incoming {
 }
 
 impl Incoming {
+    /// The output of a compaction as the caller's shape: kept items are the caller's own
+    /// objects, new and changed ones are rendered in its format (with every part ctxfold did
+    /// not change restored to the caller's value), inside the caller's envelope if it had
+    /// one. Hands the conversation back ([`Incoming::done`]).
+    pub fn output(self, order: &[Out]) -> Result<JsValue, JsValue> {
+        let items = js_sys::Array::new();
+        for o in order {
+            items.push(&match o {
+                Out::Keep(i) => self.items.get(*i as u32),
+                Out::New(_) => super::to_plain(&self.conv.render_item(o))?,
+                Out::Edited { index, .. } | Out::Truncated { index, .. } | Out::Merged { index, .. } => {
+                    let copy = super::to_plain(&self.conv.render_item(o))?;
+                    restore_original(copy, &self.items.get(*index as u32))
+                }
+            });
+        }
+        let messages: JsValue = match &self.envelope_object {
+            None => items.into(),
+            Some(envelope) => {
+                let obj = js_sys::Object::assign(&js_sys::Object::new(), envelope);
+                js_sys::Reflect::set(&obj, &"messages".into(), &items)?;
+                obj.into()
+            }
+        };
+        self.done();
+        Ok(messages)
+    }
+
     /// Keeps the conversation for the next call to extend (if nothing else holds it).
     pub fn done(self) {
         if !self.keep {
