@@ -169,7 +169,8 @@ export function forgetMessages() {
 // { $bytes: n }, lone surrogates U+FFFD, Dates strings, and keys sorted. Every part of the
 // copy equal (as JSON) to the original's part at the same place becomes the original value
 // itself, keys in the original's order: only what ctxfold changed is new. An array one
-// longer than the original's is taken as one with a part put first (a merged summary).
+// longer than the original's is taken as one with a part put first (a merged summary), and
+// a string that ends with the original as one with text put first.
 function sameJson(copy, original) {
   try {
     // As Rust saw the original: binary as markers, lone surrogates as U+FFFD.
@@ -183,6 +184,13 @@ export function restoreOriginal(copy, original) {
   const restore = (c, o, depth) => {
     if (depth > 256) return c;
     if (sameJson(c, o)) return o;
+    // A string that ends with the original as Rust saw it is the original with text put
+    // first (a merged summary): the original's own characters are kept (a lone surrogate,
+    // which Rust saw as U+FFFD).
+    if (typeof c === "string" && typeof o === "string") {
+      const seen = JSON.parse(wellFormed(JSON.stringify(o)));
+      return seen !== o && c.endsWith(seen) ? c.slice(0, c.length - seen.length) + o : c;
+    }
     if (c === null || o === null || typeof c !== "object" || typeof o !== "object" || binary(o)) return c;
     if (Array.isArray(c)) {
       if (!Array.isArray(o)) return c;
