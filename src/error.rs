@@ -65,6 +65,30 @@ pub enum Error {
         excerpt: String,
     },
 
+    /// A store refused a write: the conversation's stored version is not the one the writer
+    /// read (another tab, another Worker isolate, another call wrote meanwhile).
+    #[error("stale write to conversation {id:?}: it was read at version {expected} and the store has version {found}; nothing was written (read it again and redo the call)")]
+    StaleWrite { id: String, expected: u64, found: u64 },
+
+    /// A store call failed: the database could not be opened, a value could not be stored,
+    /// the transaction was aborted, or the call missed its deadline. The store's own error
+    /// is the JS `cause`.
+    #[error("{store} {operation} failed: {reason}")]
+    StoreFailed {
+        store: &'static str,
+        operation: &'static str,
+        reason: String,
+    },
+
+    /// The browser refused a store write for lack of space (IndexedDB's `QuotaExceededError`,
+    /// the JS `cause`); the transaction was rolled back.
+    #[error("{store} {operation} failed: the storage quota is exceeded ({reason}); nothing was written")]
+    QuotaExceeded {
+        store: &'static str,
+        operation: &'static str,
+        reason: String,
+    },
+
     /// A bug in ctxfold: the WebAssembly module trapped (a panic, or running out of memory
     /// or stack). The JS entry raises it; the module is restarted, so the next call works.
     #[error("internal error: {reason}; the module was restarted and the next call starts afresh (please report this)")]
@@ -130,6 +154,12 @@ codes! {
     VocabularyUnavailable = "VOCABULARY_UNAVAILABLE",
     /// A built-in summarizer's HTTP request failed (an error status after retries, no answer, or a reply that is not the API's), with `status` and `excerpt` (the key redacted).
     HttpError = "HTTP_ERROR",
+    /// A store refused a write because the conversation changed since it was read (another tab or isolate wrote), and wrote nothing.
+    StaleWrite = "STALE_WRITE",
+    /// A store call failed (opening, a value that cannot be stored, an aborted transaction, a missed deadline), with the store's error as `cause`.
+    StoreFailed = "STORE_FAILED",
+    /// The browser's storage quota refused a write, with its `QuotaExceededError` as `cause`. Nothing was written.
+    QuotaExceeded = "QUOTA_EXCEEDED",
     /// A bug in ctxfold: the WebAssembly module trapped and was made afresh, so the next call works.
     Internal = "INTERNAL",
     /// The module trapped and no fresh instance could be made: every later call fails with this.
@@ -152,6 +182,9 @@ impl Error {
             Error::InvalidState { .. } => Code::InvalidState,
             Error::VocabularyUnavailable { .. } => Code::VocabularyUnavailable,
             Error::Http { .. } => Code::HttpError,
+            Error::StaleWrite { .. } => Code::StaleWrite,
+            Error::StoreFailed { .. } => Code::StoreFailed,
+            Error::QuotaExceeded { .. } => Code::QuotaExceeded,
             Error::Internal { .. } => Code::Internal,
             Error::ModulePoisoned { .. } => Code::ModulePoisoned,
         }

@@ -72,6 +72,7 @@ pub fn declarations() -> String {
         types::Timings,
         types::Report,
         types::Outcome,
+        crate::indexeddb::IndexedDbOptions,
     );
     out
 }

@@ -7,6 +7,7 @@ import { guard } from "./guard.js";
 import { compactWith } from "./compact.js";
 import { summarizersWith } from "./summarizers.js";
 import { vocabularyLoader } from "./vocabulary.js";
+import { indexedDBStoreWith } from "./indexeddb.js";
 
 /** wasm-bindgen's and ctxfold's internals: never part of the API. */
 const INTERNAL = new Set([
@@ -15,6 +16,11 @@ const INTERNAL = new Set([
   "installVocabulary",
   "CompactCall",
   "HttpSummaryCall",
+  "IdbCall",
+  "IdbOpen",
+  "idbOptions",
+  "idbTimeout",
+  "idbClose",
   "summarizerSettings",
   "__wbg_reset_state",
   "start",
@@ -35,6 +41,7 @@ export function api(raw, platform) {
   }
   out.compact = compactWith(raw, g);
   Object.assign(out, summarizersWith(raw, g));
+  out.IndexedDBStore = indexedDBStoreWith(raw, g);
   out.loadVocabulary = vocabularyLoader({
     install: g.wrap(raw.installVocabulary),
     has: out.hasVocabulary,

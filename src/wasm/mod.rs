@@ -8,6 +8,7 @@ mod compact;
 mod count;
 mod error;
 mod http;
+mod indexeddb;
 mod lifecycle;
 mod models;
 mod options;

@@ -27,6 +27,12 @@ export type CtxfoldErrorCode =
   | "VOCABULARY_UNAVAILABLE"
   /** A built-in summarizer's HTTP request failed (an error status after retries, no answer, or a reply that is not the API's), with `status` and `excerpt` (the key redacted). */
   | "HTTP_ERROR"
+  /** A store refused a write because the conversation changed since it was read (another tab or isolate wrote), and wrote nothing. */
+  | "STALE_WRITE"
+  /** A store call failed (opening, a value that cannot be stored, an aborted transaction, a missed deadline), with the store's error as `cause`. */
+  | "STORE_FAILED"
+  /** The browser's storage quota refused a write, with its `QuotaExceededError` as `cause`. Nothing was written. */
+  | "QUOTA_EXCEEDED"
   /** A bug in ctxfold: the WebAssembly module trapped and was made afresh, so the next call works. */
   | "INTERNAL"
   /** The module trapped and no fresh instance could be made: every later call fails with this. */
@@ -918,4 +924,20 @@ export type CompactOutcome = {
    * Pass back as `options.state` next turn.
    */
   state: CompactState;
+};
+
+/**
+ * Options of `new IndexedDBStore()`.
+ */
+export type IndexedDBStoreOptions = {
+  /**
+   * The IndexedDB database's name. Default `"ctxfold"`.
+   */
+  database?: string;
+  /**
+   * The deadline of each call (opening the database included), in milliseconds: a call
+   * that has not settled by then is aborted (nothing is written) and rejects with
+   * `STORE_FAILED`. Default 10000.
+   */
+  timeoutMs?: number;
 };
