@@ -9,8 +9,8 @@
 //! | --- | --- | --- |
 //! | `meta` | conversation id | the conversation's meta (its `version` and `length`) |
 //! | `messages` | `[id, index]` | one history item, the caller's object as stored |
-//! | `summaries` | `[id, version, i]` | the `i`-th summary chunk the write of `version` added |
-//! | `records` | `[id, version, i]` | the compaction record the write of `version` added |
+//! | `summaries` | `[id, version, i]` | the `i`-th summary the write of `version` added |
+//! | `records` | `[id, version, i]` | the `i`-th compaction record the write of `version` added |
 //!
 //! A warm write touches only what is new (the meta, the appended messages, any summary and
 //! record); a read of the history from index `n` is one key range. Keys sort oldest first.
@@ -123,9 +123,9 @@ pub fn whole(value: f64) -> Option<u64> {
     (value.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&value)).then_some(value as u64)
 }
 
-/// The checks of a write's arguments that need no stored data: the new meta's version is
-/// `expect + 1`, and its length is the stored length plus the messages appended (the
-/// second is checked once the stored meta is read, with [`check_length`]).
+/// The check of a write's arguments that needs no stored data: the new meta's version is
+/// `expect + 1` (where its messages go is checked once the stored meta is read, with
+/// [`check_length`]).
 pub fn check_batch(expect: u64, new_version: u64) -> Result<(), Error> {
     if new_version == expect + 1 {
         Ok(())
@@ -137,8 +137,16 @@ pub fn check_batch(expect: u64, new_version: u64) -> Result<(), Error> {
     }
 }
 
-/// The new meta's `length` against the stored one and the messages appended.
-pub fn check_length(stored: u64, appended: u64, new_length: u64) -> Result<(), Error> {
+/// Where a batch's messages go, checked against the stored meta's `length`: at `start` (if
+/// the batch says) which must be that length, and the new meta's `length` must be it plus
+/// the messages appended.
+pub fn check_length(stored: u64, start: Option<u64>, appended: u64, new_length: u64) -> Result<(), Error> {
+    if let Some(start) = start.filter(|s| *s != stored) {
+        return Err(Error::InvalidArgument {
+            argument: "batch.start".into(),
+            expected: format!("the stored length {stored}, got {start}"),
+        });
+    }
     if stored + appended == new_length {
         Ok(())
     } else {
@@ -185,8 +193,12 @@ mod tests {
         assert_eq!(check_batch(0, 1), Ok(()));
         assert_eq!(check_batch(4, 6).unwrap_err().code(), "INVALID_ARGUMENT");
         assert_eq!(check_batch(4, 4).unwrap_err().code(), "INVALID_ARGUMENT");
-        assert_eq!(check_length(10, 2, 12), Ok(()));
-        assert_eq!(check_length(10, 2, 11).unwrap_err().code(), "INVALID_ARGUMENT");
+        assert_eq!(check_length(10, None, 2, 12), Ok(()));
+        assert_eq!(check_length(10, Some(10), 2, 12), Ok(()));
+        let err = check_length(10, Some(9), 2, 11).unwrap_err();
+        assert!(err.to_string().contains("batch.start"), "{err}");
+        let err = check_length(10, None, 2, 11).unwrap_err();
+        assert!(err.to_string().contains("batch.meta.length"), "{err}");
     }
 
     #[test]

@@ -70,19 +70,20 @@ test("load, write, messages, summaries, records, list and delete", async () => {
     await store.write("a", 0, {
       messages: [msg(0), msg(1)],
       summaries: [],
-      record: null,
+      records: [],
       meta: meta("a", 1, 2),
     });
     await store.write("a", 1, {
       messages: [msg(2), msg(3), msg(4)],
       summaries: [{ generation: 1, text: "first" }],
-      record: { trigger: "threshold", n: 1 },
+      records: [{ trigger: "threshold", n: 1 }],
       meta: meta("a", 2, 5, { note: "second" }),
     });
-    // No messages, two summaries in one write (a fold), a record.
+    // No messages, two summaries and two records in one write; where the messages would go.
     await store.write("a", 2, {
       summaries: [{ generation: 2, text: "second" }, { generation: 3, text: "third" }],
-      record: { trigger: "fold", n: 2 },
+      records: [{ trigger: "fold", n: 2 }, { trigger: "manual", n: 3 }],
+      start: 5,
       meta: meta("a", 3, 5),
     });
     await store.write("b", 0, { messages: [msg(0)], meta: meta("b", 1, 1) });
@@ -116,7 +117,7 @@ test("load, write, messages, summaries, records, list and delete", async () => {
   assert.deepEqual(r.from3.map((m) => m.content), ["message 3", "message 4"]);
   assert.deepEqual(r.past, []);
   assert.deepEqual(r.summaries.map((s) => s.text), ["first", "second", "third"]);
-  assert.deepEqual(r.records.map((x) => x.trigger), ["threshold", "fold"]);
+  assert.deepEqual(r.records.map((x) => x.trigger), ["threshold", "fold", "manual"]);
   assert.deepEqual(r.list, ["a", "b"]);
   assert.deepEqual(r.afterDelete, { meta: null, messages: [], summaries: [], records: [], list: ["b"], other: 1 });
 });
@@ -153,7 +154,7 @@ test("a stale writer is refused with STALE_WRITE and writes nothing", async () =
       store.write("s", 1, {
         messages: [{ role: "user", content: "lost?" }],
         summaries: [{ text: "stale summary" }],
-        record: { stale: true },
+        records: [{ stale: true }],
         meta: meta("s", 2, 2),
       }),
     );
@@ -243,6 +244,7 @@ test("bad arguments are TypeErrors and write nothing", async () => {
       messages: await capture(() => store.write("y", 1, { messages: "m", meta: meta("y", 2, 2) })),
       version: await capture(() => store.write("y", 1, { meta: meta("y", 3, 1) })),
       length: await capture(() => store.write("y", 1, { messages: [msg(1)], meta: meta("y", 2, 7) })),
+      start: await capture(() => store.write("y", 1, { start: 0, messages: [msg(1)], meta: meta("y", 2, 2) })),
       options: await capture(() => new ctxfold.IndexedDBStore({ name: "x" })),
       timeout: await capture(() => new ctxfold.IndexedDBStore({ timeoutMs: 0 })),
     };
@@ -253,6 +255,7 @@ test("bad arguments are TypeErrors and write nothing", async () => {
     assert.deepEqual([e?.name, e?.code], want, `${key}: ${e?.message}`);
   }
   assert.match(r.errors.length.message, /batch\.meta\.length/);
+  assert.match(r.errors.start.message, /batch\.start: expected the stored length 1, got 0/);
   assert.match(r.errors.version.message, /batch\.meta\.version/);
   assert.deepEqual(r.meta, { id: "y", version: 1, length: 1, format: "openai" });
   assert.equal(r.length, 1);
@@ -267,7 +270,7 @@ test("data survives a page reload", async () => {
       await store.write("kept", 0, {
         messages: [msg(0), msg(1)],
         summaries: [{ text: "s" }],
-        record: { r: 1 },
+        records: [{ r: 1 }],
         meta: meta("kept", 1, 2),
       });
     });
@@ -320,7 +323,7 @@ test("a schema version 1 database is upgraded in place and keeps its data", asyn
     await store.write("old", 4, {
       messages: [msg(30)],
       summaries: [{ generation: 3, text: "three" }],
-      record: { n: 3 },
+      records: [{ n: 3 }],
       meta: meta("old", 5, 31),
     });
     out.later = {
@@ -443,7 +446,7 @@ test("a full quota is QUOTA_EXCEEDED (QuotaExceededError as cause) and leaves th
         store.write("q", 1, {
           messages: [msg(2), { role: "user", content: big }],
           summaries: [{ text: "new" }],
-          record: { r: 1 },
+          records: [{ r: 1 }],
           meta: meta("q", 2, 4),
         }),
       );

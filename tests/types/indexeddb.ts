@@ -11,7 +11,7 @@ export async function indexedDBStore(): Promise<number> {
   const meta = await store.load("c");
   const history: unknown[] = await store.messages("c", 0);
   try {
-    await store.write("c", 0, { messages: history, summaries: [], record: null, meta: { version: 1, length: history.length } });
+    await store.write("c", 0, { messages: history, summaries: [], records: [], start: 0, meta: { version: 1, length: history.length } });
   } catch (e) {
     if (isCtxfoldError(e) && e.code === "STALE_WRITE") return -1;
     if (isCtxfoldError(e) && (e.code === "QUOTA_EXCEEDED" || e.code === "STORE_FAILED")) throw e.cause;

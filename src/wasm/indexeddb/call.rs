@@ -226,9 +226,11 @@ struct Write {
     expect: u64,
     messages: Array,
     summaries: Array,
-    record: Option<JsValue>,
+    records: Array,
     meta: JsValue,
     length: u64,
+    /// `batch.start`, the history index of `messages[0]`, when given.
+    start: Option<u64>,
 }
 
 impl Write {
@@ -254,7 +256,18 @@ impl Write {
         };
         let messages = list("messages")?;
         let summaries = list("summaries")?;
-        let record = Some(field("record")?).filter(|r| !r.is_undefined() && !r.is_null());
+        let records = list("records")?;
+        let start = field("start")?;
+        let start = if start.is_undefined() {
+            None
+        } else {
+            Some(
+                start
+                    .as_f64()
+                    .and_then(schema::whole)
+                    .ok_or_else(|| invalid_argument("batch.start", "a whole number of at least 0", &start))?,
+            )
+        };
         let meta = field("meta")?;
         if !meta.is_object() {
             return Err(invalid_argument("batch.meta", "an object", &meta));
@@ -273,9 +286,10 @@ impl Write {
             expect,
             messages,
             summaries,
-            record,
+            records,
             meta,
             length,
+            start,
         })
     }
 
@@ -308,7 +322,7 @@ impl Write {
         };
         schema::check_version(&self.id, self.expect, found).map_err(Outcome::Refused)?;
         let appended = u64::from(self.messages.length());
-        schema::check_length(stored_length, appended, self.length).map_err(Outcome::Refused)?;
+        schema::check_length(stored_length, self.start, appended, self.length).map_err(Outcome::Refused)?;
         let version = (self.expect + 1) as f64;
         let put = |name: &str, value: &JsValue, key: &JsValue| -> Result<(), Outcome> {
             tx.object_store(name)
@@ -326,8 +340,8 @@ impl Write {
         for (i, chunk) in self.summaries.iter().enumerate() {
             put(SUMMARIES, &chunk, &key3(&self.id, version, i as f64))?;
         }
-        if let Some(record) = &self.record {
-            put(RECORDS, record, &key3(&self.id, version, 0.0))?;
+        for (i, record) in self.records.iter().enumerate() {
+            put(RECORDS, &record, &key3(&self.id, version, i as f64))?;
         }
         put(META, &self.meta, &JsValue::from_str(&self.id))
     }

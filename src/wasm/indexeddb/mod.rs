@@ -61,10 +61,11 @@ export class IndexedDBStore {
   /**
    * One transaction: refused with `STALE_WRITE` (nothing written) unless the stored meta's
    * `version` is `expect` (0: none yet); else appends `batch.messages` after the stored
-   * history, adds `batch.summaries` and `batch.record`, and puts `batch.meta` (whose `version`
-   * must be `expect + 1`, and `length` the stored length plus the messages appended).
+   * history (at `batch.start`, which must be the stored length), adds `batch.summaries` and
+   * `batch.records`, and puts `batch.meta` (whose `version` must be `expect + 1`, and `length`
+   * the stored length plus the messages appended).
    */
-  write(id: string, expect: number, batch: { messages?: readonly unknown[]; summaries?: readonly unknown[]; record?: unknown; meta: { version: number; length: number } }): Promise<void>;
+  write(id: string, expect: number, batch: { start?: number; messages?: readonly unknown[]; summaries?: readonly unknown[]; records?: readonly unknown[]; meta: { version: number; length: number } }): Promise<void>;
   /** Every summary chunk written, oldest first. */
   summaries(id: string): Promise<unknown[]>;
   /** Every compaction record written, oldest first. */
