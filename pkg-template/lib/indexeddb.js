@@ -56,6 +56,11 @@ export function indexedDBStoreWith(raw, g) {
       return this.#database;
     }
 
+    /** What a Compactor names its Web Locks after, so tabs of one origin take turns per conversation. */
+    get lockName() {
+      return `indexeddb:${this.#database}`;
+    }
+
     load(id) {
       return this.#call("load", (db) => start.load(db, id));
     }

@@ -20,6 +20,7 @@ test("exported as a class from both builds; its internals are not", () => {
 test("options: defaults, and bad ones are TypeError / RangeError when the store is made", () => {
   assert.equal(new IndexedDBStore().database, "ctxfold");
   assert.equal(new IndexedDBStore({ database: "chats", timeoutMs: 500 }).database, "chats");
+  assert.equal(new IndexedDBStore({ database: "chats" }).lockName, "indexeddb:chats");
   const bad = (options, name, code, part) =>
     assert.throws(
       () => new IndexedDBStore(options),

@@ -54,6 +54,8 @@ export class IndexedDBStore {
   constructor(options?: IndexedDBStoreOptions);
   /** The IndexedDB database's name. */
   readonly database: string;
+  /** `"indexeddb:" + database`: a `Compactor` takes a Web Lock (`navigator.locks`) of this name and the conversation's id around each call, so the tabs of one origin take turns on a conversation. */
+  readonly lockName: string;
   /** The conversation's meta, or `null` if there is none. */
   load(id: string): Promise<unknown | null>;
   /** History items from index `from` on, in order. */
