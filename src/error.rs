@@ -65,30 +65,6 @@ pub enum Error {
         excerpt: String,
     },
 
-    /// A store refused a write: the conversation's stored version is not the one the writer
-    /// read (another tab, another Worker isolate, another call wrote meanwhile).
-    #[error("stale write to conversation {id:?}: it was read at version {expected} and the store has version {found}; nothing was written (read it again and redo the call)")]
-    StaleWrite { id: String, expected: u64, found: u64 },
-
-    /// A store call failed: the database could not be opened, a value could not be stored,
-    /// the transaction was aborted, or the call missed its deadline. The store's own error
-    /// is the JS `cause`.
-    #[error("{store} {operation} failed: {reason}")]
-    StoreFailed {
-        store: &'static str,
-        operation: &'static str,
-        reason: String,
-    },
-
-    /// The browser refused a store write for lack of space (IndexedDB's `QuotaExceededError`,
-    /// the JS `cause`); the transaction was rolled back.
-    #[error("{store} {operation} failed: the storage quota is exceeded ({reason}); nothing was written")]
-    QuotaExceeded {
-        store: &'static str,
-        operation: &'static str,
-        reason: String,
-    },
-
     /// A bug in ctxfold: the WebAssembly module trapped (a panic, or running out of memory
     /// or stack). The JS entry raises it; the module is restarted, so the next call works.
     #[error("internal error: {reason}; the module was restarted and the next call starts afresh (please report this)")]
@@ -99,6 +75,47 @@ pub enum Error {
         "the module trapped and could not be restarted ({reason}); reload the page or restart the process"
     )]
     ModulePoisoned { reason: String },
+
+    /// A store refused a write: the conversation's stored version is not the one the write
+    /// expected (another tab or Worker isolate wrote first). `attempts` is how many times the
+    /// `Compactor` loaded and tried again before giving up (0: the store's own error).
+    #[error("stale write to conversation {id:?}: the write expected version {expected}, the store holds {}{}", found_version(*.found), attempts_suffix(*.attempts))]
+    StaleWrite {
+        id: String,
+        expected: u32,
+        found: Option<u32>,
+        attempts: u32,
+    },
+
+    /// A store's method failed (its error is the `cause`) or returned something that is not
+    /// what the store contract says.
+    #[error("store.{operation}({id:?}) failed: {reason}")]
+    Store {
+        operation: &'static str,
+        id: String,
+        reason: String,
+    },
+
+    /// The browser refused a store write for lack of space (IndexedDB's `QuotaExceededError`
+    /// is the JS `cause`); the transaction was rolled back, so nothing was written.
+    #[error(
+        "store.{operation}({id:?}) failed: the storage quota is exceeded ({reason}); nothing was written"
+    )]
+    QuotaExceeded {
+        operation: &'static str,
+        id: String,
+        reason: String,
+    },
+
+    /// A call that needs a stored conversation (`compact`, `export`) named none.
+    #[error("no conversation {id:?} in the store")]
+    UnknownConversation { id: String },
+
+    /// `import` of a conversation whose id the store already holds.
+    #[error(
+        "conversation {id:?} is already in the store: delete it first, or import with {{ overwrite: true }}"
+    )]
+    ConversationExists { id: String },
 }
 
 /// Declares [`Code`]: each code's string written once, with the doc that the TypeScript
@@ -154,16 +171,20 @@ codes! {
     VocabularyUnavailable = "VOCABULARY_UNAVAILABLE",
     /// A built-in summarizer's HTTP request failed (an error status after retries, no answer, or a reply that is not the API's), with `status` and `excerpt` (the key redacted).
     HttpError = "HTTP_ERROR",
-    /// A store refused a write because the conversation changed since it was read (another tab or isolate wrote), and wrote nothing.
-    StaleWrite = "STALE_WRITE",
-    /// A store call failed (opening, a value that cannot be stored, an aborted transaction, a missed deadline), with the store's error as `cause`.
-    StoreFailed = "STORE_FAILED",
-    /// The browser's storage quota refused a write, with its `QuotaExceededError` as `cause`. Nothing was written.
-    QuotaExceeded = "QUOTA_EXCEEDED",
     /// A bug in ctxfold: the WebAssembly module trapped and was made afresh, so the next call works.
     Internal = "INTERNAL",
     /// The module trapped and no fresh instance could be made: every later call fails with this.
     ModulePoisoned = "MODULE_POISONED",
+    /// A store refused a write because another writer (a tab, a Worker isolate) changed the conversation first, and the `Compactor` ran out of attempts (or a store reports it).
+    StaleWrite = "STALE_WRITE",
+    /// A store method rejected (its error is the `cause`) or returned data that breaks the store contract.
+    StoreError = "STORE_ERROR",
+    /// The browser's storage quota refused a store write (`IndexedDBStore`), with its `QuotaExceededError` as `cause`. Nothing was written.
+    QuotaExceeded = "QUOTA_EXCEEDED",
+    /// `compact()` or `export()` of a conversation the store does not hold.
+    UnknownConversation = "UNKNOWN_CONVERSATION",
+    /// `import()` of a conversation the store already holds (without `overwrite: true`).
+    ConversationExists = "CONVERSATION_EXISTS",
 }
 
 impl Error {
@@ -182,17 +203,35 @@ impl Error {
             Error::InvalidState { .. } => Code::InvalidState,
             Error::VocabularyUnavailable { .. } => Code::VocabularyUnavailable,
             Error::Http { .. } => Code::HttpError,
-            Error::StaleWrite { .. } => Code::StaleWrite,
-            Error::StoreFailed { .. } => Code::StoreFailed,
-            Error::QuotaExceeded { .. } => Code::QuotaExceeded,
             Error::Internal { .. } => Code::Internal,
             Error::ModulePoisoned { .. } => Code::ModulePoisoned,
+            Error::StaleWrite { .. } => Code::StaleWrite,
+            Error::Store { .. } => Code::StoreError,
+            Error::QuotaExceeded { .. } => Code::QuotaExceeded,
+            Error::UnknownConversation { .. } => Code::UnknownConversation,
+            Error::ConversationExists { .. } => Code::ConversationExists,
         }
     }
 
     /// A stable code per variant, for programs to branch on.
     pub fn code(&self) -> &'static str {
         self.kind().as_str()
+    }
+}
+
+/// A stored version, or its absence, in words.
+fn found_version(found: Option<u32>) -> String {
+    match found {
+        Some(v) => format!("version {v}"),
+        None => "no conversation".into(),
+    }
+}
+
+/// `; gave up after N attempts` when the `Compactor` retried.
+fn attempts_suffix(attempts: u32) -> String {
+    match attempts {
+        0 => String::new(),
+        n => format!(" (gave up after {n} attempts)"),
     }
 }
 

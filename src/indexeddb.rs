@@ -9,8 +9,8 @@
 //! | --- | --- | --- |
 //! | `meta` | conversation id | the conversation's meta (its `version` and `length`) |
 //! | `messages` | `[id, index]` | one history item, the caller's object as stored |
-//! | `summaries` | `[id, version, i]` | the `i`-th summary the write of `version` added |
-//! | `records` | `[id, version, i]` | the `i`-th compaction record the write of `version` added |
+//! | `summaries` | `[id, seq]` | a summary (its `seq`: unique and increasing per conversation) |
+//! | `records` | `[id, seq]` | a compaction record (likewise) |
 //!
 //! A warm write touches only what is new (the meta, the appended messages, any summary and
 //! record); a read of the history from index `n` is one key range. Keys sort oldest first.
@@ -20,9 +20,9 @@
 //! One object store, `conversations` (key path `id`), with one record per conversation:
 //! `{ id, meta, messages, summaries, records }`. Every write rewrote the whole conversation,
 //! so a turn cost as much as its history. Opening such a database upgrades it in place, in
-//! the upgrade's own transaction: each conversation is split into the stores above (its
-//! summaries and records under version 0, in their order) and `conversations` is deleted. An
-//! upgrade that fails leaves the database at version 1 with its data.
+//! the upgrade's own transaction: each conversation is split into the stores above and
+//! `conversations` is deleted. An upgrade that fails leaves the database at version 1 with
+//! its data.
 
 use serde::Deserialize;
 use ts_rs::TS;
@@ -70,11 +70,11 @@ pub fn upgrade(from: u32) -> Result<Vec<Step>, Error> {
 
 /// The error for a database that a newer ctxfold wrote.
 pub fn newer_schema(found: u32) -> Error {
-    Error::StoreFailed {
-        store: "IndexedDBStore",
+    Error::Store {
         operation: "open",
+        id: String::new(),
         reason: format!(
-            "the database has schema version {found}, written by a newer ctxfold; this one reads versions up to {SCHEMA_VERSION}"
+            "the IndexedDB database has schema version {found}, written by a newer ctxfold; this one reads versions up to {SCHEMA_VERSION}"
         ),
     }
 }
@@ -88,7 +88,7 @@ pub struct IndexedDbOptions {
     pub database: Option<String>,
     /// The deadline of each call (opening the database included), in milliseconds: a call
     /// that has not settled by then is aborted (nothing is written) and rejects with
-    /// `STORE_FAILED`. Default 10000.
+    /// `STORE_ERROR`. Default 10000.
     pub timeout_ms: Option<Int<1, 3_600_000>>,
 }
 
@@ -104,35 +104,41 @@ impl IndexedDbOptions {
     }
 }
 
-/// The check of a write, made inside its transaction: the stored meta's version (0 when
-/// there is none) must be the one the writer read.
-pub fn check_version(id: &str, expect: u64, found: u64) -> Result<(), Error> {
-    if found == expect {
+/// The check of a write, made inside its transaction: the stored meta's version (none when
+/// there is no meta, which a write expecting 0 finds) must be the one the writer read.
+pub fn check_version(id: &str, expect: u32, found: Option<u32>) -> Result<(), Error> {
+    if found.unwrap_or(0) == expect {
         Ok(())
     } else {
         Err(Error::StaleWrite {
             id: id.to_owned(),
             expected: expect,
             found,
+            attempts: 0,
         })
     }
 }
 
-/// A number from JavaScript as a version or a length: a whole number from 0 to 2^53.
+/// A number from JavaScript as a length or an index: a whole number from 0 to 2^53.
 pub fn whole(value: f64) -> Option<u64> {
     (value.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&value)).then_some(value as u64)
+}
+
+/// A number from JavaScript as a version or a `seq`: a whole number from 0 to 2^32 - 1.
+pub fn counter(value: f64) -> Option<u32> {
+    whole(value).and_then(|v| u32::try_from(v).ok())
 }
 
 /// The check of a write's arguments that needs no stored data: the new meta's version is
 /// `expect + 1` (where its messages go is checked once the stored meta is read, with
 /// [`check_length`]).
-pub fn check_batch(expect: u64, new_version: u64) -> Result<(), Error> {
-    if new_version == expect + 1 {
+pub fn check_batch(expect: u32, new_version: u32) -> Result<(), Error> {
+    if Some(new_version) == expect.checked_add(1) {
         Ok(())
     } else {
         Err(Error::InvalidArgument {
             argument: "batch.meta.version".into(),
-            expected: format!("{} (expect + 1), got {new_version}", expect + 1),
+            expected: format!("{} (expect + 1), got {new_version}", u64::from(expect) + 1),
         })
     }
 }
@@ -173,19 +179,20 @@ mod tests {
         );
         assert_eq!(upgrade(SCHEMA_VERSION).unwrap(), []);
         let err = upgrade(SCHEMA_VERSION + 1).unwrap_err();
-        assert_eq!(err.code(), "STORE_FAILED");
+        assert_eq!(err.code(), "STORE_ERROR");
         assert!(err.to_string().contains("schema version 3"), "{err}");
     }
 
     #[test]
     fn a_write_must_have_read_the_stored_version() {
-        assert_eq!(check_version("c", 0, 0), Ok(()));
-        assert_eq!(check_version("c", 7, 7), Ok(()));
-        let err = check_version("c", 6, 7).unwrap_err();
+        assert_eq!(check_version("c", 0, None), Ok(()));
+        assert_eq!(check_version("c", 7, Some(7)), Ok(()));
+        let err = check_version("c", 6, Some(7)).unwrap_err();
         assert_eq!(err.code(), "STALE_WRITE");
-        assert!(err.to_string().contains("version 6"), "{err}");
-        assert!(err.to_string().contains("version 7"), "{err}");
-        assert!(err.to_string().contains("nothing was written"), "{err}");
+        assert!(err.to_string().contains("expected version 6"), "{err}");
+        assert!(err.to_string().contains("holds version 7"), "{err}");
+        let err = check_version("c", 2, None).unwrap_err();
+        assert!(err.to_string().contains("holds no conversation"), "{err}");
     }
 
     #[test]
@@ -193,6 +200,7 @@ mod tests {
         assert_eq!(check_batch(0, 1), Ok(()));
         assert_eq!(check_batch(4, 6).unwrap_err().code(), "INVALID_ARGUMENT");
         assert_eq!(check_batch(4, 4).unwrap_err().code(), "INVALID_ARGUMENT");
+        assert_eq!(check_batch(u32::MAX, 0).unwrap_err().code(), "INVALID_ARGUMENT");
         assert_eq!(check_length(10, None, 2, 12), Ok(()));
         assert_eq!(check_length(10, Some(10), 2, 12), Ok(()));
         let err = check_length(10, Some(9), 2, 11).unwrap_err();
@@ -209,6 +217,8 @@ mod tests {
         assert_eq!(whole(-1.0), None);
         assert_eq!(whole(f64::NAN), None);
         assert_eq!(whole(f64::INFINITY), None);
+        assert_eq!(counter(4_294_967_295.0), Some(u32::MAX));
+        assert_eq!(counter(4_294_967_296.0), None);
     }
 
     #[test]

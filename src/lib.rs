@@ -18,6 +18,7 @@ pub mod messages;
 pub mod models;
 pub mod options;
 pub mod providers;
+pub mod session;
 pub mod tokenizer;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod typescript;

@@ -6,6 +6,7 @@
 import { guard } from "./guard.js";
 import { compactWith } from "./compact.js";
 import { summarizersWith } from "./summarizers.js";
+import { compactorWith } from "./compactor.js";
 import { vocabularyLoader } from "./vocabulary.js";
 import { indexedDBStoreWith } from "./indexeddb.js";
 
@@ -15,6 +16,10 @@ const INTERNAL = new Set([
   "initSync",
   "installVocabulary",
   "CompactCall",
+  "CompactorCore",
+  "CompactorCall",
+  "__ctxfoldStoreError",
+  "__ctxfoldConversationError",
   "HttpSummaryCall",
   "IdbCall",
   "IdbOpen",
@@ -41,6 +46,7 @@ export function api(raw, platform) {
   }
   out.compact = compactWith(raw, g);
   Object.assign(out, summarizersWith(raw, g));
+  Object.assign(out, compactorWith(raw, g));
   out.IndexedDBStore = indexedDBStoreWith(raw, g);
   out.loadVocabulary = vocabularyLoader({
     install: g.wrap(raw.installVocabulary),

@@ -3,7 +3,7 @@
 // (src/wasm/indexeddb/): this class only keeps the open connection, steps each call as
 // compact.js steps a compaction (start it, await the promise Rust wired to the
 // transaction's own events, finish it), and gives every call a deadline. A call that misses
-// it is aborted, so it writes nothing, and rejects with STORE_FAILED. No wasm object outlives
+// it is aborted, so it writes nothing, and rejects with STORE_ERROR. No wasm object outlives
 // a call except the connection being opened, so a store made before the module restarted
 // after a trap keeps working.
 
@@ -30,7 +30,7 @@ export function indexedDBStoreWith(raw, g) {
   };
 
   /** A connection that another tab asked to close, or that was closed: open it again. */
-  const closing = (e) => e?.code === "STORE_FAILED" && e.cause?.name === "InvalidStateError";
+  const closing = (e) => e?.code === "STORE_ERROR" && e.cause?.name === "InvalidStateError";
 
   const free = (object) => {
     try {
@@ -62,31 +62,31 @@ export function indexedDBStoreWith(raw, g) {
     }
 
     load(id) {
-      return this.#call("load", (db) => start.load(db, id));
+      return this.#call("load", id, (db) => start.load(db, id));
     }
 
     messages(id, from) {
-      return this.#call("messages", (db) => start.messages(db, id, from));
+      return this.#call("messages", id, (db) => start.messages(db, id, from));
     }
 
     write(id, expect, batch) {
-      return this.#call("write", (db) => start.write(db, id, expect, batch));
+      return this.#call("write", id, (db) => start.write(db, id, expect, batch));
     }
 
     summaries(id) {
-      return this.#call("summaries", (db) => start.summaries(db, id));
+      return this.#call("summaries", id, (db) => start.summaries(db, id));
     }
 
     records(id) {
-      return this.#call("records", (db) => start.records(db, id));
+      return this.#call("records", id, (db) => start.records(db, id));
     }
 
     list() {
-      return this.#call("list", (db) => start.list(db));
+      return this.#call("list", "", (db) => start.list(db));
     }
 
     delete(id) {
-      return this.#call("delete", (db) => start.delete(db, id));
+      return this.#call("delete", id, (db) => start.delete(db, id));
     }
 
     close() {
@@ -121,7 +121,7 @@ export function indexedDBStoreWith(raw, g) {
       if (this.#connection === connection) this.#connection = null;
     }
 
-    async #call(operation, begin) {
+    async #call(operation, id, begin) {
       g.check();
       const since = g.restarts();
       let timer;
@@ -155,7 +155,8 @@ export function indexedDBStoreWith(raw, g) {
           } catch {
             // An object of an instance made afresh meanwhile.
           }
-          throw timeoutError(call === null && connection?.opening ? "open" : operation, this.#timeoutMs, blocked);
+          const opening = call === null && connection?.opening;
+          throw timeoutError(opening ? "open" : operation, opening || typeof id !== "string" ? "" : id, this.#timeoutMs, blocked);
         }
         let err = g.recover(e);
         if (g.restarts() !== since) {

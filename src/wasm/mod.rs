@@ -5,6 +5,7 @@
 //! read by the core's serde types ([`options`]), and compaction is the core's driver.
 
 mod compact;
+mod compactor;
 mod count;
 mod error;
 mod http;

@@ -75,14 +75,14 @@ test("load, write, messages, summaries, records, list and delete", async () => {
     });
     await store.write("a", 1, {
       messages: [msg(2), msg(3), msg(4)],
-      summaries: [{ generation: 1, text: "first" }],
-      records: [{ trigger: "threshold", n: 1 }],
+      summaries: [{ seq: 0, generation: 1, text: "first" }],
+      records: [{ seq: 0, trigger: "threshold", n: 1 }],
       meta: meta("a", 2, 5, { note: "second" }),
     });
     // No messages, two summaries and two records in one write; where the messages would go.
     await store.write("a", 2, {
-      summaries: [{ generation: 2, text: "second" }, { generation: 3, text: "third" }],
-      records: [{ trigger: "fold", n: 2 }, { trigger: "manual", n: 3 }],
+      summaries: [{ seq: 1, generation: 2, text: "second" }, { seq: 2, generation: 3, text: "third" }],
+      records: [{ seq: 1, trigger: "fold", n: 2 }, { seq: 2, trigger: "manual", n: 3 }],
       start: 5,
       meta: meta("a", 3, 5),
     });
@@ -153,8 +153,8 @@ test("a stale writer is refused with STALE_WRITE and writes nothing", async () =
     const stale = await capture(() =>
       store.write("s", 1, {
         messages: [{ role: "user", content: "lost?" }],
-        summaries: [{ text: "stale summary" }],
-        records: [{ stale: true }],
+        summaries: [{ seq: 0, text: "stale summary" }],
+        records: [{ seq: 0, stale: true }],
         meta: meta("s", 2, 2),
       }),
     );
@@ -171,7 +171,7 @@ test("a stale writer is refused with STALE_WRITE and writes nothing", async () =
   assert.equal(r.stale.code, "STALE_WRITE", r.stale.message);
   assert.equal(r.stale.name, "CtxfoldError");
   assert.equal(r.stale.guard, true);
-  assert.match(r.stale.message, /read at version 1 and the store has version 2/);
+  assert.match(r.stale.message, /expected version 1, the store holds version 2/);
   assert.equal(r.fresh.code, "STALE_WRITE");
   assert.deepEqual(r.meta, { id: "s", version: 2, length: 2, format: "openai" });
   assert.deepEqual(r.messages, ["message 0", "message 1"]);
@@ -184,7 +184,7 @@ test("concurrent first writes from two connections: exactly one lands", async ()
     const stores = Array.from({ length: 8 }, () => new ctxfold.IndexedDBStore({ database: "race" }));
     const results = await Promise.all(
       stores.map((s, i) =>
-        capture(() => s.write("r", 0, { messages: [msg(i)], summaries: [{ by: i }], meta: meta("r", 1, 1, { by: i }) })),
+        capture(() => s.write("r", 0, { messages: [msg(i)], summaries: [{ seq: 0, by: i }], meta: meta("r", 1, 1, { by: i }) })),
       ),
     );
     const store = stores[0];
@@ -199,17 +199,17 @@ test("concurrent first writes from two connections: exactly one lands", async ()
   assert.equal(r.codes.filter((c) => c === "STALE_WRITE").length, 7, r.codes.join());
   const winner = r.meta.by;
   assert.deepEqual(r.messages, [{ role: winner % 2 ? "assistant" : "user", content: "message " + winner }]);
-  assert.deepEqual(r.summaries, [{ by: winner }]);
+  assert.deepEqual(r.summaries, [{ seq: 0, by: winner }]);
 });
 
-test("a value that cannot be stored fails the whole write (STORE_FAILED, DataCloneError as cause)", async () => {
+test("a value that cannot be stored fails the whole write (STORE_ERROR, DataCloneError as cause)", async () => {
   const r = await page.evaluate(async () => {
     const store = new ctxfold.IndexedDBStore({ database: "clone" });
     await store.write("x", 0, { messages: [msg(0)], meta: meta("x", 1, 1) });
     const err = await capture(() =>
       store.write("x", 1, {
         messages: [msg(1), { role: "user", content: "fine" }, { role: "user", content: () => "a function" }],
-        summaries: [{ text: "would be new" }],
+        summaries: [{ seq: 0, text: "would be new" }],
         meta: meta("x", 2, 4),
       }),
     );
@@ -223,13 +223,39 @@ test("a value that cannot be stored fails the whole write (STORE_FAILED, DataClo
       length: (await store.messages("x", 0)).length,
     };
   });
-  assert.equal(r.err.code, "STORE_FAILED", r.err.message);
+  assert.equal(r.err.code, "STORE_ERROR", r.err.message);
   assert.equal(r.err.cause, "DataCloneError");
   assert.deepEqual(r.meta, { id: "x", version: 1, length: 1, format: "openai" });
   assert.equal(r.messages, 1);
   assert.equal(r.summaries, 0);
   assert.equal(r.next, null);
   assert.equal(r.length, 2);
+});
+
+test("a summary or record whose seq is already stored fails the whole write (STORE_ERROR, ConstraintError)", async () => {
+  const r = await page.evaluate(async () => {
+    const store = new ctxfold.IndexedDBStore({ database: "seq" });
+    await store.write("q", 0, { messages: [msg(0)], summaries: [{ seq: 0, text: "kept" }], meta: meta("q", 1, 1) });
+    const err = await capture(() =>
+      store.write("q", 1, { messages: [msg(1)], summaries: [{ seq: 0, text: "again" }], records: [{ seq: 0 }], meta: meta("q", 2, 2) }),
+    );
+    return { err, meta: await store.load("q"), messages: (await store.messages("q", 0)).length, summaries: await store.summaries("q"), records: await store.records("q") };
+  });
+  assert.equal(r.err.code, "STORE_ERROR", r.err.message);
+  assert.equal(r.err.cause, "ConstraintError");
+  assert.deepEqual(r.meta, { id: "q", version: 1, length: 1, format: "openai" });
+  assert.equal(r.messages, 1);
+  assert.deepEqual(r.summaries, [{ seq: 0, text: "kept" }]);
+  assert.deepEqual(r.records, []);
+});
+
+test("the store contract's conformance suite (tests/support/store-conformance.mjs)", async () => {
+  const results = await page.evaluate(async () => {
+    const { checkStore } = await import("/tests/support/store-conformance.mjs");
+    return checkStore(() => new ctxfold.IndexedDBStore({ database: "conformance" }));
+  });
+  assert.ok(results.length >= 9, `${results.length} cases`);
+  for (const r of results) assert.ok(r.ok, `${r.name}: ${r.error}`);
 });
 
 test("bad arguments are TypeErrors and write nothing", async () => {
@@ -245,6 +271,7 @@ test("bad arguments are TypeErrors and write nothing", async () => {
       version: await capture(() => store.write("y", 1, { meta: meta("y", 3, 1) })),
       length: await capture(() => store.write("y", 1, { messages: [msg(1)], meta: meta("y", 2, 7) })),
       start: await capture(() => store.write("y", 1, { start: 0, messages: [msg(1)], meta: meta("y", 2, 2) })),
+      seq: await capture(() => store.write("y", 1, { summaries: [{ text: "no seq" }], meta: meta("y", 2, 1) })),
       options: await capture(() => new ctxfold.IndexedDBStore({ name: "x" })),
       timeout: await capture(() => new ctxfold.IndexedDBStore({ timeoutMs: 0 })),
     };
@@ -257,6 +284,7 @@ test("bad arguments are TypeErrors and write nothing", async () => {
   assert.match(r.errors.length.message, /batch\.meta\.length/);
   assert.match(r.errors.start.message, /batch\.start: expected the stored length 1, got 0/);
   assert.match(r.errors.version.message, /batch\.meta\.version/);
+  assert.match(r.errors.seq.message, /batch\.summaries\[0\]\.seq/);
   assert.deepEqual(r.meta, { id: "y", version: 1, length: 1, format: "openai" });
   assert.equal(r.length, 1);
 });
@@ -269,8 +297,8 @@ test("data survives a page reload", async () => {
       const store = new ctxfold.IndexedDBStore();
       await store.write("kept", 0, {
         messages: [msg(0), msg(1)],
-        summaries: [{ text: "s" }],
-        records: [{ r: 1 }],
+        summaries: [{ seq: 0, text: "s" }],
+        records: [{ seq: 0, r: 1 }],
         meta: meta("kept", 1, 2),
       });
     });
@@ -287,8 +315,8 @@ test("data survives a page reload", async () => {
     });
     assert.deepEqual(r.meta, { id: "kept", version: 1, length: 2, format: "openai" });
     assert.deepEqual(r.messages, [{ role: "user", content: "message 0" }, { role: "assistant", content: "message 1" }]);
-    assert.deepEqual(r.summaries, [{ text: "s" }]);
-    assert.deepEqual(r.records, [{ r: 1 }]);
+    assert.deepEqual(r.summaries, [{ seq: 0, text: "s" }]);
+    assert.deepEqual(r.records, [{ seq: 0, r: 1 }]);
   } finally {
     await ctx.close();
   }
@@ -303,8 +331,8 @@ test("a schema version 1 database is upgraded in place and keeps its data", asyn
         id: "old",
         meta: meta("old", 4, 30, { state: { chunks: [{ text: "chunk" }] } }),
         messages: history,
-        summaries: [{ generation: 1, text: "one" }, { generation: 2, text: "two" }],
-        records: [{ n: 1 }, { n: 2 }],
+        summaries: [{ seq: 0, generation: 1, text: "one" }, { seq: 1, generation: 2, text: "two" }],
+        records: [{ seq: 0, n: 1 }, { seq: 1, n: 2 }],
       },
       { id: "short", meta: meta("short", 1, 1), messages: [msg(0)], summaries: [], records: [] },
     ]);
@@ -322,8 +350,8 @@ test("a schema version 1 database is upgraded in place and keeps its data", asyn
     // The conversation goes on where version 1 left it.
     await store.write("old", 4, {
       messages: [msg(30)],
-      summaries: [{ generation: 3, text: "three" }],
-      records: [{ n: 3 }],
+      summaries: [{ seq: 2, generation: 3, text: "three" }],
+      records: [{ seq: 2, n: 3 }],
       meta: meta("old", 5, 31),
     });
     out.later = {
@@ -341,8 +369,8 @@ test("a schema version 1 database is upgraded in place and keeps its data", asyn
   assert.deepEqual(r.list, ["old", "short"]);
   assert.deepEqual(r.meta, { id: "old", version: 4, length: 30, format: "openai", state: { chunks: [{ text: "chunk" }] } });
   assert.deepEqual(r.messages, r.history);
-  assert.deepEqual(r.summaries, [{ generation: 1, text: "one" }, { generation: 2, text: "two" }]);
-  assert.deepEqual(r.records, [{ n: 1 }, { n: 2 }]);
+  assert.deepEqual(r.summaries, [{ seq: 0, generation: 1, text: "one" }, { seq: 1, generation: 2, text: "two" }]);
+  assert.deepEqual(r.records, [{ seq: 0, n: 1 }, { seq: 1, n: 2 }]);
   assert.deepEqual(r.short, [{ role: "user", content: "message 0" }]);
   assert.deepEqual(r.later, {
     messages: ["message 29", "message 30"],
@@ -365,7 +393,7 @@ test("an upgrade that fails leaves the version 1 database as it was", async () =
     const after = await v1.dump(name);
     return { err, version: after.version, stores: after.stores, ids: after.records.conversations.map(([k]) => k) };
   });
-  assert.equal(r.err.code, "STORE_FAILED", r.err.message);
+  assert.equal(r.err.code, "STORE_ERROR", r.err.message);
   assert.match(r.err.message, /upgrading from schema version 1/);
   assert.equal(r.version, 1);
   assert.deepEqual(r.stores, ["conversations"]);
@@ -379,14 +407,14 @@ test("a database of a newer schema version is refused and left alone", async () 
     const after = await v1.dump("future");
     return { err, version: after.version, records: after.records };
   });
-  assert.equal(r.err.code, "STORE_FAILED", r.err.message);
+  assert.equal(r.err.code, "STORE_ERROR", r.err.message);
   assert.equal(r.err.cause, "VersionError");
   assert.match(r.err.message, /newer ctxfold/);
   assert.equal(r.version, 9);
   assert.deepEqual(r.records, { future: [["k", { kept: true }]] });
 });
 
-test("an upgrade blocked by another tab meets the deadline (STORE_FAILED), then proceeds when it closes", async () => {
+test("an upgrade blocked by another tab meets the deadline (STORE_ERROR), then proceeds when it closes", async () => {
   const r = await page.evaluate(async () => {
     const name = "blocked";
     await v1.writeV1(name, [{ id: "z", meta: meta("z", 1, 1), messages: [msg(0)], summaries: [], records: [] }]);
@@ -399,7 +427,7 @@ test("an upgrade blocked by another tab meets the deadline (STORE_FAILED), then 
     // The open went on in the background; the next call finds the database upgraded.
     return { err, waited, meta: await store.load("z") };
   });
-  assert.equal(r.err.code, "STORE_FAILED", r.err.message);
+  assert.equal(r.err.code, "STORE_ERROR", r.err.message);
   assert.match(r.err.message, /within 300 ms/);
   assert.match(r.err.message, /another tab keeps it open/);
   assert.ok(r.waited >= 290 && r.waited < 5000, `waited ${r.waited} ms`);
@@ -434,7 +462,7 @@ test("a full quota is QUOTA_EXCEEDED (QuotaExceededError as cause) and leaves th
     await cdp.send("Storage.overrideQuotaForOrigin", { origin: server.url, quotaSize: 1024 * 1024 });
     const r = await p.evaluate(async () => {
       const store = new ctxfold.IndexedDBStore({ database: "quota" });
-      await store.write("q", 0, { messages: [msg(0), msg(1)], summaries: [{ text: "s" }], meta: meta("q", 1, 2) });
+      await store.write("q", 0, { messages: [msg(0), msg(1)], summaries: [{ seq: 0, text: "s" }], meta: meta("q", 1, 2) });
       // 1.5 MB that do not compress (Chromium compresses large values).
       let x = 12345;
       let big = "";
@@ -445,8 +473,8 @@ test("a full quota is QUOTA_EXCEEDED (QuotaExceededError as cause) and leaves th
       const err = await capture(() =>
         store.write("q", 1, {
           messages: [msg(2), { role: "user", content: big }],
-          summaries: [{ text: "new" }],
-          records: [{ r: 1 }],
+          summaries: [{ seq: 1, text: "new" }],
+          records: [{ seq: 0, r: 1 }],
           meta: meta("q", 2, 4),
         }),
       );
@@ -472,7 +500,7 @@ test("a full quota is QUOTA_EXCEEDED (QuotaExceededError as cause) and leaves th
     assert.match(r.err.message, /nothing was written/);
     assert.deepEqual(r.meta, { id: "q", version: 1, length: 2, format: "openai" });
     assert.deepEqual(r.messages, ["message 0", "message 1"]);
-    assert.deepEqual(r.summaries, [{ text: "s" }]);
+    assert.deepEqual(r.summaries, [{ seq: 0, text: "s" }]);
     assert.deepEqual(r.records, []);
     assert.deepEqual(r.later, { err: null, messages: 3 });
   } finally {
@@ -495,7 +523,7 @@ test("a trap elsewhere while a write waits: it rejects with INTERNAL, writes not
       const trap = guard(bindings).wrap(bindings.__ctxfoldTestPanic);
       const store = new ctxfold.IndexedDBStore({ database: "trap" });
       await store.write("t", 0, { messages: [msg(0)], meta: meta("t", 1, 1) });
-      const pending = capture(() => store.write("t", 1, { messages: [msg(1)], summaries: [{ s: 1 }], meta: meta("t", 2, 2) }));
+      const pending = capture(() => store.write("t", 1, { messages: [msg(1)], summaries: [{ seq: 0, s: 1 }], meta: meta("t", 2, 2) }));
       // Once the write's transaction is made and its meta requested (a few microtasks), and
       // before IndexedDB answers (a task), another call traps and the module is made afresh.
       for (let i = 0; i < 20; i++) await null;

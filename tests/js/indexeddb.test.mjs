@@ -1,5 +1,5 @@
 // IndexedDBStore where there is no IndexedDB (Node): the class is exported from every entry,
-// its options are checked when it is made, and each call rejects with a typed STORE_FAILED
+// its options are checked when it is made, and each call rejects with a typed STORE_ERROR
 // that says why, never a bare TypeError from a missing global. (It runs in browsers and
 // workers: tests/browser/indexeddb.test.mjs.)
 import { test } from "node:test";
@@ -33,7 +33,7 @@ test("options: defaults, and bad ones are TypeError / RangeError when the store 
   bad("ctxfold", "TypeError", "INVALID_ARGUMENT", /options/);
 });
 
-test("without IndexedDB every call rejects with STORE_FAILED, and says so", async () => {
+test("without IndexedDB every call rejects with STORE_ERROR, and says so", async () => {
   assert.equal(typeof globalThis.indexedDB, "undefined");
   const store = new IndexedDBStore();
   for (const call of [
@@ -45,7 +45,7 @@ test("without IndexedDB every call rejects with STORE_FAILED, and says so", asyn
     () => store.list(),
     () => store.delete("a"),
   ]) {
-    await assert.rejects(call(), (e) => e.code === "STORE_FAILED" && e.name === "CtxfoldError" && /no IndexedDB/.test(e.message));
+    await assert.rejects(call(), (e) => e.code === "STORE_ERROR" && e.name === "CtxfoldError" && /no IndexedDB/.test(e.message));
   }
   store.close();
 });

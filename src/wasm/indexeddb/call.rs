@@ -8,7 +8,7 @@ use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::{Event, IdbDatabase, IdbKeyRange, IdbRequest, IdbTransaction, IdbTransactionMode};
 
-use super::{failed, from_dom, settled, transaction, with_cause, STORE};
+use super::{failed, from_dom, settled, transaction, with_cause, At};
 use crate::indexeddb::{self as schema, MESSAGES, META, RECORDS, STORES, SUMMARIES};
 use crate::wasm::error::{invalid_argument, to_js};
 use crate::Error;
@@ -45,7 +45,7 @@ struct Check {
 /// `finish(event)`. Not part of the public API.
 #[wasm_bindgen(js_name = IdbCall, skip_typescript)]
 pub struct IdbCall {
-    operation: &'static str,
+    at: At,
     tx: IdbTransaction,
     done: Promise,
     answer: Answer,
@@ -56,75 +56,77 @@ pub struct IdbCall {
 impl IdbCall {
     /// `load(id)`: the meta, or `null`.
     pub fn load(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
-        let id = id_arg(&id)?;
-        let tx = transaction("load", db, &[META], IdbTransactionMode::Readonly)?;
-        let request = store(&tx, "load", META)?
-            .get(&JsValue::from_str(&id))
-            .map_err(|e| from_dom("load", "", &e))?;
-        Ok(IdbCall::new("load", tx, Answer::Value(request)))
+        let at = At::new("load", &id_arg(&id)?);
+        let tx = transaction(&at, db, &[META], IdbTransactionMode::Readonly)?;
+        let request = store(&tx, &at, META)?
+            .get(&JsValue::from_str(&at.id))
+            .map_err(|e| from_dom(&at, "", &e))?;
+        Ok(IdbCall::new(at, tx, Answer::Value(request)))
     }
 
     /// `messages(id, from)`: the history from index `from` on.
     pub fn messages(db: &IdbDatabase, id: JsValue, from: JsValue) -> Result<IdbCall, JsValue> {
-        let id = id_arg(&id)?;
+        let at = At::new("messages", &id_arg(&id)?);
         let from = from
             .as_f64()
             .and_then(schema::whole)
             .ok_or_else(|| invalid_argument("from", "a whole number of at least 0", &from))?;
-        let tx = transaction("messages", db, &[MESSAGES], IdbTransactionMode::Readonly)?;
-        let range = IdbKeyRange::bound(&key2(&id, from as f64), &upper(&id))
-            .map_err(|e| from_dom("messages", "", &e))?;
-        let request = store(&tx, "messages", MESSAGES)?
+        let tx = transaction(&at, db, &[MESSAGES], IdbTransactionMode::Readonly)?;
+        let range = IdbKeyRange::bound(&key(&at.id, from as f64), &upper(&at.id))
+            .map_err(|e| from_dom(&at, "", &e))?;
+        let request = store(&tx, &at, MESSAGES)?
             .get_all_with_key(&range)
-            .map_err(|e| from_dom("messages", "", &e))?;
-        Ok(IdbCall::new("messages", tx, Answer::Array(request)))
+            .map_err(|e| from_dom(&at, "", &e))?;
+        Ok(IdbCall::new(at, tx, Answer::Array(request)))
     }
 
-    /// `summaries(id)`: every summary chunk written, oldest first.
+    /// `summaries(id)`: every summary written, in `seq` order.
     pub fn summaries(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
-        IdbCall::every("summaries", SUMMARIES, db, &id)
+        IdbCall::every(At::new("summaries", &id_arg(&id)?), SUMMARIES, db)
     }
 
-    /// `records(id)`: every compaction record written, oldest first.
+    /// `records(id)`: every compaction record written, in `seq` order.
     pub fn records(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
-        IdbCall::every("records", RECORDS, db, &id)
+        IdbCall::every(At::new("records", &id_arg(&id)?), RECORDS, db)
     }
 
     /// `list()`: every conversation's id.
     pub fn list(db: &IdbDatabase) -> Result<IdbCall, JsValue> {
-        let tx = transaction("list", db, &[META], IdbTransactionMode::Readonly)?;
-        let request = store(&tx, "list", META)?
+        let at = At::new("list", "");
+        let tx = transaction(&at, db, &[META], IdbTransactionMode::Readonly)?;
+        let request = store(&tx, &at, META)?
             .get_all_keys()
-            .map_err(|e| from_dom("list", "", &e))?;
-        Ok(IdbCall::new("list", tx, Answer::Array(request)))
+            .map_err(|e| from_dom(&at, "", &e))?;
+        Ok(IdbCall::new(at, tx, Answer::Array(request)))
     }
 
     /// `delete(id)`: the conversation's meta, history, summaries and records, at once.
     pub fn delete(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
-        let id = id_arg(&id)?;
-        let tx = transaction("delete", db, &STORES, IdbTransactionMode::Readwrite)?;
-        let all = everything(&id).map_err(|e| from_dom("delete", "", &e))?;
+        let at = At::new("delete", &id_arg(&id)?);
+        let tx = transaction(&at, db, &STORES, IdbTransactionMode::Readwrite)?;
+        let all = everything(&at.id).map_err(|e| from_dom(&at, "", &e))?;
         for name in STORES {
             let key: &JsValue = if name == META {
-                &JsValue::from_str(&id)
+                &JsValue::from_str(&at.id)
             } else {
                 &all
             };
-            store(&tx, "delete", name)?
+            store(&tx, &at, name)?
                 .delete(key)
-                .map_err(|e| from_dom("delete", "", &e))?;
+                .map_err(|e| from_dom(&at, "", &e))?;
         }
-        Ok(IdbCall::new("delete", tx, Answer::Nothing))
+        Ok(IdbCall::new(at, tx, Answer::Nothing))
     }
 
     /// `write(id, expect, batch)`: checks the stored version inside the transaction, then
     /// appends and puts everything, or nothing.
     pub fn write(db: &IdbDatabase, id: JsValue, expect: JsValue, batch: JsValue) -> Result<IdbCall, JsValue> {
         let write = Write::read(&id, &expect, &batch)?;
-        let tx = transaction("write", db, &STORES, IdbTransactionMode::Readwrite)?;
-        let request = store(&tx, "write", META)?
+        let at = At::new("write", &write.id);
+        let tx = transaction(&at, db, &STORES, IdbTransactionMode::Readwrite)?;
+        let request = store(&tx, &at, META)?
             .get(&JsValue::from_str(&write.id))
-            .map_err(|e| from_dom("write", "", &e))?;
+            .map_err(|e| from_dom(&at, "", &e))?;
         let outcome = Rc::new(RefCell::new(Outcome::Pending));
         let on_meta = {
             let (tx, request, outcome) = (tx.clone(), request.clone(), outcome.clone());
@@ -144,7 +146,7 @@ impl IdbCall {
             })
         };
         request.set_onsuccess(Some(on_meta.as_ref().unchecked_ref()));
-        let mut call = IdbCall::new("write", tx, Answer::Nothing);
+        let mut call = IdbCall::new(at, tx, Answer::Nothing);
         call.check = Some(Check {
             outcome,
             _on_meta: on_meta,
@@ -164,38 +166,41 @@ impl IdbCall {
     }
 
     /// The answer, once `done()` resolved with `event`; or the typed error of an aborted
-    /// transaction (`STALE_WRITE`, `QUOTA_EXCEEDED`, `STORE_FAILED`).
+    /// transaction (`STALE_WRITE`, `QUOTA_EXCEEDED`, `STORE_ERROR`).
     pub fn finish(self, event: &Event) -> Result<JsValue, JsValue> {
-        let op = self.operation;
+        let at = &self.at;
         let outcome = self.check.as_ref().map(|c| c.outcome.replace(Outcome::Pending));
         if event.type_() == "complete" {
             return match (outcome, &self.answer) {
                 (Some(Outcome::Written) | None, Answer::Nothing) => Ok(JsValue::UNDEFINED),
                 (Some(_), _) => Err(failed(
-                    op,
-                    "the transaction completed without its version check".into(),
+                    at,
+                    "the IndexedDB transaction completed without its version check".into(),
                 )),
                 (None, Answer::Value(r)) => {
-                    result(op, r).map(|v| if v.is_undefined() { JsValue::NULL } else { v })
+                    result(at, r).map(|v| if v.is_undefined() { JsValue::NULL } else { v })
                 }
-                (None, Answer::Array(r)) => result(op, r),
+                (None, Answer::Array(r)) => result(at, r),
             };
         }
         Err(match outcome {
             Some(Outcome::Refused(err)) => to_js(err),
-            Some(Outcome::Failed(e)) => from_dom(op, "a value could not be stored", &e),
+            Some(Outcome::Failed(e)) => from_dom(at, "a value could not be stored in IndexedDB", &e),
             _ => match self.tx.error() {
-                Some(dom) => from_dom(op, "the transaction was aborted", &dom),
-                None => failed(op, "the transaction was aborted; nothing was written".into()),
+                Some(dom) => from_dom(at, "the IndexedDB transaction was aborted", &dom),
+                None => failed(
+                    at,
+                    "the IndexedDB transaction was aborted; nothing was written".into(),
+                ),
             },
         })
     }
 }
 
 impl IdbCall {
-    fn new(operation: &'static str, tx: IdbTransaction, answer: Answer) -> IdbCall {
+    fn new(at: At, tx: IdbTransaction, answer: Answer) -> IdbCall {
         IdbCall {
-            operation,
+            at,
             done: settled(&tx),
             tx,
             answer,
@@ -203,30 +208,26 @@ impl IdbCall {
         }
     }
 
-    /// Every value of `name` under the conversation, in key order.
-    fn every(
-        operation: &'static str,
-        name: &'static str,
-        db: &IdbDatabase,
-        id: &JsValue,
-    ) -> Result<IdbCall, JsValue> {
-        let id = id_arg(id)?;
-        let tx = transaction(operation, db, &[name], IdbTransactionMode::Readonly)?;
-        let range = everything(&id).map_err(|e| from_dom(operation, "", &e))?;
-        let request = store(&tx, operation, name)?
+    /// Every value of the object store `name` under the conversation, in key order.
+    fn every(at: At, name: &'static str, db: &IdbDatabase) -> Result<IdbCall, JsValue> {
+        let tx = transaction(&at, db, &[name], IdbTransactionMode::Readonly)?;
+        let range = everything(&at.id).map_err(|e| from_dom(&at, "", &e))?;
+        let request = store(&tx, &at, name)?
             .get_all_with_key(&range)
-            .map_err(|e| from_dom(operation, "", &e))?;
-        Ok(IdbCall::new(operation, tx, Answer::Array(request)))
+            .map_err(|e| from_dom(&at, "", &e))?;
+        Ok(IdbCall::new(at, tx, Answer::Array(request)))
     }
 }
 
 /// A write's arguments, checked before the transaction starts.
 struct Write {
     id: String,
-    expect: u64,
+    expect: u32,
     messages: Array,
-    summaries: Array,
-    records: Array,
+    /// Each summary with its `seq`.
+    summaries: Vec<(u32, JsValue)>,
+    /// Each record with its `seq`.
+    records: Vec<(u32, JsValue)>,
     meta: JsValue,
     length: u64,
     /// `batch.start`, the history index of `messages[0]`, when given.
@@ -238,7 +239,7 @@ impl Write {
         let id = id_arg(id)?;
         let expect = expect
             .as_f64()
-            .and_then(schema::whole)
+            .and_then(schema::counter)
             .ok_or_else(|| invalid_argument("expect", "a version: a whole number of at least 0", expect))?;
         if !batch.is_object() {
             return Err(invalid_argument("batch", "an object", batch));
@@ -254,9 +255,25 @@ impl Write {
                 Err(invalid_argument(&format!("batch.{key}"), "an array", &v))
             }
         };
+        // Summaries and records are keyed by their `seq`.
+        let numbered = |key: &str| -> Result<Vec<(u32, JsValue)>, JsValue> {
+            let mut out = Vec::new();
+            for (i, value) in list(key)?.iter().enumerate() {
+                let seq = Reflect::get(&value, &JsValue::from_str("seq")).unwrap_or_default();
+                let seq = seq.as_f64().and_then(schema::counter).ok_or_else(|| {
+                    invalid_argument(
+                        &format!("batch.{key}[{i}].seq"),
+                        "a whole number of at least 0",
+                        &seq,
+                    )
+                })?;
+                out.push((seq, value));
+            }
+            Ok(out)
+        };
         let messages = list("messages")?;
-        let summaries = list("summaries")?;
-        let records = list("records")?;
+        let summaries = numbered("summaries")?;
+        let records = numbered("records")?;
         let start = field("start")?;
         let start = if start.is_undefined() {
             None
@@ -272,14 +289,15 @@ impl Write {
         if !meta.is_object() {
             return Err(invalid_argument("batch.meta", "an object", &meta));
         }
-        let number = |key: &str| -> Result<u64, JsValue> {
+        let number = |key: &str| -> Result<f64, JsValue> {
             let v = Reflect::get(&meta, &JsValue::from_str(key))?;
-            v.as_f64().and_then(schema::whole).ok_or_else(|| {
+            v.as_f64().filter(|n| schema::whole(*n).is_some()).ok_or_else(|| {
                 invalid_argument(&format!("batch.meta.{key}"), "a whole number of at least 0", &v)
             })
         };
-        let version = number("version")?;
-        let length = number("length")?;
+        let version = schema::counter(number("version")?)
+            .ok_or_else(|| invalid_argument("batch.meta.version", "a version below 2^32", &meta))?;
+        let length = number("length")? as u64;
         schema::check_batch(expect, version).map_err(to_js)?;
         Ok(Write {
             id,
@@ -298,24 +316,23 @@ impl Write {
     fn apply(&self, tx: &IdbTransaction, request: &IdbRequest) -> Result<(), Outcome> {
         let stored = request.result().map_err(Outcome::Failed)?;
         let (found, stored_length) = if stored.is_undefined() || stored.is_null() {
-            (0, 0)
+            (None, 0)
         } else {
             let number = |key: &str| {
                 Reflect::get(&stored, &JsValue::from_str(key))
                     .ok()
                     .and_then(|v| v.as_f64())
-                    .and_then(schema::whole)
             };
-            match (number("version"), number("length")) {
-                (Some(v), Some(l)) => (v, l),
+            match (
+                number("version").and_then(schema::counter),
+                number("length").and_then(schema::whole),
+            ) {
+                (Some(v), Some(l)) => (Some(v), l),
                 _ => {
-                    return Err(Outcome::Refused(Error::StoreFailed {
-                        store: STORE,
+                    return Err(Outcome::Refused(Error::Store {
                         operation: "write",
-                        reason: format!(
-                            "the stored meta of conversation {:?} has no whole version and length; nothing was written",
-                            self.id
-                        ),
+                        id: self.id.clone(),
+                        reason: "the stored meta has no whole version and length; nothing was written".into(),
                     }))
                 }
             }
@@ -323,27 +340,29 @@ impl Write {
         schema::check_version(&self.id, self.expect, found).map_err(Outcome::Refused)?;
         let appended = u64::from(self.messages.length());
         schema::check_length(stored_length, self.start, appended, self.length).map_err(Outcome::Refused)?;
-        let version = (self.expect + 1) as f64;
-        let put = |name: &str, value: &JsValue, key: &JsValue| -> Result<(), Outcome> {
-            tx.object_store(name)
-                .and_then(|s| s.put_with_key(value, key))
-                .map(|_| ())
-                .map_err(Outcome::Failed)
-        };
+        let store = |name: &str| tx.object_store(name).map_err(Outcome::Failed);
+        let (messages, summaries, records) = (store(MESSAGES)?, store(SUMMARIES)?, store(RECORDS)?);
         for (i, message) in self.messages.iter().enumerate() {
-            put(
-                MESSAGES,
-                &message,
-                &key2(&self.id, (stored_length + i as u64) as f64),
-            )?;
+            let at = (stored_length + i as u64) as f64;
+            messages
+                .put_with_key(&message, &key(&self.id, at))
+                .map_err(Outcome::Failed)?;
         }
-        for (i, chunk) in self.summaries.iter().enumerate() {
-            put(SUMMARIES, &chunk, &key3(&self.id, version, i as f64))?;
+        // `add`: a seq already stored is a broken batch, which aborts the transaction.
+        for (seq, summary) in &self.summaries {
+            summaries
+                .add_with_key(summary, &key(&self.id, f64::from(*seq)))
+                .map_err(Outcome::Failed)?;
         }
-        for (i, record) in self.records.iter().enumerate() {
-            put(RECORDS, &record, &key3(&self.id, version, i as f64))?;
+        for (seq, record) in &self.records {
+            records
+                .add_with_key(record, &key(&self.id, f64::from(*seq)))
+                .map_err(Outcome::Failed)?;
         }
-        put(META, &self.meta, &JsValue::from_str(&self.id))
+        store(META)?
+            .put_with_key(&self.meta, &JsValue::from_str(&self.id))
+            .map(|_| ())
+            .map_err(Outcome::Failed)
     }
 }
 
@@ -354,43 +373,29 @@ fn id_arg(id: &JsValue) -> Result<String, JsValue> {
 }
 
 /// The object store `name` of `tx`.
-fn store(
-    tx: &IdbTransaction,
-    operation: &'static str,
-    name: &str,
-) -> Result<web_sys::IdbObjectStore, JsValue> {
+fn store(tx: &IdbTransaction, at: &At, name: &str) -> Result<web_sys::IdbObjectStore, JsValue> {
     tx.object_store(name)
-        .map_err(|e| from_dom(operation, &format!("no object store {name:?}"), &e))
+        .map_err(|e| from_dom(at, &format!("no IndexedDB object store {name:?}"), &e))
 }
 
-/// The key `[id, n]`.
-pub(super) fn key2(id: &str, n: f64) -> JsValue {
+/// The key `[id, n]`: a message's index, a summary's or record's `seq`.
+pub(super) fn key(id: &str, n: f64) -> JsValue {
     Array::of2(&JsValue::from_str(id), &JsValue::from_f64(n)).into()
 }
 
-/// The key `[id, a, b]`.
-pub(super) fn key3(id: &str, a: f64, b: f64) -> JsValue {
-    Array::of3(
-        &JsValue::from_str(id),
-        &JsValue::from_f64(a),
-        &JsValue::from_f64(b),
-    )
-    .into()
-}
-
-/// `[id, []]`: above every `[id, number, ...]` key (arrays sort after numbers).
+/// `[id, []]`: above every `[id, number]` key (arrays sort after numbers).
 fn upper(id: &str) -> JsValue {
     Array::of2(&JsValue::from_str(id), &Array::new()).into()
 }
 
-/// Every key `[id, ...]`: from `[id]` (a prefix sorts first) to `[id, []]`.
+/// Every key `[id, n]`: from `[id]` (a prefix sorts first) to `[id, []]`.
 fn everything(id: &str) -> Result<JsValue, JsValue> {
     IdbKeyRange::bound(&Array::of1(&JsValue::from_str(id)), &upper(id)).map(Into::into)
 }
 
 /// A finished request's result.
-fn result(operation: &'static str, request: &IdbRequest) -> Result<JsValue, JsValue> {
+fn result(at: &At, request: &IdbRequest) -> Result<JsValue, JsValue> {
     request
         .result()
-        .map_err(|e| with_cause(failed(operation, "the request has no result".into()), &e))
+        .map_err(|e| with_cause(failed(at, "the IndexedDB request has no result".into()), &e))
 }

@@ -28,8 +28,22 @@ use super::error::to_js;
 use crate::indexeddb::IndexedDbOptions;
 use crate::Error;
 
-/// The store's name in errors.
-const STORE: &str = "IndexedDBStore";
+/// Which call an error belongs to: the operation, and the conversation's id (`""` for
+/// `open` and `list`), as `STORE_ERROR`'s message shows them (`store.write("c") failed: ...`).
+#[derive(Clone)]
+struct At {
+    operation: &'static str,
+    id: String,
+}
+
+impl At {
+    fn new(operation: &'static str, id: &str) -> At {
+        At {
+            operation,
+            id: id.to_owned(),
+        }
+    }
+}
 
 /// What a store takes and is, declared once: the options are the core's
 /// (`IndexedDBStoreOptions`, generated); this is the class.
@@ -42,7 +56,7 @@ const TS_INDEXEDDB: &str = r#"
  * conversation moved on since it was read (another tab wrote), so nothing is ever
  * overwritten. A database written by an older ctxfold is upgraded when opened, keeping its
  * data. Errors are typed: `STALE_WRITE`, `QUOTA_EXCEEDED` (the browser's
- * `QuotaExceededError` as `cause`), `STORE_FAILED` (the DOM error as `cause`; also a call that
+ * `QuotaExceededError` as `cause`), `STORE_ERROR` (the DOM error as `cause`; also a call that
  * missed its deadline). After any error the stored data is as it was before the call.
  *
  * ```ts
@@ -50,31 +64,19 @@ const TS_INDEXEDDB: &str = r#"
  * const meta = await store.load("conversation-1"); // null until something was written
  * ```
  */
-export class IndexedDBStore {
+export class IndexedDBStore implements CompactorStore {
   constructor(options?: IndexedDBStoreOptions);
   /** The IndexedDB database's name. */
   readonly database: string;
   /** `"indexeddb:" + database`: a `Compactor` takes a Web Lock (`navigator.locks`) of this name and the conversation's id around each call, so the tabs of one origin take turns on a conversation. */
   readonly lockName: string;
-  /** The conversation's meta, or `null` if there is none. */
-  load(id: string): Promise<unknown | null>;
-  /** History items from index `from` on, in order. */
+  load(id: string): Promise<StoredMeta | null>;
   messages(id: string, from: number): Promise<unknown[]>;
-  /**
-   * One transaction: refused with `STALE_WRITE` (nothing written) unless the stored meta's
-   * `version` is `expect` (0: none yet); else appends `batch.messages` after the stored
-   * history (at `batch.start`, which must be the stored length), adds `batch.summaries` and
-   * `batch.records`, and puts `batch.meta` (whose `version` must be `expect + 1`, and `length`
-   * the stored length plus the messages appended).
-   */
-  write(id: string, expect: number, batch: { start?: number; messages?: readonly unknown[]; summaries?: readonly unknown[]; records?: readonly unknown[]; meta: { version: number; length: number } }): Promise<void>;
-  /** Every summary chunk written, oldest first. */
-  summaries(id: string): Promise<unknown[]>;
-  /** Every compaction record written, oldest first. */
-  records(id: string): Promise<unknown[]>;
-  /** The ids of every stored conversation. */
+  /** One IndexedDB transaction; see `CompactorStore.write`. Also refuses (`INVALID_ARGUMENT`, nothing written) a batch whose `start` or `meta.length` does not fit the stored length, or whose summaries or records lack a whole `seq`. */
+  write(id: string, expect: number, batch: WriteBatch): Promise<void>;
+  summaries(id: string): Promise<StoredSummary[]>;
+  records(id: string): Promise<CompactionRecord[]>;
   list(): Promise<string[]>;
-  /** Deletes a conversation (its meta, history, summaries and records) in one transaction. */
   delete(id: string): Promise<void>;
   /** Closes the database connection; the next call opens it again. */
   close(): void;
@@ -99,17 +101,16 @@ pub fn options(options: JsValue) -> Result<JsValue, JsValue> {
 /// The error of a call that missed its deadline (for `lib/indexeddb.js`). `blocked`: the
 /// database could not be opened because another tab holds it open at an older version.
 #[wasm_bindgen(js_name = idbTimeout, skip_typescript)]
-pub fn timeout(operation: String, ms: f64, blocked: bool) -> JsValue {
+pub fn timeout(operation: String, id: String, ms: f64, blocked: bool) -> JsValue {
     let why = if blocked {
-        "; the database is being upgraded and another tab keeps it open at the older version (close or reload that tab)"
+        "; the IndexedDB database is being upgraded and another tab keeps it open at the older version (close or reload that tab)"
     } else {
         ""
     };
-    to_js(Error::StoreFailed {
-        store: STORE,
-        operation: operation_name(&operation),
-        reason: format!("no answer within {ms} ms{why}; the call was aborted and wrote nothing"),
-    })
+    failed(
+        &At::new(operation_name(&operation), &id),
+        format!("no answer within {ms} ms{why}; the call was aborted and wrote nothing"),
+    )
 }
 
 /// The operation names, as `&'static str` for the error type.
@@ -127,10 +128,10 @@ fn operation_name(op: &str) -> &'static str {
     }
 }
 
-/// `error` (a DOMException, or anything a store call threw) as the typed error of
-/// `operation`, with `error` as its `cause`: `QUOTA_EXCEEDED` for a `QuotaExceededError`,
-/// else `STORE_FAILED`.
-fn from_dom(operation: &'static str, context: &str, error: &JsValue) -> JsValue {
+/// `error` (a DOMException, or anything IndexedDB threw) as the typed error of the call
+/// `at`, with `error` as its `cause`: `QUOTA_EXCEEDED` for a `QuotaExceededError`, else
+/// `STORE_ERROR`.
+fn from_dom(at: &At, context: &str, error: &JsValue) -> JsValue {
     let text = |key: &str| {
         Reflect::get(error, &JsValue::from_str(key))
             .ok()
@@ -149,16 +150,17 @@ fn from_dom(operation: &'static str, context: &str, error: &JsValue) -> JsValue 
     } else {
         format!("{context}: {what}")
     };
+    let (operation, id) = (at.operation, at.id.clone());
     let err = if name == "QuotaExceededError" {
         Error::QuotaExceeded {
-            store: STORE,
             operation,
+            id,
             reason,
         }
     } else {
-        Error::StoreFailed {
-            store: STORE,
+        Error::Store {
             operation,
+            id,
             reason,
         }
     };
@@ -171,11 +173,11 @@ fn with_cause(err: JsValue, cause: &JsValue) -> JsValue {
     err
 }
 
-/// A `STORE_FAILED` error of `operation` with no DOM error behind it.
-fn failed(operation: &'static str, reason: String) -> JsValue {
-    to_js(Error::StoreFailed {
-        store: STORE,
-        operation,
+/// A `STORE_ERROR` of the call `at` with no DOM error behind it.
+fn failed(at: &At, reason: String) -> JsValue {
+    to_js(Error::Store {
+        operation: at.operation,
+        id: at.id.clone(),
         reason,
     })
 }
@@ -184,7 +186,7 @@ fn failed(operation: &'static str, reason: String) -> JsValue {
 /// upgraded the database, or `close()` was called) throws `InvalidStateError`, which JS
 /// answers by opening the database again.
 fn transaction(
-    operation: &'static str,
+    at: &At,
     db: &IdbDatabase,
     stores: &[&str],
     mode: IdbTransactionMode,
@@ -194,7 +196,7 @@ fn transaction(
         names.push(&JsValue::from_str(s));
     }
     db.transaction_with_str_sequence_and_mode(&names, mode)
-        .map_err(|e| from_dom(operation, "could not start a transaction", &e))
+        .map_err(|e| from_dom(at, "could not start an IndexedDB transaction", &e))
 }
 
 /// A promise that resolves with the first `complete` or `abort` event of `tx`. Its resolve

@@ -11,8 +11,8 @@ use web_sys::{
     Event, IdbCursorWithValue, IdbDatabase, IdbFactory, IdbOpenDbRequest, IdbRequest, IdbTransaction,
 };
 
-use super::call::{key2, key3};
-use super::{failed, from_dom, with_cause};
+use super::call::key;
+use super::{failed, from_dom, with_cause, At};
 use crate::indexeddb::{self as schema, Step, MESSAGES, META, RECORDS, STORES, SUMMARIES};
 use crate::indexeddb::{SCHEMA_VERSION, V1_CONVERSATIONS};
 
@@ -44,14 +44,18 @@ impl IdbOpen {
             .filter(|f| f.is_object())
             .ok_or_else(|| {
                 failed(
-                    "open",
+                    &At::new("open", ""),
                     "this runtime has no IndexedDB (no global indexedDB)".into(),
                 )
             })?
             .unchecked_into::<IdbFactory>();
-        let request = factory
-            .open_with_u32(&name, SCHEMA_VERSION)
-            .map_err(|e| from_dom("open", &format!("could not open database {name:?}"), &e))?;
+        let request = factory.open_with_u32(&name, SCHEMA_VERSION).map_err(|e| {
+            from_dom(
+                &At::new("open", ""),
+                &format!("could not open IndexedDB database {name:?}"),
+                &e,
+            )
+        })?;
         let done = Promise::new(&mut |resolve, _reject| {
             request.set_onsuccess(Some(&resolve));
             request.set_onerror(Some(&resolve));
@@ -101,7 +105,7 @@ impl IdbOpen {
             let db: IdbDatabase = self
                 .request
                 .result()
-                .map_err(|e| from_dom("open", "", &e))?
+                .map_err(|e| from_dom(&At::new("open", ""), "", &e))?
                 .unchecked_into();
             // Another tab upgrading or deleting the database asks this connection to close;
             // the next call opens it again.
@@ -117,17 +121,16 @@ impl IdbOpen {
         let dom = self.request.error().ok().flatten();
         Err(match dom {
             Some(dom) if dom.name() == "VersionError" => with_cause(
-                failed(
-                    "open",
+                failed(&At::new("open", ""),
                     format!(
-                        "the database has a schema version above {SCHEMA_VERSION}, written by a newer ctxfold ({})",
+                        "the IndexedDB database has a schema version above {SCHEMA_VERSION}, written by a newer ctxfold ({})",
                         dom.message()
                     ),
                 ),
                 &dom,
             ),
-            Some(dom) => from_dom("open", "could not open the database", &dom),
-            None => failed("open", "the database could not be opened".into()),
+            Some(dom) => from_dom(&At::new("open", ""), "could not open the IndexedDB database", &dom),
+            None => failed(&At::new("open", ""), "the IndexedDB database could not be opened".into()),
         })
     }
 }
@@ -152,18 +155,22 @@ fn upgrade(
     let steps = schema::upgrade(from).map_err(crate::wasm::error::to_js)?;
     let db: IdbDatabase = request
         .result()
-        .map_err(|e| from_dom("open", "", &e))?
+        .map_err(|e| from_dom(&At::new("open", ""), "", &e))?
         .unchecked_into();
     let tx = request
         .transaction()
-        .ok_or_else(|| failed("open", "the upgrade has no transaction".into()))?;
+        .ok_or_else(|| failed(&At::new("open", ""), "the upgrade has no transaction".into()))?;
     for step in steps {
         match step {
             Step::CreateStores => {
                 for name in STORES {
                     if !db.object_store_names().contains(name) {
                         db.create_object_store(name).map_err(|e| {
-                            from_dom("open", &format!("could not create object store {name:?}"), &e)
+                            from_dom(
+                                &At::new("open", ""),
+                                &format!("could not create object store {name:?}"),
+                                &e,
+                            )
                         })?;
                     }
                 }
@@ -172,7 +179,7 @@ fn upgrade(
                 let walk = tx
                     .object_store(V1_CONVERSATIONS)
                     .and_then(|s| s.open_cursor())
-                    .map_err(|e| from_dom("open", "could not read schema version 1", &e))?;
+                    .map_err(|e| from_dom(&At::new("open", ""), "could not read schema version 1", &e))?;
                 let on_step = {
                     let (walk, tx, db, failure) = (walk.clone(), tx.clone(), db.clone(), failure.clone());
                     Closure::<dyn FnMut()>::new(move || {
@@ -195,18 +202,22 @@ fn upgrade(
 /// stores, then the cursor moves on; past the last one, `conversations` is deleted.
 fn split_one(walk: &IdbRequest, tx: &IdbTransaction, db: &IdbDatabase) -> Result<(), JsValue> {
     let context = "upgrading from schema version 1";
-    let at = walk.result().map_err(|e| from_dom("open", context, &e))?;
+    let at = walk
+        .result()
+        .map_err(|e| from_dom(&At::new("open", ""), context, &e))?;
     if at.is_null() || at.is_undefined() {
         return db
             .delete_object_store(V1_CONVERSATIONS)
-            .map_err(|e| from_dom("open", context, &e));
+            .map_err(|e| from_dom(&At::new("open", ""), context, &e));
     }
     let cursor: IdbCursorWithValue = at.unchecked_into();
-    let record = cursor.value().map_err(|e| from_dom("open", context, &e))?;
+    let record = cursor
+        .value()
+        .map_err(|e| from_dom(&At::new("open", ""), context, &e))?;
     let get = |key: &str| Reflect::get(&record, &JsValue::from_str(key)).unwrap_or_default();
     let id = get("id").as_string().ok_or_else(|| {
         failed(
-            "open",
+            &At::new("open", ""),
             format!("{context}: a conversation record without a string id"),
         )
     })?;
@@ -218,7 +229,7 @@ fn split_one(walk: &IdbRequest, tx: &IdbTransaction, db: &IdbDatabase) -> Result
             Ok(v.unchecked_into())
         } else {
             Err(failed(
-                "open",
+                &At::new("open", ""),
                 format!("{context}: conversation {id:?} has {key} that is not an array"),
             ))
         }
@@ -227,22 +238,30 @@ fn split_one(walk: &IdbRequest, tx: &IdbTransaction, db: &IdbDatabase) -> Result
         tx.object_store(name)
             .and_then(|s| s.put_with_key(value, key))
             .map(|_| ())
-            .map_err(|e| from_dom("open", context, &e))
+            .map_err(|e| from_dom(&At::new("open", ""), context, &e))
     };
     for (i, message) in list("messages")?.iter().enumerate() {
-        put(MESSAGES, &message, &key2(&id, i as f64))?;
+        put(MESSAGES, &message, &key(&id, i as f64))?;
     }
-    // Version 1 kept no version per chunk or record: they go under version 0, in order,
-    // before anything a later write adds.
-    for (i, chunk) in list("summaries")?.iter().enumerate() {
-        put(SUMMARIES, &chunk, &key3(&id, 0.0, i as f64))?;
+    // Keyed by their `seq`, as writes key them (their place in the list, had one none).
+    let seq = |value: &JsValue, i: usize| {
+        Reflect::get(value, &JsValue::from_str("seq"))
+            .ok()
+            .and_then(|s| s.as_f64())
+            .and_then(schema::counter)
+            .map_or(i as f64, f64::from)
+    };
+    for (i, summary) in list("summaries")?.iter().enumerate() {
+        put(SUMMARIES, &summary, &key(&id, seq(&summary, i)))?;
     }
     for (i, record) in list("records")?.iter().enumerate() {
-        put(RECORDS, &record, &key3(&id, 0.0, i as f64))?;
+        put(RECORDS, &record, &key(&id, seq(&record, i)))?;
     }
     let meta = get("meta");
     if meta.is_object() {
         put(META, &meta, &JsValue::from_str(&id))?;
     }
-    cursor.continue_().map_err(|e| from_dom("open", context, &e))
+    cursor
+        .continue_()
+        .map_err(|e| from_dom(&At::new("open", ""), context, &e))
 }
