@@ -252,7 +252,11 @@ export function compactorWith(raw, g) {
     #input(id, result) {
       const items = this.#items.get(id) ?? [];
       const { pieces, ...rest } = result;
-      const messages = pieces.map((p) => (typeof p === "number" ? items[p] : p));
+      const messages = pieces.map((p) => {
+        if (typeof p === "number") return items[p];
+        // A changed copy of a stored message: the parts not changed are the stored ones.
+        return p.of === undefined ? p.item : raw.__ctxfoldRestoreOriginal(p.item, items[p.of]);
+      });
       return { messages, ...rest };
     }
 

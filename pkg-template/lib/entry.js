@@ -20,6 +20,7 @@ const INTERNAL = new Set([
   "CompactorCall",
   "__ctxfoldStoreError",
   "__ctxfoldConversationError",
+  "__ctxfoldRestoreOriginal",
   "HttpSummaryCall",
   "IdbCall",
   "IdbOpen",

@@ -92,8 +92,14 @@ pub enum Step<'a> {
 pub enum Piece {
     /// History item `i`, as stored.
     Keep(usize),
-    /// An item ctxfold made (a summary, a pruned tool output, a merged or cut message).
-    Item(Value),
+    /// An item ctxfold made: a summary (`of: None`), or a copy of history item `of` with
+    /// something changed (a pruned tool output, a merged or cut message).
+    Item {
+        /// The item.
+        item: Value,
+        /// The history item it is a changed copy of.
+        of: Option<usize>,
+    },
 }
 
 /// The input `prepare` or `compact` returns.
@@ -650,7 +656,15 @@ impl Call {
             .iter()
             .map(|o| match o {
                 Out::Keep(i) => Piece::Keep(*i),
-                other => Piece::Item(cache.conv.render_item(other)),
+                other => Piece::Item {
+                    item: cache.conv.render_item(other),
+                    of: match other {
+                        Out::Edited { index, .. }
+                        | Out::Truncated { index, .. }
+                        | Out::Merged { index, .. } => Some(*index),
+                        _ => None,
+                    },
+                },
             })
             .collect();
         let estimate = estimate(report.tokens_before, run.ratio, run.budget);

@@ -79,7 +79,7 @@ fn input(p: &Prepared, history: &[Value]) -> Vec<Value> {
         .iter()
         .map(|piece| match piece {
             Piece::Keep(i) => history[*i].clone(),
-            Piece::Item(v) => v.clone(),
+            Piece::Item { item, .. } => item.clone(),
         })
         .collect()
 }

@@ -164,6 +164,8 @@ export type ProviderUsage =
       usage?: ProviderUsage | null;
       /** A whole Gemini response: its `usageMetadata`. */
       usageMetadata?: ProviderUsage | null;
+      /** What else the provider reports (output tokens, details). */
+      [other: string]: unknown;
     };
 
 /** The events of a `Compactor`, by name, with what each handler gets. */
@@ -655,7 +657,8 @@ impl CompactorCall {
     }
 
     /// The result, once done. `prepare` and `compact`: `{ pieces, system?, ...outcome }`,
-    /// where each piece is a history index (an item JS holds) or an item ctxfold made.
+    /// where each piece is a history index (an item JS holds) or `{ item, of? }`: an item
+    /// ctxfold made, a changed copy of history item `of` when it is one.
     pub fn result(&mut self) -> Result<JsValue, JsValue> {
         let done = self.inner()?.take_done().ok_or_else(|| {
             to_js(Error::Internal {
@@ -669,7 +672,14 @@ impl CompactorCall {
                 for piece in &p.pieces {
                     pieces.push(&match piece {
                         Piece::Keep(i) => (*i as f64).into(),
-                        Piece::Item(v) => super::to_plain(v)?,
+                        Piece::Item { item, of } => {
+                            let obj = Object::new();
+                            set(&obj, "item", &super::to_plain(item)?)?;
+                            if let Some(i) = of {
+                                set(&obj, "of", &(*i as f64).into())?;
+                            }
+                            obj.into()
+                        }
                     });
                 }
                 set(&out, "pieces", &pieces)?;
@@ -692,6 +702,14 @@ impl CompactorCall {
             None => 0,
         }
     }
+}
+
+/// `copy` (a changed copy of the history item `original`, made through JSON) with every
+/// part ctxfold did not change replaced by the original's, keys in the original's order: as
+/// `compact()` returns the caller's changed messages, so the two give the same bytes.
+#[wasm_bindgen(js_name = __ctxfoldRestoreOriginal, skip_typescript)]
+pub fn restore_original(copy: JsValue, original: JsValue) -> JsValue {
+    super::transfer::restore_original(copy, &original)
 }
 
 /// A `STORE_ERROR` for a store method that failed (JS sets the original error as `cause`).
