@@ -6,6 +6,8 @@
 // one compaction and lose no message (through Web Locks, and through the version check alone).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { launchChromium } from "../support/chromium.mjs";
 import { repoRoot } from "../support/paths.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
@@ -319,6 +321,25 @@ for (const locks of [true, false]) {
     }
   });
 }
+
+test("the README's IndexedDB example runs as written in a page", async () => {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const section = readme.split("### Compactor in the browser (IndexedDB)")[1].split("\n### ")[0];
+  const code = section.match(/```js\n([\s\S]*?)```/)[1];
+  const ctx = await browser.newContext();
+  try {
+    const p = await openPage(ctx);
+    await p.addScriptTag({ type: "module", content: `${code}\nwindow.readme = { messages, stored: await compactor.history("chat-42") };` });
+    await p.waitForFunction(() => window.readme !== undefined, null, { timeout: 30_000 });
+    const r = await p.evaluate(() => window.readme);
+    assert.deepEqual(r.messages, [{ role: "user", content: "Hi!" }]);
+    assert.deepEqual(r.stored.map((e) => e.message), [{ role: "user", content: "Hi!" }]);
+    const databases = await p.evaluate(async () => (await indexedDB.databases()).map((d) => [d.name, d.version]));
+    assert.deepEqual(databases, [["chats", 2]]);
+  } finally {
+    await ctx.close();
+  }
+});
 
 test("no console errors or warnings", () => {
   assert.deepEqual(problems, []);
