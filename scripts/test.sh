@@ -16,6 +16,8 @@
 #              (production builds, offline), each app run in headless Chromium
 #   workerd    node --test tests/workerd/: the package in a Worker, via Miniflare
 #   types      tsc --noEmit on tests/types/ against the package's .d.ts
+#   anchoring  the Compactor's usage anchoring against a provider double (ai-tokenizer's Claude
+#              count, pinned in tests/anchoring; installs it): the corpus replayed at 16k
 #   ai-sdk     ctxfold/ai-sdk with the real AI SDK (ai 5, 6 and 7, pinned in tests/ai-sdk; installs
 #              them) and its mock models: generateText and streamText with tools over corpus
 #              conversations at an 8k window, the README's quick start against a local server,
@@ -32,7 +34,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd types ai-sdk bench)
+all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd types anchoring ai-sdk bench)
 layers=("${@:-${all_layers[@]}}")
 for l in "${layers[@]}"; do
   [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
@@ -156,6 +158,12 @@ npm_ci_once() {
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" >"$stamp"
   fi
+}
+
+layer_anchoring() {
+  link_package
+  npm_ci_once tests/anchoring
+  counted node --test --test-reporter=spec tests/anchoring/
 }
 
 layer_ai_sdk() {

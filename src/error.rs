@@ -75,6 +75,47 @@ pub enum Error {
         "the module trapped and could not be restarted ({reason}); reload the page or restart the process"
     )]
     ModulePoisoned { reason: String },
+
+    /// A store refused a write: the conversation's stored version is not the one the write
+    /// expected (another tab or Worker isolate wrote first). `attempts` is how many times the
+    /// `Compactor` loaded and tried again before giving up (0: the store's own error).
+    #[error("stale write to conversation {id:?}: the write expected version {expected}, the store holds {}{}", found_version(*.found), attempts_suffix(*.attempts))]
+    StaleWrite {
+        id: String,
+        expected: u32,
+        found: Option<u32>,
+        attempts: u32,
+    },
+
+    /// A store's method failed (its error is the `cause`) or returned something that is not
+    /// what the store contract says.
+    #[error("store.{operation}({id:?}) failed: {reason}")]
+    Store {
+        operation: &'static str,
+        id: String,
+        reason: String,
+    },
+
+    /// The browser refused a store write for lack of space (IndexedDB's `QuotaExceededError`
+    /// is the JS `cause`); the transaction was rolled back, so nothing was written.
+    #[error(
+        "store.{operation}({id:?}) failed: the storage quota is exceeded ({reason}); nothing was written"
+    )]
+    QuotaExceeded {
+        operation: &'static str,
+        id: String,
+        reason: String,
+    },
+
+    /// A call that needs a stored conversation (`compact`, `export`) named none.
+    #[error("no conversation {id:?} in the store")]
+    UnknownConversation { id: String },
+
+    /// `import` of a conversation whose id the store already holds.
+    #[error(
+        "conversation {id:?} is already in the store: delete it first, or import with {{ overwrite: true }}"
+    )]
+    ConversationExists { id: String },
 }
 
 /// Declares [`Code`]: each code's string written once, with the doc that the TypeScript
@@ -134,6 +175,16 @@ codes! {
     Internal = "INTERNAL",
     /// The module trapped and no fresh instance could be made: every later call fails with this.
     ModulePoisoned = "MODULE_POISONED",
+    /// A store refused a write because another writer (a tab, a Worker isolate) changed the conversation first, and the `Compactor` ran out of attempts (or a store reports it).
+    StaleWrite = "STALE_WRITE",
+    /// A store method rejected (its error is the `cause`) or returned data that breaks the store contract.
+    StoreError = "STORE_ERROR",
+    /// The browser's storage quota refused a store write (`IndexedDBStore`), with its `QuotaExceededError` as `cause`. Nothing was written.
+    QuotaExceeded = "QUOTA_EXCEEDED",
+    /// `compact()` or `export()` of a conversation the store does not hold.
+    UnknownConversation = "UNKNOWN_CONVERSATION",
+    /// `import()` of a conversation the store already holds (without `overwrite: true`).
+    ConversationExists = "CONVERSATION_EXISTS",
 }
 
 impl Error {
@@ -154,12 +205,33 @@ impl Error {
             Error::Http { .. } => Code::HttpError,
             Error::Internal { .. } => Code::Internal,
             Error::ModulePoisoned { .. } => Code::ModulePoisoned,
+            Error::StaleWrite { .. } => Code::StaleWrite,
+            Error::Store { .. } => Code::StoreError,
+            Error::QuotaExceeded { .. } => Code::QuotaExceeded,
+            Error::UnknownConversation { .. } => Code::UnknownConversation,
+            Error::ConversationExists { .. } => Code::ConversationExists,
         }
     }
 
     /// A stable code per variant, for programs to branch on.
     pub fn code(&self) -> &'static str {
         self.kind().as_str()
+    }
+}
+
+/// A stored version, or its absence, in words.
+fn found_version(found: Option<u32>) -> String {
+    match found {
+        Some(v) => format!("version {v}"),
+        None => "no conversation".into(),
+    }
+}
+
+/// `; gave up after N attempts` when the `Compactor` retried.
+fn attempts_suffix(attempts: u32) -> String {
+    match attempts {
+        0 => String::new(),
+        n => format!(" (gave up after {n} attempts)"),
     }
 }
 

@@ -13,10 +13,12 @@ pub mod count;
 pub mod error;
 pub mod estimate;
 pub mod ids;
+pub mod indexeddb;
 pub mod messages;
 pub mod models;
 pub mod options;
 pub mod providers;
+pub mod session;
 pub mod tokenizer;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod typescript;

@@ -238,6 +238,28 @@ pub struct CountMessagesOptions {
     pub format: Option<String>,
 }
 
+/// Options of `compactor.compact(id, options)`: a manual compaction.
+#[derive(Clone, Debug, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields)]
+pub struct ManualCompactOptions {
+    /// Added to the summarizer's instructions for this compaction (`/compact focus on the
+    /// API`).
+    pub instructions: Option<String>,
+}
+
+/// Options of `compactor.import(data, options)`.
+#[derive(Clone, Debug, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields)]
+pub struct ImportOptions {
+    /// The id to import under. Default: the id it was exported with.
+    pub id: Option<String>,
+    /// Replace a conversation the store holds under that id (it is deleted first). Default
+    /// false: importing over one is a `CONVERSATION_EXISTS` error.
+    pub overwrite: Option<bool>,
+}
+
 /// The only summarizer named by a string: `"extractive"` (a function is the other kind,
 /// which only the JavaScript face can take).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

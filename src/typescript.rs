@@ -11,7 +11,7 @@
 use ts_rs::{Config, TS};
 
 use crate::compact::{state, types};
-use crate::{count, error, estimate, messages, models, options, providers, tokenizer};
+use crate::{count, error, estimate, messages, models, options, providers, session, tokenizer};
 
 /// The declarations, in a stable order, formatted one field a line.
 pub fn declarations() -> String {
@@ -54,6 +54,8 @@ pub fn declarations() -> String {
         crate::config::ToolPolicy,
         crate::config::Overflow,
         options::CompactOptions,
+        options::ManualCompactOptions,
+        options::ImportOptions,
         state::Trigger,
         state::ChunkTrigger,
         state::FallbackKind,
@@ -74,6 +76,21 @@ pub fn declarations() -> String {
         types::Outcome,
         providers::settings::MaxTokensField,
         providers::settings::SummarizerOptions,
+        session::StoredMeta,
+        session::UndoPoint,
+        session::LastInput,
+        session::UsageAnchor,
+        session::LastCompaction,
+        session::StoredSummary,
+        session::CompactionRecord,
+        session::WriteBatch,
+        session::ExportedConversation,
+        session::InputEstimate,
+        session::PrepareOutcome,
+        session::CommitOutcome,
+        session::UndoOutcome,
+        session::ConversationStatus,
+        crate::indexeddb::IndexedDbOptions,
     );
     out
 }

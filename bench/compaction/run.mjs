@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { clearCaches } from "ctxfold";
 import { corpusDir, listConversations, loadConversation, TokenCounter } from "./lib/corpus.mjs";
 import { measure, cachedPrefix, problems } from "./lib/measure.mjs";
-import { Ctxfold, LangChain, AiSdk, NoCompaction, PRUNE_OPTIONS } from "./lib/methods.mjs";
+import { Ctxfold, CtxfoldCompactor, LangChain, AiSdk, NoCompaction, PRUNE_OPTIONS } from "./lib/methods.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, "..", "..");
@@ -88,6 +88,7 @@ function ledgerFor(w) {
 
 const METHODS = [
   { name: "ctxfold", make: ({ window }) => new Ctxfold({ window, options: { ...CTXFOLD_OPTIONS, ...(LEDGER ? { ledgerMaxTokens: ledgerFor(window) } : {}) } }) },
+  { name: "ctxfold Compactor", make: ({ window }) => new CtxfoldCompactor({ window, options: { ...CTXFOLD_OPTIONS, ...(LEDGER ? { ledgerMaxTokens: ledgerFor(window) } : {}) } }) },
   { name: "LangChain trimMessages", make: (s) => new LangChain(s) },
   { name: "AI SDK prune+drop", make: (s) => new AiSdk(s) },
   { name: "no compaction", make: () => new NoCompaction() },
@@ -372,7 +373,7 @@ for (const w of WINDOWS) {
     if (a.invalid) notes.push(`invalid: ${breakdown(a.invalidBy)}`);
     if (a.refused) notes.push(`refused: ${breakdown(a.refusedBy)}`);
     if (a.altBreaks) notes.push(`alt. breaks next to a message it made or changed ${a.altBreaksBy.made ?? 0}, between messages kept verbatim ${a.altBreaksBy.kept ?? 0}`);
-    if (name === "ctxfold")
+    if (name.startsWith("ctxfold"))
       notes.push(
         `${int(a.compactions)} compacting turns, ${int(a.pruneAdvances)} prune advances, ${a.stateResets} state resets, ${a.countMismatches} requests whose count differs from report.tokensAfter`,
       );

@@ -51,7 +51,7 @@ export function compactWith(raw, g) {
 }
 
 /** One summarizer call with its deadline: `{ value }`, or `{ failed, rejection }`. */
-function ask(summarizer, request) {
+export function ask(summarizer, request) {
   const controller = new AbortController();
   let timer;
   const deadline = new Promise((_, reject) => {
@@ -71,7 +71,7 @@ function ask(summarizer, request) {
 }
 
 /** Why a summarizer call failed, in words for the report. */
-function failure(e) {
+export function failure(e) {
   let name;
   let message;
   try {

@@ -143,7 +143,7 @@ impl CompactCall {
 
 /// A summarizer's reply as the driver passes it: `{ value }` or `{ failed }`, where a value
 /// is a string or `{ text, model?, usage? }`.
-fn reply_from(r: &JsValue) -> Reply {
+pub(super) fn reply_from(r: &JsValue) -> Reply {
     let get = |o: &JsValue, k: &str| {
         Reflect::get(o, &JsValue::from_str(k))
             .ok()

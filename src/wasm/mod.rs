@@ -5,9 +5,11 @@
 //! read by the core's serde types ([`options`]), and compaction is the core's driver.
 
 mod compact;
+mod compactor;
 mod count;
 mod error;
 mod http;
+mod indexeddb;
 mod lifecycle;
 mod models;
 mod options;

@@ -30,7 +30,17 @@ export type CtxfoldErrorCode =
   /** A bug in ctxfold: the WebAssembly module trapped and was made afresh, so the next call works. */
   | "INTERNAL"
   /** The module trapped and no fresh instance could be made: every later call fails with this. */
-  | "MODULE_POISONED";
+  | "MODULE_POISONED"
+  /** A store refused a write because another writer (a tab, a Worker isolate) changed the conversation first, and the `Compactor` ran out of attempts (or a store reports it). */
+  | "STALE_WRITE"
+  /** A store method rejected (its error is the `cause`) or returned data that breaks the store contract. */
+  | "STORE_ERROR"
+  /** The browser's storage quota refused a store write (`IndexedDBStore`), with its `QuotaExceededError` as `cause`. Nothing was written. */
+  | "QUOTA_EXCEEDED"
+  /** `compact()` or `export()` of a conversation the store does not hold. */
+  | "UNKNOWN_CONVERSATION"
+  /** `import()` of a conversation the store already holds (without `overwrite: true`). */
+  | "CONVERSATION_EXISTS";
 
 /**
  * A BPE encoding ctxfold counts exactly.
@@ -482,6 +492,32 @@ export type CompactOptions = {
    * Per-call instructions (e.g. from `/compact focus on the API`).
    */
   instructions?: string;
+};
+
+/**
+ * Options of `compactor.compact(id, options)`: a manual compaction.
+ */
+export type ManualCompactOptions = {
+  /**
+   * Added to the summarizer's instructions for this compaction (`/compact focus on the
+   * API`).
+   */
+  instructions?: string;
+};
+
+/**
+ * Options of `compactor.import(data, options)`.
+ */
+export type ImportOptions = {
+  /**
+   * The id to import under. Default: the id it was exported with.
+   */
+  id?: string;
+  /**
+   * Replace a conversation the store holds under that id (it is deleted first). Default
+   * false: importing over one is a `CONVERSATION_EXISTS` error.
+   */
+  overwrite?: boolean;
 };
 
 /**
@@ -977,4 +1013,571 @@ export type SummarizerOptions = {
    * started. Default 2.
    */
   maxRetries?: number;
+};
+
+/**
+ * A conversation's meta: small, read on every call, replaced by every write.
+ */
+export type StoredMeta = {
+  /**
+   * The layout of this object (1).
+   */
+  schema: number;
+  /**
+   * The conversation's id.
+   */
+  id: string;
+  /**
+   * Counts the writes: a write is refused unless the stored version is the one it
+   * expects, and its meta has that version plus one.
+   */
+  version: number;
+  /**
+   * Set when the conversation is made (or imported): a conversation deleted and made
+   * again under the same id has another, so no cache of the old one is used for it.
+   */
+  epoch: string;
+  /**
+   * History items stored (the next one's index).
+   */
+  length: number;
+  /**
+   * The messages' format.
+   */
+  format: MessageFormat;
+  /**
+   * Anthropic's top-level `system`, when the conversation has one.
+   */
+  system: unknown;
+  /**
+   * The compaction state in force: summary chunks, boundary, prune boundary, pinned
+   * message.
+   */
+  state: CompactState;
+  /**
+   * What `undo` restores: the state before the latest compaction.
+   */
+  undo: UndoPoint | null;
+  /**
+   * Compaction records written (the next record's `seq`).
+   */
+  compactions: number;
+  /**
+   * Summaries written (the next summary's `seq`).
+   */
+  summaries: number;
+  /**
+   * The `seq` of every compaction undone.
+   */
+  undone: Array<number>;
+  /**
+   * The input the latest `prepare` returned, to pair with the usage the next `commit`
+   * reports.
+   */
+  lastInput: LastInput | null;
+  /**
+   * Per model: the provider's reported input against ctxfold's count of it.
+   */
+  anchors: Array<UsageAnchor>;
+  /**
+   * The latest compaction, in short.
+   */
+  lastCompaction: LastCompaction | null;
+  /**
+   * When the conversation was made (ISO 8601).
+   */
+  createdAt: string | null;
+  /**
+   * When it was last written (ISO 8601).
+   */
+  updatedAt: string | null;
+};
+
+/**
+ * The state before a compaction, kept so `undo` can restore it.
+ */
+export type UndoPoint = {
+  /**
+   * The `seq` of the compaction this undoes.
+   */
+  compaction: number;
+  /**
+   * The state in force before it.
+   */
+  state: CompactState;
+};
+
+/**
+ * The input a `prepare` returned, as ctxfold counted it.
+ */
+export type LastInput = {
+  /**
+   * The model it was counted for (`""` with only a `contextWindow`).
+   */
+  model: string;
+  /**
+   * ctxfold's count of the input (`report.tokensAfter`).
+   */
+  tokens: number;
+  /**
+   * The history's length after that `prepare`: a `commit` pairs its usage with this input
+   * only if nothing was appended in between.
+   */
+  length: number;
+  /**
+   * The correction the trigger decision used (`null`: none yet).
+   */
+  ratio: number | null;
+};
+
+/**
+ * What the provider reported against what ctxfold counted, for one model.
+ */
+export type UsageAnchor = {
+  /**
+   * The model (`""` with only a `contextWindow`).
+   */
+  model: string;
+  /**
+   * The provider's input tokens for the latest input reported.
+   */
+  reported: number;
+  /**
+   * ctxfold's count of that input.
+   */
+  counted: number;
+  /**
+   * `reported / counted`: the next trigger decision multiplies ctxfold's counts by this.
+   */
+  ratio: number;
+  /**
+   * Reports taken so far.
+   */
+  reports: number;
+  /**
+   * The plain estimate's error on the latest report: `counted / reported - 1`.
+   */
+  error: number;
+  /**
+   * The corrected estimate's error on the latest report (`counted x` the ratio in force
+   * then, `/ reported - 1`); `null` on the first report, which had no correction.
+   */
+  correctedError: number | null;
+  /**
+   * Mean of `|error|` over every report.
+   */
+  meanAbsError: number;
+  /**
+   * Mean of `|correctedError|` over every report that had a correction.
+   */
+  meanAbsCorrectedError: number | null;
+  /**
+   * When the latest report came (ISO 8601).
+   */
+  at: string | null;
+};
+
+/**
+ * The latest compaction, in short (its record has everything).
+ */
+export type LastCompaction = {
+  /**
+   * Its record's `seq`.
+   */
+  seq: number;
+  /**
+   * `threshold` or `manual`.
+   */
+  trigger: Trigger;
+  /**
+   * Input tokens before (ctxfold's count).
+   */
+  tokensBefore: number;
+  /**
+   * Input tokens after.
+   */
+  tokensAfter: number;
+  /**
+   * When (ISO 8601).
+   */
+  createdAt: string | null;
+};
+
+/**
+ * A summary chunk as stored: the chunk, and which compaction made it.
+ */
+export type StoredSummary = {
+  /**
+   * Its place among the conversation's summaries: 0, 1, 2, ... (unique; a store may key
+   * summaries by it).
+   */
+  seq: number;
+  /**
+   * The `seq` of the compaction that made it.
+   */
+  compaction: number;
+  /**
+   * 1 for the first compaction of a conversation, then counting up (a fold takes the
+   * next number).
+   */
+  generation: number;
+  /**
+   * The summary text, ledger included.
+   */
+  text: string;
+  /**
+   * Index of the last message this chunk covers.
+   */
+  through: number;
+  /**
+   * Its tokens.
+   */
+  tokens: number;
+  /**
+   * When it was made (ISO 8601), if the caller's clock was known.
+   */
+  createdAt?: string;
+  /**
+   * The summarizer's model, if it said.
+   */
+  model?: string;
+  /**
+   * `threshold`, `manual` or `fold`.
+   */
+  trigger: ChunkTrigger;
+  /**
+   * The summarizer's usage report, as it gave it.
+   */
+  usage?: unknown;
+  /**
+   * Identifiers of the evicted messages that the chunk keeps.
+   */
+  keptIds: Array<string>;
+  /**
+   * Identifiers of the evicted messages that did not fit.
+   */
+  lostIds: Array<string>;
+  /**
+   * `null`, or the fallback used and why: `{ kind, reason }`.
+   */
+  fallback?: FallbackUsed;
+};
+
+/**
+ * One compaction, as it happened.
+ */
+export type CompactionRecord = {
+  /**
+   * Its place among the conversation's compactions: 0, 1, 2, ... (unique; a store may
+   * key records by it).
+   */
+  seq: number;
+  /**
+   * `threshold` (the input passed the threshold) or `manual` (`compact()`).
+   */
+  trigger: Trigger;
+  /**
+   * `additive` or `rolling`.
+   */
+  strategy: Strategy;
+  /**
+   * Input tokens before (ctxfold's count of what would have been sent).
+   */
+  tokensBefore: number;
+  /**
+   * Input tokens after.
+   */
+  tokensAfter: number;
+  /**
+   * The budget it worked to (in ctxfold's counts: with a usage correction, the window's
+   * input divided by the ratio).
+   */
+  budget: Budget;
+  /**
+   * History indexes (the messages' stable ids) of the messages it summarized.
+   */
+  evicted: Array<number>;
+  /**
+   * The first history index sent verbatim after it.
+   */
+  boundary: number;
+  /**
+   * The history's length when it ran.
+   */
+  length: number;
+  /**
+   * Generations of the summary chunks it made (a fold's included).
+   */
+  generations: Array<number>;
+  /**
+   * Whether it folded the chunks into one.
+   */
+  folded: boolean;
+  /**
+   * Identifiers of the evicted messages the summaries keep.
+   */
+  keptIds: Array<string>;
+  /**
+   * Identifiers of the evicted messages lost.
+   */
+  lostIds: Array<string>;
+  /**
+   * Identifiers in the summaries found nowhere in the conversation.
+   */
+  unsupportedIds: Array<string>;
+  /**
+   * Summary lines dropped (outside the schema, or instructions to the model).
+   */
+  droppedSummaryLines: Array<string>;
+  /**
+   * The fallback used, if any, and why.
+   */
+  fallback: FallbackUsed | null;
+  /**
+   * The summarizer's model, as it said.
+   */
+  model: string | null;
+  /**
+   * Each summarizer call's usage, as it reported it.
+   */
+  usage: unknown[];
+  /**
+   * The per-call instructions of a manual compaction.
+   */
+  instructions: string | null;
+  /**
+   * Milliseconds: planning, waiting for the summarizer, the whole call.
+   */
+  timings: Timings;
+  /**
+   * When (ISO 8601).
+   */
+  createdAt: string | null;
+  /**
+   * Whether `undo` undid it (set when read through the `Compactor`; stored `false`).
+   */
+  undone: boolean;
+};
+
+/**
+ * What one call writes, as one transaction.
+ */
+export type WriteBatch = {
+  /**
+   * The history index of `messages[0]`: the stored meta's `length`.
+   */
+  start: number;
+  /**
+   * History items to append, in order.
+   */
+  messages: unknown[];
+  /**
+   * Summaries to add.
+   */
+  summaries: StoredSummary[];
+  /**
+   * Compaction records to add (one per compaction; several only in `import`).
+   */
+  records: CompactionRecord[];
+  /**
+   * The new meta, whose `version` is the expected one plus one.
+   */
+  meta: StoredMeta;
+};
+
+/**
+ * A conversation as `export()` gives it and `import()` takes it.
+ */
+export type ExportedConversation = {
+  /**
+   * `"ctxfold.conversation"`.
+   */
+  kind: string;
+  /**
+   * The layout of this object (1).
+   */
+  exportVersion: number;
+  /**
+   * The meta.
+   */
+  meta: StoredMeta;
+  /**
+   * The whole history.
+   */
+  messages: unknown[];
+  /**
+   * Every summary.
+   */
+  summaries: StoredSummary[];
+  /**
+   * Every compaction record.
+   */
+  records: CompactionRecord[];
+};
+
+/**
+ * How the trigger decision saw the input, in the provider's tokens where a usage report
+ * corrected ctxfold's count.
+ */
+export type InputEstimate = {
+  /**
+   * ctxfold's count of the input before any compaction this turn (`report.tokensBefore`).
+   */
+  counted: number;
+  /**
+   * The correction from the latest usage report of this model (`null`: none yet).
+   */
+  ratio: number | null;
+  /**
+   * `counted x ratio` (or `counted`): what the trigger decision compared with `threshold`.
+   */
+  tokens: number;
+  /**
+   * The threshold, in the provider's tokens.
+   */
+  threshold: number;
+  /**
+   * The input budget (window minus reserved output), in the provider's tokens.
+   */
+  input: number;
+};
+
+/**
+ * What `prepare` and `compact` return besides the messages.
+ */
+export type PrepareOutcome = {
+  /**
+   * `full`, `summarized`, or `truncated` after a marker fallback.
+   */
+  contextStatus: ContextStatus;
+  /**
+   * What happened (as `compact()` reports it; indexes are history indexes, except
+   * `cacheBreakpoints`, which index the returned messages).
+   */
+  report: CompactReport;
+  /**
+   * How the trigger decision saw the input.
+   */
+  estimate: InputEstimate;
+  /**
+   * The record of the compaction this call made, if it made one.
+   */
+  record: CompactionRecord | null;
+};
+
+/**
+ * What `commit` returns.
+ */
+export type CommitOutcome = {
+  /**
+   * History items stored now.
+   */
+  length: number;
+  /**
+   * The model's anchor after this report, when the usage was taken.
+   */
+  anchor: UsageAnchor | null;
+  /**
+   * Why the usage given was not taken (no `prepare` came just before this `commit`, or
+   * the report is not plausibly this input's), else `null`.
+   */
+  usageIgnored: string | null;
+};
+
+/**
+ * What `undo` returns when it undid a compaction.
+ */
+export type UndoOutcome = {
+  /**
+   * The `seq` of the compaction undone.
+   */
+  compaction: number;
+  /**
+   * Summary chunks in force now.
+   */
+  chunks: number;
+  /**
+   * The first history index sent verbatim now (after the head), `null` with no summary.
+   */
+  boundary: number | null;
+};
+
+/**
+ * What `status` returns.
+ */
+export type ConversationStatus = {
+  /**
+   * The conversation's id.
+   */
+  id: string;
+  /**
+   * The stored version.
+   */
+  version: number;
+  /**
+   * History items stored.
+   */
+  length: number;
+  /**
+   * The messages' format.
+   */
+  format: MessageFormat;
+  /**
+   * `summarized` when summaries are in force, `truncated` when a marker stands in for
+   * earlier turns, else `full`.
+   */
+  contextStatus: ContextStatus;
+  /**
+   * The window's use by part (head, summaries, tail, tools) if the model were called now,
+   * and whether the next `prepare` would compact.
+   */
+  plan: CompactPlan;
+  /**
+   * How the trigger decision sees the input now.
+   */
+  estimate: InputEstimate;
+  /**
+   * Summary chunks in force.
+   */
+  chunks: number;
+  /**
+   * Compactions so far (undone ones included).
+   */
+  compactions: number;
+  /**
+   * The latest compaction, in short.
+   */
+  lastCompaction: LastCompaction | null;
+  /**
+   * Whether `undo` has a compaction to undo.
+   */
+  canUndo: boolean;
+  /**
+   * Per model: the estimate's error against the provider's reports, and the correction.
+   */
+  usage: Array<UsageAnchor>;
+  /**
+   * When the conversation was made (ISO 8601).
+   */
+  createdAt: string | null;
+  /**
+   * When it was last written (ISO 8601).
+   */
+  updatedAt: string | null;
+};
+
+/**
+ * Options of `new IndexedDBStore()`.
+ */
+export type IndexedDBStoreOptions = {
+  /**
+   * The IndexedDB database's name. Default `"ctxfold"`.
+   */
+  database?: string;
+  /**
+   * The deadline of each call (opening the database included), in milliseconds: a call
+   * that has not settled by then is aborted (nothing is written) and rejects with
+   * `STORE_ERROR`. Default 10000.
+   */
+  timeoutMs?: number;
 };

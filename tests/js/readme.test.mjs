@@ -43,10 +43,13 @@ before(async () => {
     let body = "";
     req.on("data", (c) => (body += c));
     req.on("end", () => {
-      requests.push({ url: req.url, auth: req.headers.authorization, body: JSON.parse(body) });
+      const parsed = JSON.parse(body);
+      requests.push({ url: req.url, auth: req.headers.authorization, body: parsed });
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({
         choices: [{ message: { role: "assistant", content: "## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** The user asked about France.\n- **Open Items:** None" } }],
+        // About what a provider counts: a token per four characters of the messages.
+        usage: { prompt_tokens: Math.ceil(JSON.stringify(parsed.messages).length / 4), completion_tokens: 30 },
       }));
     });
   });
@@ -124,6 +127,50 @@ test("the built-in summarizers' examples run against both APIs, and a 401 shows 
   } finally {
     await llm.close();
   }
+});
+
+test("the Compactor quick start runs, and its numbers are right", async () => {
+  const [code] = blocks("### Conversations that remember: `Compactor`");
+  assert.match(code, /new Compactor\(/);
+  requests = [];
+  await runModule("compactor-quick-start.mjs", code, {
+    OPENAI_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`,
+    OPENAI_API_KEY: "test-key",
+  });
+  assert.equal(requests.length, 1, "one chat call, no summary yet");
+  assert.deepEqual(requests[0].body.messages, [{ role: "user", content: "What is the capital of France?" }]);
+});
+
+test("the Compactor quick start compacts a long chat with its summarizer, and says so", async () => {
+  const [code] = blocks("### Conversations that remember: `Compactor`");
+  // The same app with a smaller window and thirty long messages.
+  const long = code
+    .replace('model: "gpt-4o",\n  store', 'model: "gpt-4o",\n  contextWindow: 8000,\n  store')
+    .replace(/^await send\("chat-42".*$/m, 'for (let i = 0; i < 30; i++) await send("chat-42", `message ${i}: ` + "about the billing service retries ".repeat(40));')
+    .replace(/^.*\/\/ \d+.*$/gm, "");
+  assert.notEqual(long, code);
+  requests = [];
+  const { stdout } = await runModule("compactor-long.mjs", long, {
+    OPENAI_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`,
+    OPENAI_API_KEY: "test-key",
+  });
+  assert.match(stdout, /^Summarizing earlier messages\.\.\.\nCompacted \(\d+ -> \d+\)$/m, stdout);
+  const summaries = requests.filter((r) => r.body.model === "gpt-4o-mini");
+  assert.ok(summaries.length >= 1, "the summarizer was called over HTTP");
+  assert.match(summaries[0].body.messages[0].content, /Conversation Summary/);
+  const chats = requests.filter((r) => r.body.model === "gpt-4o");
+  assert.equal(chats.length, 30);
+  assert.ok(chats.at(-1).body.messages.length < 59, "the last call's input was compacted");
+});
+
+test("the store of the Compactor stores section keeps the store contract", async () => {
+  const [code] = blocks("### Compactor stores");
+  const conformance = join(repoRoot, "tests", "support", "store-conformance.mjs");
+  const check = `\nconst { checkStore } = await import(${JSON.stringify(conformance)});\nconst results = await checkStore(() => store);\nconsole.log(JSON.stringify(results));\n`;
+  const { stdout } = await runModule("compactor-store.mjs", code + check);
+  const results = JSON.parse(stdout);
+  assert.ok(results.length >= 10);
+  for (const r of results) assert.ok(r.ok, `${r.name}: ${r.error}`);
 });
 
 test("the lite example runs", async () => {

@@ -9,7 +9,7 @@
 // AI SDK model messages, and the result back, is not timed: a user of those libraries holds
 // their messages in that form already.
 
-import { compact } from "ctxfold";
+import { compact, Compactor, MemoryStore } from "ctxfold";
 import { coerceMessageLikeToMessage, trimMessages } from "@langchain/core/messages";
 import { pruneMessages } from "ai";
 
@@ -37,6 +37,46 @@ export class Ctxfold {
     const ms = performance.now() - t0;
     // As a stateless caller keeps it: serialized between turns (KV, a cookie).
     this.state = JSON.parse(JSON.stringify(r.state));
+    return { messages: r.messages, ms, report: r.report, contextStatus: r.contextStatus };
+  }
+}
+
+// ------------------------------------------------------------------ ctxfold's Compactor
+
+/**
+ * The same engine, stateful: a Compactor over a MemoryStore, as a chat app drives it. At
+ * each model call the reply of the previous one is committed and what came after it (tool
+ * results, the next user message) is prepared; the Compactor keeps the history and the
+ * state. Its inputs must equal the stateless row's, turn for turn (run.test.mjs checks).
+ */
+export class CtxfoldCompactor {
+  static label = "ctxfold Compactor";
+  /** @param {{ window: number, options?: object }} setup */
+  constructor({ window, options = {} }) {
+    this.compactor = new Compactor({ model: "gpt-4o", contextWindow: window, store: new MemoryStore(), ...options });
+    /** History items stored. */
+    this.stored = 0;
+    /** Whether the previous call returned an input: its reply (history[stored]) is committed now. */
+    this.replied = false;
+  }
+  /** @returns {Promise<Built>} */
+  async build(history, k) {
+    const t0 = performance.now();
+    let r;
+    try {
+      if (this.replied) {
+        await this.compactor.commit("bench", history[this.stored]);
+        this.stored++;
+      }
+      this.replied = false;
+      // After a refused turn (CONTEXT_OVERFLOW: nothing stored), its messages come again.
+      r = await this.compactor.prepare("bench", history.slice(this.stored, k));
+    } catch (e) {
+      return { messages: null, ms: performance.now() - t0, error: `${e.code ?? e.name}: ${e.message}` };
+    }
+    const ms = performance.now() - t0;
+    this.stored = k;
+    this.replied = true;
     return { messages: r.messages, ms, report: r.report, contextStatus: r.contextStatus };
   }
 }
@@ -241,4 +281,4 @@ export class NoCompaction {
   }
 }
 
-export const METHODS = [Ctxfold, LangChain, AiSdk, NoCompaction];
+export const METHODS = [Ctxfold, CtxfoldCompactor, LangChain, AiSdk, NoCompaction];

@@ -22,7 +22,7 @@ test("a full run meets the issue's targets at every window", { timeout: 15 * 60_
   const { stdout } = await promisify(execFile)(process.execPath, [join(here, "..", "run.mjs"), "--out", out], {
     maxBuffer: 64 << 20,
   });
-  const { meta, summary } = JSON.parse(readFileSync(out, "utf8"));
+  const { meta, summary, results } = JSON.parse(readFileSync(out, "utf8"));
   assert.equal(meta.quick, false);
   assert.deepEqual(meta.ctxfoldOptions, {}, "the defaults are measured");
   for (const { window } of meta.windows) {
@@ -35,6 +35,16 @@ test("a full run meets the issue's targets at every window", { timeout: 15 * 60_
     assert.equal(c.countMismatches, 0, `${label}: report.tokensAfter differs from the benchmark's count`);
     for (const [id, p] of Object.entries(c.perConv)) {
       assert.equal(p.breaksWithoutCompaction, 0, `${label} ${id}: prefix broken on a turn that neither compacted nor pruned`);
+    }
+    // The Compactor is the same engine, stateful: the same input as the stateless row, turn
+    // for turn, in every conversation.
+    const stateful = s["ctxfold Compactor"];
+    assert.equal(stateful.over, 0, `${label}: Compactor over budget`);
+    assert.equal(stateful.refused, c.refused, `${label}: Compactor refused`);
+    assert.equal(stateful.countMismatches, 0, `${label}: Compactor's report.tokensAfter differs from the benchmark's count`);
+    for (const [id, conv] of Object.entries(results[window].ctxfold.conversations)) {
+      const digests = (turns) => turns.map((t) => t.digest ?? t.refused);
+      assert.deepEqual(digests(results[window]["ctxfold Compactor"].conversations[id].turns), digests(conv.turns), `${label} ${id}: the Compactor's inputs differ from compact()'s`);
     }
     // Retention and coverage: a share over what each method put at risk. A method with
     // nothing at risk lost nothing of it.

@@ -1,0 +1,654 @@
+// The Compactor's JavaScript: the class, which awaits its store and summarizer and steps a
+// CompactorCall (src/wasm/compactor.rs) between them, as compact.js steps a CompactCall;
+// the per-conversation lock; the events; and the stores ctxfold ships (MemoryStore,
+// durableObjectStore). Everything the core decides (what to read, what to write, what the
+// input is) comes from the CompactorCall; this file only does the awaiting.
+
+import { ask, failure } from "./compact.js";
+
+const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback"];
+const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
+/** Keys of the options that JavaScript keeps (the rest go to the core). */
+const JS_OPTIONS = new Set(["store", "on", "writeRetries"]);
+const DEFAULT_RETRIES = 4;
+
+const now = () => new Date().toISOString();
+const clock = () => (typeof performance === "object" ? performance.now() : Date.now());
+
+/**
+ * @param {object} raw  the wasm-bindgen module
+ * @param {ReturnType<import("./guard.js").guard>} g
+ */
+export function compactorWith(raw, g) {
+  const staleWriteError = g.wrap(raw.staleWriteError);
+  const storeError = (operation, id, cause) => {
+    const err = raw.__ctxfoldStoreError(operation, id, describeError(cause));
+    err.cause = cause;
+    return err;
+  };
+  const typeError = (argument, expected) => {
+    const err = new TypeError(`invalid argument ${argument}: expected ${expected}`);
+    err.code = "INVALID_ARGUMENT";
+    return err;
+  };
+
+  class Compactor {
+    #options;
+    #summarizer;
+    #attempts;
+    #core = null;
+    #since = -1;
+    /** Per conversation: the history items the core caches, as JS objects (what `prepare` returns). */
+    #items = new Map();
+    /** Per conversation: the tail of its chain of calls. */
+    #chains = new Map();
+    #handlers = new Map(EVENTS.map((e) => [e, new Set()]));
+
+    constructor(options) {
+      g.check();
+      if (options === null || typeof options !== "object" || Array.isArray(options)) {
+        throw typeError("options", `an options object, got ${kindOf(options)}`);
+      }
+      const { store = new MemoryStore(), on, writeRetries = DEFAULT_RETRIES } = options;
+      if (store === null || typeof store !== "object") throw typeError("options.store", `a CompactorStore, got ${kindOf(store)}`);
+      for (const m of STORE_METHODS) {
+        if (typeof store[m] !== "function") throw typeError(`options.store.${m}`, `a function (the CompactorStore interface), got ${kindOf(store[m])}`);
+      }
+      if (!Number.isInteger(writeRetries) || writeRetries < 0 || writeRetries > 100) {
+        const err = new RangeError(`options.writeRetries out of range: expected an integer from 0 to 100, got ${String(writeRetries)}`);
+        err.code = "OUT_OF_RANGE";
+        throw err;
+      }
+      const core = {};
+      for (const [k, v] of Object.entries(options)) if (!JS_OPTIONS.has(k)) core[k] = v;
+      this.#options = core;
+      this.#summarizer = typeof core.summarizer === "function" ? core.summarizer : null;
+      this.#attempts = writeRetries + 1;
+      this.store = store;
+      // The core reads and checks the options now: a bad one throws here, not at the first call.
+      this.#ensureCore();
+      if (on !== undefined) {
+        if (on === null || typeof on !== "object") throw typeError("options.on", `an object of event handlers, got ${kindOf(on)}`);
+        for (const [name, handler] of Object.entries(on)) this.on(name, handler);
+      }
+    }
+
+    /** The core, made afresh after a trap restarted the module (its caches went with it). */
+    #ensureCore() {
+      if (this.#core === null || this.#since !== g.restarts()) {
+        this.#items.clear();
+        this.#since = g.restarts();
+        try {
+          this.#core = new raw.CompactorCore(this.#options, this.#attempts, Math.floor(Math.random() * 2 ** 52));
+        } catch (e) {
+          throw g.recover(e);
+        }
+      }
+      return this.#core;
+    }
+
+    on(name, handler) {
+      this.#listeners(name).add(checkHandler(name, handler));
+      return () => this.off(name, handler);
+    }
+
+    off(name, handler) {
+      this.#listeners(name).delete(handler);
+    }
+
+    #listeners(name) {
+      const set = this.#handlers.get(name);
+      if (!set) throw typeError("name", `one of ${EVENTS.map((e) => JSON.stringify(e)).join(", ")}, got ${JSON.stringify(String(name))}`);
+      return set;
+    }
+
+    #emit(name, event) {
+      for (const handler of [...this.#handlers.get(name)]) {
+        try {
+          handler(event);
+        } catch (e) {
+          // A handler's error is reported, never the call's: what it did is stored already.
+          if (typeof globalThis.reportError === "function") globalThis.reportError(e);
+          else console.error(e);
+        }
+      }
+    }
+
+    /** Runs `fn` after every earlier call on `id` (and, for a shared store, under a Web Lock). */
+    #locked(id, fn) {
+      const previous = this.#chains.get(id) ?? Promise.resolve();
+      const lockName = typeof this.store.lockName === "string" ? this.store.lockName : null;
+      const locks = lockName !== null ? globalThis.navigator?.locks : undefined;
+      const run = previous.then(() => (locks ? locks.request(`ctxfold:${lockName}:${id}`, () => fn()) : fn()));
+      const tail = run.then(
+        () => {},
+        () => {},
+      );
+      this.#chains.set(id, tail);
+      tail.then(() => {
+        if (this.#chains.get(id) === tail) this.#chains.delete(id);
+      });
+      return run;
+    }
+
+    /** A store call, its rejection a STORE_ERROR (a stale write is the caller's to see). */
+    async #store(operation, id, ...args) {
+      let value;
+      try {
+        value = await this.store[operation](id, ...args);
+      } catch (e) {
+        if (operation === "write" && e?.code === "STALE_WRITE") throw e;
+        throw storeError(operation, id, e);
+      }
+      return value;
+    }
+
+    /**
+     * Steps one core call to its end. `make(core)` makes it; `events`: emit this call's;
+     * `adding`: the history items the call appends, as JSON copies made here (the core's
+     * copies have their keys sorted; these keep the caller's order, and are what is stored).
+     */
+    async #step(id, make, events, adding = null) {
+      g.check();
+      const core = this.#ensureCore();
+      const since = g.restarts();
+      let call = null;
+      let items = this.#items.get(id) ?? [];
+      let firstRejection;
+      const started = clock();
+      let planned = null;
+      let waited = 0;
+      const resumed = () => {
+        if (g.restarts() !== since) {
+          call = null;
+          throw g.restartedDuring(new Error("the module was restarted while this call waited"));
+        }
+      };
+      try {
+        call = make(core);
+        let metaLength = 0;
+        let appended = [];
+        for (;;) {
+          const step = call.next();
+          if (step.load) {
+            const meta = await this.#store("load", id);
+            resumed();
+            metaLength = meta?.length ?? 0;
+            // The core keeps as much of its cache as it trusts; this copy keeps as much.
+            items.length = Math.min(items.length, call.loaded(meta ?? null, items.length));
+          } else if (step.read !== undefined) {
+            const got = await this.#store("messages", id, step.read);
+            resumed();
+            call.read(got);
+            // The core took `metaLength - from` of them; so does this copy.
+            items = items.slice(0, step.read);
+            for (let k = 0; k < metaLength - step.read; k++) items.push(got[k]);
+          } else if (step.summarize) {
+            planned ??= clock() - started;
+            if (step.first && events) this.#emit("compactionStart", { conversationId: id, plan: step.plan });
+            if (this.#summarizer === null) {
+              call.submitExtractive();
+              continue;
+            }
+            const t = clock();
+            const replies = await Promise.all(step.summarize.map((r) => ask(this.#summarizer, r)));
+            waited += clock() - t;
+            resumed();
+            firstRejection ??= replies.find((r) => r.rejection !== undefined)?.rejection;
+            call.submit(replies.map(({ value, failed }) => (failed === undefined ? { value } : { failed })));
+          } else if (step.finish) {
+            planned ??= clock() - started;
+            call.finish(planned, waited, clock() - started);
+          } else if (step.write) {
+            if (adding !== null && adding.length === step.write.messages.length) step.write.messages = adding;
+            try {
+              await this.#store("write", id, step.expect, step.write);
+            } catch (e) {
+              if (e?.code !== "STALE_WRITE") throw e;
+              resumed();
+              // Another writer got there first: the core loads again, or gives up.
+              call.stale(typeof e?.found === "number" ? e.found : null);
+              await jitter();
+              resumed();
+              continue;
+            }
+            resumed();
+            call.written();
+            appended = step.write.messages;
+          } else if (step.done) {
+            const result = call.result();
+            for (const m of appended) items.push(m);
+            return result;
+          } else {
+            throw new Error(`unknown step ${JSON.stringify(step)}`);
+          }
+        }
+      } catch (e) {
+        let err = g.recover(e);
+        if (g.restarts() !== since) {
+          call = null;
+          if (err === e) err = g.restartedDuring(e);
+        }
+        if (err?.code === "SUMMARIZER_FAILED" && firstRejection !== undefined && err.cause === undefined) err.cause = firstRejection;
+        throw err;
+      } finally {
+        if (call !== null) {
+          try {
+            // The core's cache after the call (cut back if it did not finish): this copy follows.
+            items.length = Math.min(items.length, call.end());
+            this.#items.set(id, items);
+            call.free();
+          } catch {
+            // The module trapped meanwhile: the next call starts afresh.
+            this.#items.delete(id);
+          }
+        } else {
+          this.#items.delete(id);
+        }
+      }
+    }
+
+    /** The input of a prepared result, as messages: stored items where kept. */
+    #input(id, result) {
+      const items = this.#items.get(id) ?? [];
+      const { pieces, ...rest } = result;
+      const messages = pieces.map((p) => {
+        if (typeof p === "number") return items[p];
+        // A changed copy of a stored message: the parts not changed are the stored ones.
+        return p.of === undefined ? p.item : raw.__ctxfoldRestoreOriginal(p.item, items[p.of]);
+      });
+      return { messages, ...rest };
+    }
+
+    #prepared(id, result) {
+      const out = this.#input(id, result);
+      const { report, record } = out;
+      if (report.pruned.advanced) this.#emit("pruned", { conversationId: id, pruned: report.pruned });
+      if (report.fallback) this.#emit("fallback", { conversationId: id, fallback: report.fallback, record });
+      if (record) this.#emit("compactionEnd", { conversationId: id, record });
+      return out;
+    }
+
+    #id(id) {
+      try {
+        return raw.CompactorCore.checkId(id);
+      } catch (e) {
+        throw g.recover(e);
+      }
+    }
+
+    prepare(conversationId, newMessages) {
+      return this.#call(conversationId, async (id) => {
+        const copy = jsonCopy(newMessages);
+        const adding = Array.isArray(copy) ? copy : Array.isArray(copy?.messages) ? copy.messages : null;
+        const result = await this.#step(id, (core) => core.prepare(id, copy, now()), true, adding);
+        return this.#prepared(id, result);
+      });
+    }
+
+    commit(conversationId, reply, usage) {
+      return this.#call(conversationId, (id) => {
+        const copy = jsonCopy(reply);
+        const adding = Array.isArray(copy) ? copy : copy !== null && typeof copy === "object" ? [copy] : null;
+        return this.#step(id, (core) => core.commit(id, copy, usage, now()), false, adding);
+      });
+    }
+
+    compact(conversationId, options) {
+      return this.#call(conversationId, async (id) => {
+        const result = await this.#step(id, (core) => core.compact(id, options, now()), true);
+        return this.#prepared(id, result);
+      });
+    }
+
+    undo(conversationId) {
+      return this.#call(conversationId, (id) => this.#step(id, (core) => core.undo(id, now()), false));
+    }
+
+    status(conversationId) {
+      return this.#call(conversationId, (id) => this.#step(id, (core) => core.status(id), false));
+    }
+
+    history(conversationId) {
+      return this.#call(conversationId, async (id) => {
+        const meta = await this.#store("load", id);
+        if (!meta) return [];
+        const [messages, records] = await Promise.all([this.#store("messages", id, 0), this.#store("records", id)]);
+        const undone = new Set(meta.undone ?? []);
+        const by = new Map();
+        for (const r of records) {
+          if (undone.has(r.seq)) continue;
+          for (const i of r.evicted) if (!by.has(i)) by.set(i, r.seq);
+        }
+        return messages.slice(0, meta.length).map((message, index) => ({ index, message, summarizedBy: by.get(index) ?? null }));
+      });
+    }
+
+    summaries(conversationId) {
+      return this.#call(conversationId, (id) => this.#store("summaries", id));
+    }
+
+    records(conversationId) {
+      return this.#call(conversationId, async (id) => {
+        const [meta, records] = await Promise.all([this.#store("load", id), this.#store("records", id)]);
+        const undone = new Set(meta?.undone ?? []);
+        return records.map((r) => ({ ...r, undone: undone.has(r.seq) }));
+      });
+    }
+
+    async list() {
+      g.check();
+      try {
+        return await this.store.list();
+      } catch (e) {
+        throw storeError("list", "", e);
+      }
+    }
+
+    delete(conversationId) {
+      return this.#call(conversationId, async (id) => {
+        await this.#store("delete", id);
+        this.#forget(id);
+      });
+    }
+
+    export(conversationId) {
+      return this.#call(conversationId, async (id) => {
+        const meta = await this.#store("load", id);
+        if (!meta) throw raw.__ctxfoldConversationError(false, id);
+        const [messages, summaries, records] = await Promise.all([
+          this.#store("messages", id, 0),
+          this.#store("summaries", id),
+          this.#store("records", id),
+        ]);
+        return { kind: "ctxfold.conversation", exportVersion: 1, meta, messages: messages.slice(0, meta.length), summaries, records };
+      });
+    }
+
+    async import(data, options) {
+      g.check();
+      let made;
+      try {
+        const { id, overwrite } = raw.CompactorCore.importOptions(options);
+        // Checked, and its id decided, before anything is stored.
+        made = { ...this.#ensureCore().import(data, id, now()), overwrite };
+        // The history as it came (the core's copy has its keys sorted).
+        const messages = jsonCopy(data.messages);
+        if (Array.isArray(messages) && messages.length === made.batch.messages.length) made.batch.messages = messages;
+      } catch (e) {
+        throw g.recover(e);
+      }
+      return this.#call(made.id, async (id) => {
+        const existing = await this.#store("load", id);
+        if (existing) {
+          if (!made.overwrite) throw raw.__ctxfoldConversationError(true, id);
+          await this.#store("delete", id);
+        }
+        this.#forget(id);
+        try {
+          await this.#store("write", id, 0, made.batch);
+        } catch (e) {
+          if (e?.code === "STALE_WRITE") throw raw.__ctxfoldConversationError(true, id);
+          throw e;
+        }
+        return id;
+      });
+    }
+
+    #forget(id) {
+      this.#items.delete(id);
+      if (this.#core !== null && this.#since === g.restarts()) {
+        try {
+          this.#core.forget(id);
+        } catch (e) {
+          throw g.recover(e);
+        }
+      }
+    }
+
+    /** A call on one conversation: its id checked at once, its work queued behind the others. */
+    #call(conversationId, work) {
+      try {
+        g.check();
+        const id = this.#id(conversationId);
+        return this.#locked(id, () => work(id));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+  }
+
+  /** The default store: conversations in this process's memory, copied in and out. */
+  class MemoryStore {
+    #rows = new Map();
+
+    async load(id) {
+      const row = this.#rows.get(id);
+      return row ? structuredClone(row.meta) : null;
+    }
+
+    async messages(id, from) {
+      const row = this.#rows.get(id);
+      return row ? structuredClone(row.messages.slice(from)) : [];
+    }
+
+    async write(id, expect, batch) {
+      const row = this.#rows.get(id);
+      const found = row ? row.meta.version : null;
+      if ((found ?? 0) !== expect) throw staleWriteError(id, expect, found);
+      // Copied before anything changes: a batch that cannot be cloned writes nothing.
+      const { messages, summaries, records, meta } = structuredClone(batch);
+      const next = row ?? { meta, messages: [], summaries: [], records: [] };
+      next.messages.length = batch.start;
+      // (Not push(...x): an imported history can be longer than the stack allows arguments.)
+      for (const m of messages) next.messages.push(m);
+      for (const s of summaries) next.summaries.push(s);
+      for (const r of records) next.records.push(r);
+      next.meta = meta;
+      this.#rows.set(id, next);
+    }
+
+    async summaries(id) {
+      return structuredClone(this.#rows.get(id)?.summaries ?? []);
+    }
+
+    async records(id) {
+      return structuredClone(this.#rows.get(id)?.records ?? []);
+    }
+
+    async list() {
+      return [...this.#rows.keys()];
+    }
+
+    async delete(id) {
+      this.#rows.delete(id);
+    }
+  }
+
+  function durableObjectStore(storage, options = {}) {
+    for (const m of ["get", "list", "transaction"]) {
+      if (typeof storage?.[m] !== "function") throw typeError(`storage.${m}`, `a function (a Durable Object's ctx.storage), got ${kindOf(storage?.[m])}`);
+    }
+    if (options === null || typeof options !== "object") throw typeError("options", `an options object, got ${kindOf(options)}`);
+    for (const k of Object.keys(options)) if (k !== "prefix") throw typeError(`options.${k}`, "no such option (known: prefix)");
+    const prefix = options.prefix ?? "ctxfold";
+    if (typeof prefix !== "string") throw typeError("options.prefix", `a string, got ${kindOf(prefix)}`);
+    return new DurableObjectStore(storage, prefix, staleWriteError);
+  }
+
+  return { Compactor, MemoryStore, durableObjectStore, staleWriteError };
+}
+
+// ------------------------------------------------------------------ Durable Objects
+
+/** Characters of a value's JSON above which it is stored in parts (Durable Object storage takes 128 KiB a value). */
+const PART = 32 * 1024;
+const pad = (n) => String(n).padStart(12, "0");
+
+/**
+ * A CompactorStore over a Durable Object's storage. Keys, under `prefix`:
+ * `meta:<id>`, `m:<id>:<index>`, `s:<id>:<seq>`, `r:<id>:<seq>` (ids URI-encoded, numbers
+ * zero-padded so keys sort in order). A value whose JSON is longer than PART characters is
+ * stored as `{ $ctxfoldParts: n }` at its key and its JSON text in n parts at `<key>:<k>`.
+ * One write is one `storage.transaction`.
+ */
+class DurableObjectStore {
+  #storage;
+  #prefix;
+  #stale;
+
+  constructor(storage, prefix, stale) {
+    this.#storage = storage;
+    this.#prefix = prefix;
+    this.#stale = stale;
+  }
+
+  #key(kind, id, n) {
+    const base = `${this.#prefix}:${kind}:${encodeURIComponent(id)}`;
+    return n === undefined ? base : `${base}:${pad(n)}`;
+  }
+
+  async load(id) {
+    return (await readValue(this.#storage, this.#key("meta", id))) ?? null;
+  }
+
+  async messages(id, from) {
+    return listValues(this.#storage, `${this.#key("m", id)}:`, this.#key("m", id, from));
+  }
+
+  async summaries(id) {
+    return listValues(this.#storage, `${this.#key("s", id)}:`);
+  }
+
+  async records(id) {
+    return listValues(this.#storage, `${this.#key("r", id)}:`);
+  }
+
+  async write(id, expect, batch) {
+    await this.#storage.transaction(async (txn) => {
+      const meta = await readValue(txn, this.#key("meta", id));
+      const found = meta ? meta.version : null;
+      if ((found ?? 0) !== expect) throw this.#stale(id, expect, found);
+      const entries = {};
+      batch.messages.forEach((m, k) => split(entries, this.#key("m", id, batch.start + k), m));
+      for (const s of batch.summaries) split(entries, this.#key("s", id, s.seq), s);
+      for (const r of batch.records) split(entries, this.#key("r", id, r.seq), r);
+      // A meta stored in parts before may have had more parts than now: they are left, unread.
+      split(entries, this.#key("meta", id), batch.meta);
+      const keys = Object.keys(entries);
+      // Durable Object storage takes at most 128 keys a put.
+      for (let k = 0; k < keys.length; k += 128) {
+        await txn.put(Object.fromEntries(keys.slice(k, k + 128).map((key) => [key, entries[key]])));
+      }
+    });
+  }
+
+  async list() {
+    const start = `${this.#prefix}:meta:`;
+    const keys = [...(await this.#storage.list({ prefix: start })).keys()];
+    return keys.filter((k) => !k.slice(start.length).includes(":")).map((k) => decodeURIComponent(k.slice(start.length)));
+  }
+
+  async delete(id) {
+    await this.#storage.transaction(async (txn) => {
+      const keys = [this.#key("meta", id)];
+      for (const kind of ["meta", "m", "s", "r"]) keys.push(...(await txn.list({ prefix: `${this.#key(kind, id)}:` })).keys());
+      for (let k = 0; k < keys.length; k += 128) await txn.delete(keys.slice(k, k + 128));
+    });
+  }
+}
+
+/** Puts `value` at `key` in `entries`, in parts when its JSON is long. */
+function split(entries, key, value) {
+  const json = JSON.stringify(value);
+  if (json.length <= PART) {
+    entries[key] = JSON.parse(json);
+    return;
+  }
+  const n = Math.ceil(json.length / PART);
+  entries[key] = { $ctxfoldParts: n };
+  for (let k = 0; k < n; k++) entries[`${key}:${pad(k)}`] = json.slice(k * PART, (k + 1) * PART);
+}
+
+const isParts = (v) => v !== null && typeof v === "object" && typeof v.$ctxfoldParts === "number" && Object.keys(v).length === 1;
+
+/** The value at `key`, put together from its parts. */
+async function readValue(storage, key) {
+  const v = await storage.get(key);
+  if (!isParts(v)) return v;
+  const keys = Array.from({ length: v.$ctxfoldParts }, (_, k) => `${key}:${pad(k)}`);
+  let json = "";
+  for (let k = 0; k < keys.length; k += 128) {
+    const got = await storage.get(keys.slice(k, k + 128));
+    for (const part of keys.slice(k, k + 128)) json += got.get(part);
+  }
+  return JSON.parse(json);
+}
+
+/** Every value under `prefix` from `start` on, in key order, parts put together. */
+async function listValues(storage, prefix, start) {
+  const map = await storage.list(start === undefined ? { prefix } : { prefix, start });
+  const out = [];
+  let parts = null;
+  for (const [key, v] of map) {
+    const rest = key.slice(prefix.length);
+    if (rest.includes(":")) {
+      // A part of the value before it.
+      if (parts) parts.json += v;
+      continue;
+    }
+    if (parts) out.push(JSON.parse(parts.json));
+    parts = null;
+    if (isParts(v)) parts = { json: "" };
+    else out.push(v);
+  }
+  if (parts) out.push(JSON.parse(parts.json));
+  return out;
+}
+
+// ------------------------------------------------------------------ helpers
+
+function checkHandler(name, handler) {
+  if (typeof handler !== "function") {
+    const err = new TypeError(`invalid argument handler: expected a function for ${JSON.stringify(name)}, got ${kindOf(handler)}`);
+    err.code = "INVALID_ARGUMENT";
+    throw err;
+  }
+  return handler;
+}
+
+const binary = (v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
+
+/**
+ * A JSON copy of `value`, as the core reads it (binary data as `{ $bytes: length }`), its
+ * keys in their order. A value JSON cannot carry (a cycle, a BigInt) comes back as it is,
+ * for the core to refuse with its own words.
+ */
+function jsonCopy(value) {
+  let text;
+  try {
+    text = JSON.stringify(value, (_key, v) => (binary(v) ? { $bytes: v.byteLength } : v));
+  } catch {
+    return value;
+  }
+  return text === undefined ? value : JSON.parse(text);
+}
+
+function kindOf(v) {
+  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v;
+}
+
+/** What a store's error says, for the STORE_ERROR's message. */
+function describeError(e) {
+  try {
+    if (typeof e?.message === "string") return `${e.name ?? "Error"}: ${e.message}`;
+  } catch {
+    // A getter that throws.
+  }
+  return failure(e);
+}
+
+/** A short random wait before trying again after a stale write, so two writers part. */
+function jitter() {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 20));
+}

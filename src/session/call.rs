@@ -1,0 +1,909 @@
+//! One `Compactor` call as a state machine: it says what it needs (the meta, history from
+//! an index, summaries, the caller's timings, a write), takes each answer, and ends with a
+//! result. It never waits on anything; the caller (the JavaScript face, or
+//! [`super::memory::run`] natively) does the reading, summarizing and writing.
+//!
+//! ```text
+//! Load ─▶ Read{from}? ─▶ Summarize* ─▶ Finish ─▶ Write ─▶ Done
+//!  ▲                                            │ stale
+//!  └────────────────────────────────────────────┘ (at most `attempts` times)
+//! ```
+//!
+//! An attempt appends what the call adds to the cached history before its write, so the
+//! engine sees it; if the write is refused (another writer got there first), those items are
+//! cut off again and the call starts over from `Load`, with whatever the other writer did.
+
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use super::cache::Cached;
+use super::stored::{
+    CommitOutcome, CompactionRecord, ConversationStatus, InputEstimate, LastCompaction, LastInput,
+    PrepareOutcome, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, WriteBatch, META_SCHEMA,
+};
+use super::usage;
+use crate::compact::summary;
+use crate::compact::types::{Budget, ContextStatus, Timings};
+use crate::compact::{Compaction, Outcome, Plan, Reply, Request, Setup, State};
+use crate::messages::Out;
+use crate::options::CompactOptions;
+use crate::Error;
+
+/// What a call does.
+pub enum Kind {
+    /// Append the caller's new messages, compact if needed, return the model input.
+    Prepare {
+        /// The new messages.
+        new: Vec<Value>,
+        /// `Some`: the conversation's `system` from now on (Anthropic).
+        system: Option<Value>,
+    },
+    /// Append the model's reply; take the provider's usage report.
+    Commit {
+        /// The reply (and any tool round trips).
+        reply: Vec<Value>,
+        /// The provider's usage, as it reported it.
+        usage: Option<Value>,
+    },
+    /// A manual compaction, with instructions for the summarizer.
+    Compact {
+        /// Added to the summarizer's instructions for this compaction.
+        instructions: Option<String>,
+    },
+    /// Restore the state before the latest compaction.
+    Undo,
+    /// Where the conversation stands.
+    Status,
+}
+
+/// What a call needs next.
+pub enum Step<'a> {
+    /// The stored meta: answer with [`Call::loaded`].
+    Load,
+    /// History items from `from` on: answer with [`Call::read`].
+    Read {
+        /// The first index to read.
+        from: usize,
+    },
+    /// Summaries: answer with [`Call::submit`] (or [`Call::submit_extractive`]). `first` is
+    /// set on an attempt's first round (the moment for a `compactionStart` event).
+    Summarize {
+        /// The summarizer calls to make.
+        requests: &'a [Request],
+        /// An attempt's first round.
+        first: bool,
+    },
+    /// The caller's timings, for the report and the record: answer with [`Call::finish`].
+    Finish,
+    /// Write `batch` expecting version `expect`: answer with [`Call::written`] or [`Call::stale`].
+    Write {
+        /// The stored version the write expects (0: none).
+        expect: u32,
+        /// What to write.
+        batch: &'a WriteBatch,
+    },
+    /// Finished: [`Call::done`] has the result.
+    Done,
+}
+
+/// One item of a returned input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Piece {
+    /// History item `i`, as stored.
+    Keep(usize),
+    /// An item ctxfold made: a summary (`of: None`), or a copy of history item `of` with
+    /// something changed (a pruned tool output, a merged or cut message).
+    Item {
+        /// The item.
+        item: Value,
+        /// The history item it is a changed copy of.
+        of: Option<usize>,
+    },
+}
+
+/// The input `prepare` or `compact` returns.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The messages, in order.
+    pub pieces: Vec<Piece>,
+    /// Anthropic's top-level `system`, when the conversation has one.
+    pub system: Option<Value>,
+    /// Status, report, estimate and record.
+    pub outcome: PrepareOutcome,
+}
+
+/// A finished call's result.
+#[derive(Clone, Debug)]
+pub enum Done {
+    /// `prepare` or `compact`.
+    Prepared(Box<Prepared>),
+    /// `commit`.
+    Committed(CommitOutcome),
+    /// `undo`: `None` when there was nothing to undo.
+    Undone(Option<UndoOutcome>),
+    /// `status`: `None` for a conversation the store does not hold.
+    Status(Option<Box<ConversationStatus>>),
+}
+
+/// What a [`Call`] shares with the [`super::Sessions`] that made it.
+pub(super) struct Context {
+    pub options: CompactOptions,
+    pub attempts: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Load,
+    Read(usize),
+    Summarize,
+    Finish,
+    Write,
+    Done,
+}
+
+/// The engine's part of an attempt.
+struct Run {
+    compaction: Option<Compaction>,
+    outcome: Option<Outcome>,
+    /// The budget before the usage correction (the provider's tokens).
+    budget: Budget,
+    ratio: Option<f64>,
+    model: String,
+    strategy: crate::config::Strategy,
+    first: bool,
+}
+
+/// One call in progress.
+pub struct Call {
+    id: String,
+    kind: Kind,
+    ctx: Rc<Context>,
+    now: Option<String>,
+    /// The epoch a conversation made by this call gets.
+    fresh_epoch: String,
+    pub(super) cache: Option<Cached>,
+    phase: Phase,
+    attempts: u32,
+    /// The meta this attempt loaded (`None`: no conversation yet).
+    meta: Option<StoredMeta>,
+    /// The cache mirrors the store's history up to here (set once loaded and read).
+    pub(super) clean: Option<usize>,
+    /// The cache's `system` was changed by this attempt (undone by dropping the cache).
+    pub(super) dirty: bool,
+    run: Option<Run>,
+    batch: Option<WriteBatch>,
+    done: Option<Done>,
+}
+
+impl Call {
+    pub(super) fn new(
+        id: String,
+        kind: Kind,
+        ctx: Rc<Context>,
+        cache: Option<Cached>,
+        now: Option<String>,
+        fresh_epoch: String,
+    ) -> Call {
+        Call {
+            id,
+            kind,
+            ctx,
+            now,
+            fresh_epoch,
+            cache,
+            phase: Phase::Load,
+            attempts: 0,
+            meta: None,
+            clean: None,
+            dirty: false,
+            run: None,
+            batch: None,
+            done: None,
+        }
+    }
+
+    /// The conversation's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// What the call needs now.
+    pub fn step(&self) -> Step<'_> {
+        match self.phase {
+            Phase::Load => Step::Load,
+            Phase::Read(from) => Step::Read { from },
+            Phase::Summarize => {
+                let run = self.run.as_ref().expect("a run while summarizing");
+                Step::Summarize {
+                    requests: run.compaction.as_ref().map_or(&[], |c| c.requests()),
+                    first: run.first,
+                }
+            }
+            Phase::Finish => Step::Finish,
+            Phase::Write => Step::Write {
+                expect: self.meta.as_ref().map_or(0, |m| m.version),
+                batch: self.batch.as_ref().expect("a batch to write"),
+            },
+            Phase::Done => Step::Done,
+        }
+    }
+
+    /// The plan of the compaction being summarized (for a `compactionStart` event).
+    pub fn plan(&self) -> Option<&Plan> {
+        self.run.as_ref()?.compaction.as_ref().map(Compaction::plan)
+    }
+
+    /// Whether the call finished ([`Step::Done`]).
+    pub fn finished(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// History items the call's cache holds.
+    pub fn cached_len(&self) -> usize {
+        self.cache.as_ref().map_or(0, Cached::len)
+    }
+
+    /// The result, once [`Step::Done`].
+    pub fn done(&self) -> Option<&Done> {
+        self.done.as_ref()
+    }
+
+    /// Takes the result, once [`Step::Done`].
+    pub fn take_done(&mut self) -> Option<Done> {
+        self.done.take()
+    }
+
+    fn expect(&self, phase: Phase, what: &str) -> Result<(), Error> {
+        if self.phase == phase {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument {
+            argument: what.into(),
+            expected: format!("to be called at {phase:?}, not at {:?}", self.phase),
+        })
+    }
+
+    fn store_error(&self, operation: &'static str, reason: String) -> Error {
+        Error::Store {
+            operation,
+            id: self.id.clone(),
+            reason,
+        }
+    }
+
+    /// The stored meta (`None`: the store holds no such conversation). `face_len` is how
+    /// many history items the caller's own copy holds (a cache longer or shorter than it is
+    /// not trusted). Returns how many cached items the call goes on from (the caller's copy
+    /// keeps as many: the rest belonged to another incarnation, or was not trusted).
+    pub fn loaded(&mut self, meta: Option<StoredMeta>, face_len: usize) -> Result<usize, Error> {
+        self.expect(Phase::Load, "loaded")?;
+        if let Some(m) = &meta {
+            if m.schema != META_SCHEMA {
+                return Err(self.store_error(
+                    "load",
+                    format!(
+                        "the meta's schema is {}; this ctxfold reads {META_SCHEMA}",
+                        m.schema
+                    ),
+                ));
+            }
+            if m.id != self.id {
+                return Err(self.store_error("load", format!("returned the meta of {:?}", m.id)));
+            }
+        }
+        self.meta = meta;
+        let Some(meta) = &self.meta else {
+            match self.kind {
+                Kind::Compact { .. } => return Err(Error::UnknownConversation { id: self.id.clone() }),
+                Kind::Undo => self.finish_with(Done::Undone(None))?,
+                Kind::Status => self.finish_with(Done::Status(None))?,
+                Kind::Prepare { .. } | Kind::Commit { .. } => {
+                    self.cache = Some(Cached::build(
+                        self.fresh_epoch.clone(),
+                        None,
+                        Vec::new(),
+                        self.format(),
+                    )?);
+                    self.clean = Some(0);
+                    self.ready()?;
+                }
+            }
+            return Ok(0);
+        };
+        let trusted = self.cache.as_ref().is_some_and(|c| {
+            c.epoch == meta.epoch && c.len() <= meta.length && c.len() == face_len && c.system == meta.system
+        });
+        if !trusted {
+            self.cache = None;
+        }
+        let kept = self.cache.as_ref().map_or(0, Cached::len);
+        if matches!(self.kind, Kind::Undo) {
+            // Undo changes the state only: no history needed.
+            self.ready()?;
+            return Ok(kept);
+        }
+        match &self.cache {
+            Some(c) if c.len() == meta.length => {
+                self.clean = Some(meta.length);
+                self.ready()?;
+            }
+            Some(c) => self.phase = Phase::Read(c.len()),
+            None if meta.length == 0 => {
+                self.cache = Some(Cached::build(
+                    meta.epoch.clone(),
+                    meta.system.clone(),
+                    Vec::new(),
+                    self.format(),
+                )?);
+                self.clean = Some(0);
+                self.ready()?;
+            }
+            None => self.phase = Phase::Read(0),
+        }
+        Ok(kept)
+    }
+
+    /// History items from the index [`Step::Read`] named. More than the meta's length (a
+    /// write that landed since the load) are ignored; fewer are the store's error.
+    pub fn read(&mut self, mut items: Vec<Value>) -> Result<(), Error> {
+        let Phase::Read(from) = self.phase else {
+            return self.expect(Phase::Read(0), "read");
+        };
+        let meta = self.meta.as_ref().expect("read after a load");
+        let want = meta.length - from;
+        if items.len() < want {
+            return Err(self.store_error(
+                "messages",
+                format!(
+                    "returned {} items from index {from}; the meta says the history holds {}",
+                    items.len(),
+                    meta.length
+                ),
+            ));
+        }
+        items.truncate(want);
+        let format = self.format();
+        let stored = |e: Error| Error::Store {
+            operation: "messages",
+            id: meta.id.clone(),
+            reason: format!("the stored history does not read as messages: {e}"),
+        };
+        match (&mut self.cache, from) {
+            (Some(c), f) if f > 0 && c.len() == f => c.extend(items, format).map_err(stored)?,
+            (_, 0) => {
+                self.cache = Some(
+                    Cached::build(meta.epoch.clone(), meta.system.clone(), items, format).map_err(stored)?,
+                )
+            }
+            _ => unreachable!("a read from {from} follows a cache of that length"),
+        }
+        self.clean = Some(meta.length);
+        self.ready()
+    }
+
+    /// The options' format (`None`: detected).
+    fn format(&self) -> Option<crate::messages::Format> {
+        self.ctx
+            .options
+            .format
+            .as_deref()
+            .and_then(|f| crate::messages::Format::from_name(f).ok())
+    }
+
+    /// The history is in the cache: do the call's work.
+    fn ready(&mut self) -> Result<(), Error> {
+        match &mut self.kind {
+            Kind::Prepare { new, system } => {
+                // Copies: another attempt may need them.
+                let (new, system) = (new.clone(), system.clone());
+                let format = self.format();
+                let cache = self.cache.as_mut().expect("a cache when ready");
+                if let Some(s) = system.filter(|s| Some(s) != cache.system.as_ref()) {
+                    let s = (!s.is_null()).then_some(s);
+                    cache.set_system(s, format)?;
+                    self.dirty = true;
+                }
+                self.append(new, "newMessages")?;
+                self.start(false, None)
+            }
+            Kind::Commit { reply, .. } => {
+                let reply = reply.clone();
+                self.append(reply, "reply")?;
+                self.phase = Phase::Finish;
+                Ok(())
+            }
+            Kind::Compact { instructions } => {
+                let instructions = instructions.clone();
+                self.start(true, instructions)
+            }
+            Kind::Undo => match self.meta.as_ref().and_then(|m| m.undo.as_ref()) {
+                None => self.finish_with(Done::Undone(None)),
+                Some(_) => {
+                    self.phase = Phase::Finish;
+                    Ok(())
+                }
+            },
+            Kind::Status => {
+                let status = self.status()?;
+                self.finish_with(Done::Status(Some(Box::new(status))))
+            }
+        }
+    }
+
+    /// Appends the call's items to the cached history. A message that does not read is an
+    /// error at its place in what the caller passed (`newMessages[2].content`).
+    fn append(&mut self, items: Vec<Value>, argument: &str) -> Result<(), Error> {
+        let format = self.format();
+        let cache = self.cache.as_mut().expect("a cache when ready");
+        let start = cache.len();
+        cache
+            .extend(items, format)
+            .map_err(|e| relocate(e, start, argument))
+    }
+
+    /// The options of this call's compaction: the stored state, and a manual one's knobs.
+    fn setup(
+        &self,
+        manual: bool,
+        instructions: Option<String>,
+    ) -> Result<(Setup, Option<f64>, Budget, String), Error> {
+        let mut options = self.ctx.options.clone();
+        options.manual = Some(manual);
+        if instructions.is_some() {
+            options.instructions = instructions;
+        }
+        let mut setup = Setup::new(options)?;
+        setup.state = self.meta.as_ref().map(|m| m.state.clone());
+        let model = model_key(&setup);
+        let ratio = self
+            .meta
+            .as_ref()
+            .and_then(|m| m.anchors.iter().find(|a| a.model == model))
+            .map(|a| a.ratio);
+        let budget = setup.budget;
+        if let Some(r) = ratio {
+            setup.budget = corrected(budget, r);
+        }
+        Ok((setup, ratio, budget, model))
+    }
+
+    /// Plans the compaction over the cached history and the stored state.
+    fn start(&mut self, manual: bool, instructions: Option<String>) -> Result<(), Error> {
+        let (setup, ratio, budget, model) = self.setup(manual, instructions)?;
+        let cache = self.cache.as_mut().expect("a cache when ready");
+        let compaction = setup.start(Rc::clone(&cache.conv), &mut cache.memo, self.now.clone())?;
+        self.run = Some(Run {
+            compaction: Some(compaction),
+            outcome: None,
+            budget,
+            ratio,
+            model,
+            strategy: setup.config.strategy,
+            first: true,
+        });
+        self.after_round()
+    }
+
+    /// More summaries to ask for, or the compaction's outcome.
+    fn after_round(&mut self) -> Result<(), Error> {
+        let run = self.run.as_mut().expect("a run");
+        let pending = run.compaction.as_ref().is_some_and(|c| !c.requests().is_empty());
+        if pending {
+            self.phase = Phase::Summarize;
+            return Ok(());
+        }
+        let compaction = run.compaction.take().expect("a compaction to finish");
+        run.outcome = Some(compaction.finish()?);
+        self.phase = Phase::Finish;
+        Ok(())
+    }
+
+    /// The replies to [`Step::Summarize`]'s requests, in order.
+    pub fn submit(&mut self, replies: Vec<Reply>) -> Result<(), Error> {
+        self.expect(Phase::Summarize, "submit")?;
+        let run = self.run.as_mut().expect("a run");
+        run.first = false;
+        run.compaction.as_mut().expect("a compaction").submit(replies)?;
+        self.after_round()
+    }
+
+    /// Answers [`Step::Summarize`] with the built-in extractive summary.
+    pub fn submit_extractive(&mut self) -> Result<(), Error> {
+        self.expect(Phase::Summarize, "submitExtractive")?;
+        let run = self.run.as_mut().expect("a run");
+        run.first = false;
+        run.compaction
+            .as_mut()
+            .expect("a compaction")
+            .submit_extractive()?;
+        self.after_round()
+    }
+
+    /// The caller's timings (planning, waiting for summaries, the whole call so far): the
+    /// batch to write is made.
+    pub fn finish(&mut self, timings: Timings) -> Result<(), Error> {
+        self.expect(Phase::Finish, "finish")?;
+        match &self.kind {
+            Kind::Prepare { .. } | Kind::Compact { .. } => self.finish_compaction(timings),
+            Kind::Commit { usage, .. } => {
+                let usage = usage.clone();
+                self.finish_commit(usage)
+            }
+            Kind::Undo => self.finish_undo(),
+            Kind::Status => unreachable!("status ends when ready"),
+        }
+    }
+
+    /// The meta this call starts from: the stored one, or a new conversation's.
+    fn base_meta(&self) -> StoredMeta {
+        self.meta.clone().unwrap_or_else(|| StoredMeta {
+            schema: META_SCHEMA,
+            id: self.id.clone(),
+            version: 0,
+            epoch: self.fresh_epoch.clone(),
+            length: 0,
+            format: crate::messages::Format::OpenAiChat,
+            system: None,
+            state: State {
+                version: crate::compact::state::VERSION,
+                ..State::default()
+            },
+            undo: None,
+            compactions: 0,
+            summaries: 0,
+            undone: Vec::new(),
+            last_input: None,
+            anchors: Vec::new(),
+            last_compaction: None,
+            created_at: self.now.clone(),
+            updated_at: None,
+        })
+    }
+
+    /// The meta after this call: the next version, the history as cached now.
+    fn next_meta(&self) -> StoredMeta {
+        let mut meta = self.base_meta();
+        let cache = self.cache.as_ref().expect("a cache");
+        meta.version += 1;
+        meta.length = cache.len();
+        meta.format = cache.conv.format();
+        meta.system = cache.system.clone();
+        meta.updated_at = self.now.clone();
+        meta
+    }
+
+    fn finish_compaction(&mut self, timings: Timings) -> Result<(), Error> {
+        let old = self.base_meta();
+        let mut run = self.run.take().expect("a run");
+        let mut outcome = run.outcome.take().expect("an outcome");
+        outcome.report.timings = timings;
+        let compacted = outcome.report.trigger.is_some();
+        let cache = self.cache.as_ref().expect("a cache");
+        let start = old.length;
+        let messages: Vec<Value> = cache.conv.items()[start..].to_vec();
+        let made: Vec<_> = outcome
+            .state
+            .chunks
+            .iter()
+            .filter(|c| !old.state.chunks.contains(c))
+            .cloned()
+            .collect();
+        let seq = old.compactions;
+        let summaries: Vec<StoredSummary> = made
+            .iter()
+            .enumerate()
+            .map(|(k, chunk)| StoredSummary {
+                seq: old.summaries + k as u32,
+                compaction: seq,
+                chunk: chunk.clone(),
+            })
+            .collect();
+        let report = &outcome.report;
+        let record = compacted.then(|| CompactionRecord {
+            seq,
+            trigger: report.trigger.expect("compacted"),
+            strategy: run.strategy,
+            tokens_before: report.tokens_before,
+            tokens_after: report.tokens_after,
+            budget: report.budget,
+            evicted: report.evicted.clone(),
+            boundary: outcome.state.boundary.map_or(0, |m| m.index),
+            length: cache.len(),
+            generations: made.iter().map(|c| c.generation).collect(),
+            folded: report.folded,
+            kept_ids: report.kept_ids.clone(),
+            lost_ids: report.lost_ids.clone(),
+            unsupported_ids: report.unsupported_ids.clone(),
+            dropped_summary_lines: report.dropped_summary_lines.clone(),
+            fallback: report.fallback.clone(),
+            model: made.iter().find_map(|c| c.model.clone()),
+            usage: made.iter().filter_map(|c| c.usage.clone()).collect(),
+            instructions: match &self.kind {
+                Kind::Compact { instructions } => instructions.clone(),
+                _ => None,
+            },
+            timings,
+            created_at: self.now.clone(),
+            undone: false,
+        });
+        let state_changed = outcome.state != old.state;
+        let mut meta = self.next_meta();
+        meta.state = outcome.state.clone();
+        meta.summaries += summaries.len() as u32;
+        meta.last_input = Some(LastInput {
+            model: run.model.clone(),
+            tokens: report.tokens_after,
+            length: meta.length,
+            ratio: run.ratio,
+        });
+        if let Some(r) = &record {
+            meta.compactions += 1;
+            meta.undo = Some(UndoPoint {
+                compaction: seq,
+                state: old.state.clone(),
+            });
+            meta.last_compaction = Some(LastCompaction {
+                seq,
+                trigger: r.trigger,
+                tokens_before: r.tokens_before,
+                tokens_after: r.tokens_after,
+                created_at: self.now.clone(),
+            });
+        }
+        let pieces = outcome
+            .order
+            .iter()
+            .map(|o| match o {
+                Out::Keep(i) => Piece::Keep(*i),
+                other => Piece::Item {
+                    item: cache.conv.render_item(other),
+                    of: match other {
+                        Out::Edited { index, .. }
+                        | Out::Truncated { index, .. }
+                        | Out::Merged { index, .. } => Some(*index),
+                        _ => None,
+                    },
+                },
+            })
+            .collect();
+        let estimate = estimate(report.tokens_before, run.ratio, run.budget);
+        let prepared = Prepared {
+            pieces,
+            system: cache.system.clone(),
+            outcome: PrepareOutcome {
+                context_status: outcome.context_status,
+                report: outcome.report,
+                estimate,
+                record: record.clone(),
+            },
+        };
+        self.done = Some(Done::Prepared(Box::new(prepared)));
+        // A manual compaction that found nothing to do changes nothing stored.
+        if matches!(self.kind, Kind::Compact { .. }) && !compacted && !state_changed {
+            self.phase = Phase::Done;
+            return Ok(());
+        }
+        self.batch = Some(WriteBatch {
+            start,
+            messages,
+            summaries: summaries.iter().map(to_json).collect(),
+            records: record.iter().map(to_json).collect(),
+            meta,
+        });
+        self.phase = Phase::Write;
+        Ok(())
+    }
+
+    fn finish_commit(&mut self, usage: Option<Value>) -> Result<(), Error> {
+        let old = self.base_meta();
+        let reported = usage.as_ref().map(usage::reported_input).transpose()?;
+        let mut meta = self.next_meta();
+        // The input a usage report pairs with is the one returned just before: nothing
+        // appended after it.
+        meta.last_input = None;
+        let mut outcome = CommitOutcome {
+            length: meta.length,
+            anchor: None,
+            usage_ignored: None,
+        };
+        if let Some(reported) = reported {
+            match old.last_input.as_ref().filter(|li| li.length == old.length) {
+                None => {
+                    outcome.usage_ignored = Some(
+                        "no prepare() returned an input just before this commit: the usage has nothing to pair with"
+                            .into(),
+                    )
+                }
+                Some(li) => {
+                    let previous = old.anchors.iter().find(|a| a.model == li.model);
+                    match usage::anchor(previous, &li.model, reported, li.tokens, li.ratio, self.now.clone()) {
+                        Ok(a) => {
+                            meta.anchors.retain(|x| x.model != li.model);
+                            meta.anchors.push(a.clone());
+                            outcome.anchor = Some(a);
+                        }
+                        Err(why) => outcome.usage_ignored = Some(why),
+                    }
+                }
+            }
+        }
+        let cache = self.cache.as_ref().expect("a cache");
+        self.batch = Some(WriteBatch {
+            start: old.length,
+            messages: cache.conv.items()[old.length..].to_vec(),
+            summaries: Vec::new(),
+            records: Vec::new(),
+            meta,
+        });
+        self.done = Some(Done::Committed(outcome));
+        self.phase = Phase::Write;
+        Ok(())
+    }
+
+    fn finish_undo(&mut self) -> Result<(), Error> {
+        let old = self.base_meta();
+        let undo = old.undo.clone().expect("an undo point");
+        let mut meta = old.clone();
+        meta.version += 1;
+        meta.updated_at = self.now.clone();
+        meta.state = undo.state.clone();
+        meta.undo = None;
+        meta.undone.push(undo.compaction);
+        // The input changed: a usage report no longer pairs with the one returned before.
+        meta.last_input = None;
+        self.batch = Some(WriteBatch {
+            start: old.length,
+            messages: Vec::new(),
+            summaries: Vec::new(),
+            records: Vec::new(),
+            meta,
+        });
+        self.done = Some(Done::Undone(Some(UndoOutcome {
+            compaction: undo.compaction,
+            chunks: undo.state.chunks.len(),
+            boundary: undo.state.boundary.map(|m| m.index),
+        })));
+        self.phase = Phase::Write;
+        Ok(())
+    }
+
+    /// The write landed.
+    pub fn written(&mut self) -> Result<(), Error> {
+        self.expect(Phase::Write, "written")?;
+        let batch = self.batch.take().expect("a batch");
+        self.clean = Some(batch.meta.length);
+        self.dirty = false;
+        self.phase = Phase::Done;
+        Ok(())
+    }
+
+    /// The store refused the write (`found`: the version it holds, `None`: no
+    /// conversation). The call starts over from [`Step::Load`], or fails with `STALE_WRITE`
+    /// after its attempts.
+    pub fn stale(&mut self, found: Option<u32>) -> Result<(), Error> {
+        self.expect(Phase::Write, "stale")?;
+        self.attempts += 1;
+        let expected = self.meta.as_ref().map_or(0, |m| m.version);
+        self.rollback();
+        if self.attempts >= self.ctx.attempts {
+            return Err(Error::StaleWrite {
+                id: self.id.clone(),
+                expected,
+                found,
+                attempts: self.attempts,
+            });
+        }
+        self.phase = Phase::Load;
+        Ok(())
+    }
+
+    /// Undoes what this attempt did to the cache, and forgets the attempt.
+    pub(super) fn rollback(&mut self) {
+        if self.dirty {
+            self.cache = None;
+        } else if let (Some(c), Some(len)) = (&mut self.cache, self.clean) {
+            c.truncate(len);
+        }
+        self.dirty = false;
+        self.run = None;
+        self.batch = None;
+        self.done = None;
+        self.meta = None;
+    }
+
+    fn finish_with(&mut self, done: Done) -> Result<(), Error> {
+        self.done = Some(done);
+        self.phase = Phase::Done;
+        Ok(())
+    }
+
+    /// Where the conversation stands: the plan over the cached history and the stored state.
+    fn status(&mut self) -> Result<ConversationStatus, Error> {
+        let (setup, ratio, budget, _) = self.setup(false, None)?;
+        let meta = self.meta.as_ref().expect("status of a stored conversation");
+        let cache = self.cache.as_mut().expect("a cache when ready");
+        let plan = setup.plan(Rc::clone(&cache.conv), &mut cache.memo)?;
+        let chunks = &meta.state.chunks;
+        let context_status = if chunks.iter().any(|c| c.text == summary::MARKER) {
+            ContextStatus::Truncated
+        } else if chunks.is_empty() {
+            ContextStatus::Full
+        } else {
+            ContextStatus::Summarized
+        };
+        Ok(ConversationStatus {
+            id: meta.id.clone(),
+            version: meta.version,
+            length: meta.length,
+            format: cache.conv.format(),
+            context_status,
+            estimate: estimate(plan.tokens.total, ratio, budget),
+            plan,
+            chunks: chunks.len(),
+            compactions: meta.compactions,
+            last_compaction: meta.last_compaction.clone(),
+            can_undo: meta.undo.is_some(),
+            usage: meta.anchors.clone(),
+            created_at: meta.created_at.clone(),
+            updated_at: meta.updated_at.clone(),
+        })
+    }
+}
+
+/// The key a model's usage anchor is kept under: the registry's id (`""` without a model).
+fn model_key(setup: &Setup) -> String {
+    setup
+        .counting
+        .model
+        .as_ref()
+        .map_or_else(String::new, |m| m.id.clone())
+}
+
+/// The budget in ctxfold's counts when the provider counts `ratio` times as many tokens:
+/// the trigger compares `counted x ratio` with the threshold, and the input must fit.
+pub fn corrected(budget: Budget, ratio: f64) -> Budget {
+    let input = (budget.input as f64 / ratio).floor() as usize;
+    Budget {
+        input,
+        threshold: ((budget.threshold as f64 / ratio).floor() as usize).min(input),
+        ..budget
+    }
+}
+
+fn estimate(counted: usize, ratio: Option<f64>, budget: Budget) -> InputEstimate {
+    InputEstimate {
+        counted,
+        ratio,
+        tokens: ratio.map_or(counted, |r| (counted as f64 * r).round() as usize),
+        threshold: budget.threshold,
+        input: budget.input,
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("stored shapes serialize")
+}
+
+/// An error about `messages[i]` (the history's index) as one about `argument[i - start]`.
+fn relocate(e: Error, start: usize, argument: &str) -> Error {
+    let fix = |path: String| -> String {
+        let Some(rest) = path.strip_prefix("messages[") else {
+            return path;
+        };
+        let Some((n, tail)) = rest.split_once(']') else {
+            return path;
+        };
+        match n.parse::<usize>() {
+            Ok(i) if i >= start => format!("{argument}[{}]{tail}", i - start),
+            _ => path,
+        }
+    };
+    match e {
+        Error::InvalidMessage { path, reason } => Error::InvalidMessage {
+            path: fix(path),
+            reason,
+        },
+        other => other,
+    }
+}

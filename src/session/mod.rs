@@ -1,0 +1,285 @@
+//! Conversations that remember: the core of the `Compactor`.
+//!
+//! `compact()` is a function: the caller passes the whole history and the state every turn.
+//! A `Compactor` keeps both in a store: the full history (append-only), the engine's
+//! [`State`](crate::compact::State) in force, every summary and a record of every compaction.
+//! A `prepare` is the same engine run over the whole stored history with that state, exactly
+//! as a stateless caller that passes `state` back gets it: there is no second compaction
+//! algorithm, and the two give the same inputs turn for turn (the compaction benchmark's
+//! `Compactor` row checks it).
+//!
+//! The core is sans-IO. [`Sessions`] holds each conversation's history parsed once and
+//! extended ([`cache`]: a [`Conversation`](crate::messages::Conversation) and its
+//! [`Memo`](crate::count::Memo) of counts) and turns one call into a [`Call`]: a state machine
+//! that says what to read (the meta; the history from an index when the cache is behind),
+//! which summaries to ask for, and one [`WriteBatch`] to write against the version it loaded.
+//! The JavaScript face (`src/wasm/compactor.rs`, `pkg-template/lib/compactor.js`) awaits the
+//! store and the summarizer and steps the call in synchronous wasm calls; [`memory::run`]
+//! steps it natively over a [`memory::MemoryStore`].
+//!
+//! # Decisions (where the design was silent)
+//!
+//! - **What is stored.** The history is the caller's messages as JSON, in the order they
+//!   came through `prepare` and `commit`, never rewritten: a message's index is its stable
+//!   id, and records and reports name messages by it. Anthropic's top-level `system` is kept
+//!   in the meta (a later `prepare` with another `system` replaces it). Every summary chunk
+//!   ever made is kept ([`StoredSummary`], with the compaction that made it), folded and
+//!   undone ones included; the state in force says which chunks are used.
+//! - **One write per call.** A `prepare` (even one that only appends) is one `load`, one
+//!   `write`, and a `messages(id, from)` when the cache is behind (another tab or isolate
+//!   wrote, or this one started cold). `commit` and `undo` write too; `status` only reads; a
+//!   manual compaction with nothing to summarize writes nothing.
+//! - **Stale writes.** A refused write cuts what the attempt appended off the cache, loads
+//!   again and redoes the call (the summarizer included: the other writer's compaction may
+//!   have made this one unnecessary), at most `attempts` times, then fails with
+//!   `STALE_WRITE`.
+//! - **Usage anchoring** ([`usage`]). `commit(id, reply, usage)` pairs the provider's
+//!   reported input with ctxfold's count of the input the `prepare` just before returned
+//!   (only if nothing was appended in between: otherwise the usage is reported as ignored,
+//!   not taken), and keeps `ratio = reported / counted` per model in the meta. The next
+//!   trigger decision compares `counted x ratio` with the threshold: the engine is
+//!   untouched, it is given the budget divided by the ratio ([`call::corrected`]), so the
+//!   input also fits the window in the provider's tokens. `prepare` returns how the decision
+//!   saw the input (`estimate`), and `status()` the estimate's error per model, plain and
+//!   corrected.
+//! - **Undo.** One level: the meta keeps the state in force before the latest compaction.
+//!   `undo` restores it (the chunks that compaction made, its boundary, prune boundary and
+//!   pinned message all revert; the history keeps everything, and the undone record and
+//!   summaries stay in the store, marked undone). So the input the next call builds is the
+//!   one the compacting turn would have built had it not compacted: the input of the turn
+//!   before it, followed by every message appended since. Unless that passes the threshold:
+//!   then the next `prepare` compacts again (a manual compaction undone usually stays
+//!   undone; a threshold one is redone, by a summarizer that may now write a better
+//!   summary). A compaction is not undone twice; an undo after an undo resolves to `null`.
+//! - **Events** (the face). `compactionStart` before the summarizer is first called in an
+//!   attempt (again if a stale write makes the call start over); then, once the write
+//!   landed, `pruned` when the prune boundary moved, `fallback` when a fallback stood in
+//!   for a summary, and `compactionEnd` with the record.
+
+mod cache;
+pub mod call;
+pub mod memory;
+pub mod stored;
+pub mod usage;
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use crate::compact::Setup;
+use crate::options::CompactOptions;
+use crate::Error;
+use cache::Cached;
+use call::Context;
+pub use call::{Call, Done, Kind, Piece, Prepared, Step};
+pub use stored::{
+    CommitOutcome, CompactionRecord, ConversationStatus, ExportedConversation, InputEstimate, LastCompaction,
+    LastInput, PrepareOutcome, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, UsageAnchor, WriteBatch,
+    EXPORT_KIND, META_SCHEMA,
+};
+
+/// How many times a call tries to write before `STALE_WRITE`, unless told otherwise.
+pub const DEFAULT_ATTEMPTS: u32 = 5;
+
+/// Conversations of one `Compactor`: its options, and the cached history of each
+/// conversation it has seen.
+pub struct Sessions {
+    ctx: Rc<Context>,
+    caches: HashMap<String, Cached>,
+    seed: u64,
+    made: u64,
+}
+
+impl Sessions {
+    /// A compactor's core with `options` (`compact()`'s, without `state` and `manual`: the
+    /// store keeps the state, and `compact(id)` is the manual compaction). A write refused as
+    /// stale is tried `attempts` times in all. `seed` makes the epochs of new conversations
+    /// (the face seeds it at random).
+    pub fn new(options: CompactOptions, attempts: u32, seed: u64) -> Result<Self, Error> {
+        if options.state.is_some() {
+            return Err(refused("state"));
+        }
+        if options.manual.is_some() {
+            return Err(refused("manual"));
+        }
+        // Checked once, here: every call resolves the same options.
+        Setup::new(options.clone())?;
+        Ok(Sessions {
+            ctx: Rc::new(Context {
+                options,
+                attempts: attempts.max(1),
+            }),
+            caches: HashMap::new(),
+            seed,
+            made: 0,
+        })
+    }
+
+    fn call(&mut self, id: &str, kind: Kind, now: Option<String>) -> Call {
+        self.made += 1;
+        let epoch = format!(
+            "{:016x}",
+            splitmix(self.seed ^ self.made.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        );
+        let cache = self.caches.remove(id);
+        Call::new(id.to_owned(), kind, Rc::clone(&self.ctx), cache, now, epoch)
+    }
+
+    /// `prepare(id, new)`: `system` replaces the conversation's (Anthropic) when given.
+    pub fn prepare(&mut self, id: &str, new: Vec<Value>, system: Option<Value>, now: Option<String>) -> Call {
+        self.call(id, Kind::Prepare { new, system }, now)
+    }
+
+    /// `commit(id, reply, usage)`.
+    pub fn commit(&mut self, id: &str, reply: Vec<Value>, usage: Option<Value>, now: Option<String>) -> Call {
+        self.call(id, Kind::Commit { reply, usage }, now)
+    }
+
+    /// `compact(id, { instructions })`: a manual compaction.
+    pub fn compact(&mut self, id: &str, instructions: Option<String>, now: Option<String>) -> Call {
+        self.call(id, Kind::Compact { instructions }, now)
+    }
+
+    /// `undo(id)`.
+    pub fn undo(&mut self, id: &str, now: Option<String>) -> Call {
+        self.call(id, Kind::Undo, now)
+    }
+
+    /// `status(id)`.
+    pub fn status(&mut self, id: &str) -> Call {
+        self.call(id, Kind::Status, None)
+    }
+
+    /// Ends `call`, finished or not: its cache comes back (cut back to what the store holds
+    /// when the call did not finish). Returns how many history items are cached for the
+    /// conversation now (the face keeps its own copy of them that long).
+    pub fn end(&mut self, mut call: Call) -> usize {
+        if !call.finished() {
+            call.rollback();
+        }
+        match call.cache.take() {
+            Some(c) => {
+                let len = c.len();
+                self.caches.insert(call.id().to_owned(), c);
+                len
+            }
+            None => 0,
+        }
+    }
+
+    /// Forgets the conversation's cache (it was deleted, or replaced by an import).
+    pub fn forget(&mut self, id: &str) {
+        self.caches.remove(id);
+    }
+
+    /// History items cached for `id`.
+    pub fn cached(&self, id: &str) -> usize {
+        self.caches.get(id).map_or(0, Cached::len)
+    }
+
+    /// The batch that `import` writes (expecting no conversation) for `data`, under `id` (or
+    /// the id it was exported with): checked, with a new epoch and version 1.
+    pub fn import(
+        &mut self,
+        data: ExportedConversation,
+        id: Option<String>,
+        now: Option<String>,
+    ) -> Result<WriteBatch, Error> {
+        let bad = |what: String| Error::InvalidArgument {
+            argument: "data".into(),
+            expected: format!("a conversation as export() gives it: {what}"),
+        };
+        if data.kind != EXPORT_KIND || data.export_version != 1 {
+            return Err(bad(format!(
+                "kind {:?} and exportVersion 1, got {:?} and {}",
+                EXPORT_KIND, data.kind, data.export_version
+            )));
+        }
+        let mut meta = data.meta;
+        if meta.schema != META_SCHEMA {
+            return Err(bad(format!("meta.schema {META_SCHEMA}, got {}", meta.schema)));
+        }
+        if meta.length != data.messages.len() {
+            return Err(bad(format!(
+                "meta.length ({}) equal to the number of messages ({})",
+                meta.length,
+                data.messages.len()
+            )));
+        }
+        for (name, list, count) in [
+            ("summaries", &data.summaries, meta.summaries),
+            ("records", &data.records, meta.compactions),
+        ] {
+            if list.len() != count as usize {
+                return Err(bad(format!(
+                    "{} {name} as the meta counts, got {}",
+                    count,
+                    list.len()
+                )));
+            }
+            for (k, v) in list.iter().enumerate() {
+                if v.get("seq").and_then(Value::as_u64) != Some(k as u64) {
+                    return Err(bad(format!("{name}[{k}].seq equal to {k}")));
+                }
+            }
+        }
+        let id = id.unwrap_or_else(|| meta.id.clone());
+        if id.is_empty() {
+            return Err(bad("a non-empty id".into()));
+        }
+        self.made += 1;
+        let epoch = format!(
+            "{:016x}",
+            splitmix(self.seed ^ self.made.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        );
+        let format = self
+            .ctx
+            .options
+            .format
+            .as_deref()
+            .map(crate::messages::Format::from_name)
+            .transpose()?;
+        // The history must read as messages (the first call after the import reads it again).
+        Cached::build(epoch.clone(), meta.system.clone(), data.messages.clone(), format)?;
+        self.caches.remove(&id);
+        meta.id = id;
+        meta.version = 1;
+        meta.epoch = epoch;
+        meta.updated_at = now;
+        Ok(WriteBatch {
+            start: 0,
+            messages: data.messages,
+            summaries: data.summaries,
+            records: data.records,
+            meta,
+        })
+    }
+}
+
+/// `compact()`'s options a `Compactor` refuses (the store keeps the state; `compact(id)` is
+/// the manual compaction).
+pub const REFUSED_OPTIONS: [&str; 2] = ["state", "manual"];
+
+/// The error for one of [`REFUSED_OPTIONS`], given to a `Compactor`.
+pub fn refused(key: &str) -> Error {
+    Error::InvalidArgument {
+        argument: format!("options.{key}"),
+        expected: match key {
+            "state" => "no state: a Compactor keeps each conversation's state in its store",
+            _ => "no manual: call compactor.compact(id, { instructions }) for a manual compaction",
+        }
+        .into(),
+    }
+}
+
+/// SplitMix64: a well-mixed 64-bit value from a counter.
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+// The store contract (tests/support/store-conformance.mjs) against the stores that run in
+// Node: MemoryStore, and a plain-JS store written the way the contract's docs show, so a
+// custom store a user writes from those docs passes the same cases.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { MemoryStore, staleWriteError, isCtxfoldError } from "ctxfold";
+import { checkStore } from "../support/store-conformance.mjs";
+
+/** A custom store over a Map, as the CompactorStore docs show it. */
+export function mapStore() {
+  const rows = new Map();
+  const copy = (v) => structuredClone(v);
+  return {
+    async load(id) {
+      return copy(rows.get(id)?.meta ?? null);
+    },
+    async messages(id, from) {
+      return copy(rows.get(id)?.messages.slice(from) ?? []);
+    },
+    async write(id, expect, batch) {
+      const row = rows.get(id);
+      if ((row?.meta.version ?? 0) !== expect) throw staleWriteError(id, expect, row?.meta.version ?? null);
+      const next = row ?? { meta: batch.meta, messages: [], summaries: [], records: [] };
+      next.messages.push(...copy(batch.messages));
+      next.summaries.push(...copy(batch.summaries));
+      next.records.push(...copy(batch.records));
+      next.meta = copy(batch.meta);
+      rows.set(id, next);
+    },
+    async summaries(id) {
+      return copy(rows.get(id)?.summaries ?? []);
+    },
+    async records(id) {
+      return copy(rows.get(id)?.records ?? []);
+    },
+    async list() {
+      return [...rows.keys()];
+    },
+    async delete(id) {
+      rows.delete(id);
+    },
+  };
+}
+
+for (const [name, make] of [
+  ["MemoryStore", () => new MemoryStore()],
+  ["a plain-JS store", mapStore],
+]) {
+  test(`${name} keeps the store contract`, async () => {
+    const results = await checkStore(make);
+    assert.ok(results.length >= 10, `${results.length} cases ran`);
+    for (const r of results) assert.ok(r.ok, `${r.name}: ${r.error}`);
+  });
+}
+
+test("the conformance cases fail a store that breaks the contract", async () => {
+  // Each broken store must fail at least the case about what it breaks: the suite can fail.
+  const noCheck = await checkStore(noVersionCheck);
+  assert.equal(noCheck.find((r) => r.name.startsWith("a write expecting another version")).ok, false);
+  assert.equal(noCheck.find((r) => r.name.startsWith("of two writes")).ok, false);
+  const refs = await checkStore(referenceStore);
+  assert.equal(refs.find((r) => r.name === "values are copied in and out").ok, false);
+});
+
+test("staleWriteError is a typed error", () => {
+  const e = staleWriteError("chat-1", 3, 4);
+  assert.ok(isCtxfoldError(e));
+  assert.equal(e.name, "CtxfoldError");
+  assert.equal(e.code, "STALE_WRITE");
+  assert.match(e.message, /"chat-1".*expected version 3.*holds version 4/);
+  assert.match(staleWriteError("chat-1", 1, null).message, /holds no conversation/);
+});
+
+function noVersionCheck() {
+  const rows = new Map();
+  return {
+    async load(id) {
+      return structuredClone(rows.get(id)?.meta ?? null);
+    },
+    async messages(id, from) {
+      return structuredClone(rows.get(id)?.messages.slice(from) ?? []);
+    },
+    async write(id, _expect, batch) {
+      const row = rows.get(id) ?? { messages: [], summaries: [], records: [] };
+      row.messages.push(...structuredClone(batch.messages));
+      row.summaries.push(...structuredClone(batch.summaries));
+      row.records.push(...structuredClone(batch.records));
+      row.meta = structuredClone(batch.meta);
+      rows.set(id, row);
+    },
+    async summaries(id) {
+      return structuredClone(rows.get(id)?.summaries ?? []);
+    },
+    async records(id) {
+      return structuredClone(rows.get(id)?.records ?? []);
+    },
+    async list() {
+      return [...rows.keys()];
+    },
+    async delete(id) {
+      rows.delete(id);
+    },
+  };
+}
+
+function referenceStore() {
+  const rows = new Map();
+  return {
+    async load(id) {
+      return rows.get(id)?.meta ?? null;
+    },
+    async messages(id, from) {
+      return rows.get(id)?.messages.slice(from) ?? [];
+    },
+    async write(id, expect, batch) {
+      const row = rows.get(id);
+      if ((row?.meta.version ?? 0) !== expect) throw staleWriteError(id, expect, row?.meta.version ?? null);
+      const next = row ?? { meta: batch.meta, messages: [], summaries: [], records: [] };
+      next.messages.push(...batch.messages);
+      next.summaries.push(...batch.summaries);
+      next.records.push(...batch.records);
+      next.meta = batch.meta;
+      rows.set(id, next);
+    },
+    async summaries(id) {
+      return rows.get(id)?.summaries ?? [];
+    },
+    async records(id) {
+      return rows.get(id)?.records ?? [];
+    },
+    async list() {
+      return [...rows.keys()];
+    },
+    async delete(id) {
+      rows.delete(id);
+    },
+  };
+}

@@ -1,0 +1,452 @@
+// The Compactor in Node, through the package as users import it: every tool-using corpus
+// conversation replayed turn by turn (MemoryStore, and a plain-JS store of the tests' own),
+// 50 concurrent prepares on one conversation, two Compactors racing over one store, undo,
+// events, export/import, errors, and a trap in the middle of a call.
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import * as ctxfold from "ctxfold";
+import { Compactor, MemoryStore, compact, countMessages, isCtxfoldError } from "ctxfold";
+import { repoRoot, pkgDir } from "../support/paths.mjs";
+import { replay, usesTools, modelCalls } from "../support/compactor-suite.mjs";
+import { mapStore } from "./compactor-store.test.mjs";
+
+function corpusDir() {
+  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find(
+    (d) => d && existsSync(join(d, "conversations")),
+  );
+  if (!dir) throw new Error("the corpus was not found: set CTXFOLD_CORPUS");
+  return dir;
+}
+
+/** The corpus conversations that call tools, as { name, messages }. */
+function toolConversations() {
+  const dir = join(corpusDir(), "conversations");
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => ({ name: f.replace(/\.json$/, ""), messages: JSON.parse(readFileSync(join(dir, f), "utf8")).messages }))
+    .filter((c) => usesTools(c.messages));
+}
+
+const typed = (name, code, message) => (e) => {
+  assert.ok(isCtxfoldError(e), `not a ctxfold error: ${e}`);
+  assert.equal(e.name, name);
+  assert.equal(e.code, code);
+  if (message) assert.match(e.message, message);
+  return true;
+};
+
+/** A conversation of `turns` user turns, each a tool call and a large result. */
+function agent(turns, tag = "a") {
+  const m = [{ role: "system", content: "You are a coding agent." }];
+  for (let t = 0; t < turns; t++) {
+    m.push({ role: "user", content: `Task ${tag}-${t}: look at /srv/${tag}/file_${t}.py` });
+    m.push({ role: "assistant", content: "", tool_calls: [{ id: `${tag}_${t}`, type: "function", function: { name: "read", arguments: `{"path":"/srv/${tag}/file_${t}.py"}` } }] });
+    m.push({ role: "tool", tool_call_id: `${tag}_${t}`, content: Array.from({ length: 80 }, (_, k) => `line ${k} of file_${t}: x_${t}_${k} = ${k * t}`).join("\n") });
+    m.push({ role: "assistant", content: `file_${t}.py computes x_${t}_*; done with task ${tag}-${t}.` });
+  }
+  return m;
+}
+
+describe("corpus replay at 16k, extractive summaries", () => {
+  const conversations = toolConversations();
+
+  for (const [label, makeStore] of [
+    ["MemoryStore", () => new MemoryStore()],
+    ["a plain-JS store", mapStore],
+  ]) {
+    test(`${label}: every input within budget, the history equal to the conversation, the prefix stable between compactions`, async () => {
+      assert.ok(conversations.length >= 20, `${conversations.length} tool-using conversations`);
+      const total = { turns: 0, compactions: 0, between: 0, identical: 0, followUps: 0, identicalAll: 0 };
+      for (const c of conversations) {
+        const r = await replay(ctxfold, { store: makeStore(), messages: c.messages, window: 16384 });
+        assert.deepEqual(r.overBudget, [], `${c.name}: inputs over budget`);
+        assert.deepEqual(r.countMismatch, [], `${c.name}: report.tokensAfter differs from countMessages`);
+        assert.ok(r.historyEqual, `${c.name}: the stored history is not the conversation`);
+        assert.deepEqual(r.prefix.broken, [], `${c.name}: prefix changed on turns that neither compacted nor pruned`);
+        assert.equal(r.events.filter((e) => e === "compactionEnd").length, r.compactions, `${c.name}: one compactionEnd per record`);
+        total.turns += r.turns;
+        total.compactions += r.compactions;
+        for (const k of ["between", "identical", "followUps", "identicalAll"]) total[k] += r.prefix[k];
+      }
+      const pct = (a, b) => `${((100 * a) / b).toFixed(1)} %`;
+      console.log(
+        `${label}: ${conversations.length} conversations, ${total.turns} turns, ${total.compactions} compactions; ` +
+          `prefix up to the last cache breakpoint byte-identical on ${total.identical}/${total.between} turns between compactions (${pct(total.identical, total.between)}), ` +
+          `on ${total.identicalAll}/${total.followUps} of all follow-up turns (${pct(total.identicalAll, total.followUps)})`,
+      );
+      assert.ok(total.compactions > 20, `${total.compactions} compactions: the replay must compact`);
+      assert.equal(total.identical, total.between);
+    });
+  }
+
+  test("each input equals what compact() gives a stateless caller that passes state back", async () => {
+    for (const c of conversations) {
+      const compactor = new Compactor({ model: "gpt-4o", contextWindow: 16384 });
+      let state = null;
+      let seen = 0;
+      let last = null;
+      for (const k of modelCalls(c.messages)) {
+        if (last !== null) {
+          await compactor.commit(c.name, c.messages[last]);
+          seen = last + 1;
+        }
+        const mine = await compactor.prepare(c.name, c.messages.slice(seen, k));
+        const theirs = await compact(c.messages.slice(0, k), { model: "gpt-4o", contextWindow: 16384, state });
+        state = theirs.state;
+        assert.equal(JSON.stringify(mine.messages), JSON.stringify(theirs.messages), `${c.name} at ${k}`);
+        assert.equal(mine.report.tokensAfter, theirs.report.tokensAfter);
+        seen = k;
+        last = k < c.messages.length ? k : null;
+      }
+    }
+  });
+});
+
+describe("one compaction at a time", () => {
+  /**
+   * A conversation under the threshold, and a user message that takes it over: the
+   * conversation's turns while they stay under, then a message as long as the room left.
+   */
+  async function nearThreshold(compactor, id) {
+    const m = agent(40);
+    let n = 2;
+    while (n + 4 <= m.length && !ctxfold.plan(m.slice(0, n + 4), { model: "gpt-4o", contextWindow: 16384 }).trigger) n += 4;
+    await compactor.prepare(id, m.slice(0, n));
+    const { estimate } = await compactor.status(id);
+    assert.equal((await compactor.records(id)).length, 0);
+    assert.ok(estimate.tokens <= estimate.threshold);
+    const over = { role: "user", content: "word ".repeat(estimate.threshold - estimate.tokens + 20) };
+    return { before: m.slice(0, n), over };
+  }
+
+  test("50 concurrent prepare calls on one conversation: exactly one compaction, no message lost", async () => {
+    const store = new MemoryStore();
+    let summarizing = 0;
+    let most = 0;
+    const compactor = new Compactor({
+      model: "gpt-4o",
+      contextWindow: 16384,
+      store,
+      summarizer: async (request) => {
+        summarizing++;
+        most = Math.max(most, summarizing);
+        await new Promise((r) => setTimeout(r, 20));
+        summarizing--;
+        return `## Conversation Summary\n- **Facts:** ${request.covers.length} messages about /srv/a.`;
+      },
+    });
+    const { before, over } = await nearThreshold(compactor, "c");
+    const news = Array.from({ length: 50 }, (_, i) => (i === 0 ? over : { role: "user", content: `concurrent message ${i}` }));
+    const results = await Promise.all(news.map((m) => compactor.prepare("c", [m])));
+    assert.equal(results.length, 50);
+    const records = await compactor.records("c");
+    assert.equal(records.length, 1, "exactly one compaction");
+    assert.equal(results.filter((r) => r.record !== null).length, 1);
+    assert.equal(most, 1, "never two summaries at once");
+    const history = (await compactor.history("c")).map((e) => e.message);
+    assert.equal(history.length, before.length + 50);
+    assert.deepEqual(history.slice(0, before.length), before);
+    // Every message once, in the order the calls were made.
+    assert.deepEqual(history.slice(before.length), news);
+    // Each call's input ends with its own message, and holds every one before it.
+    results.forEach((r, i) => assert.deepEqual(r.messages.at(-1), news[i]));
+  });
+
+  test("two Compactors over one store (two tabs without Web Locks): the version check keeps one compaction and every message", async () => {
+    const inner = new MemoryStore();
+    let stale = 0;
+    let summaries = 0;
+    const store = {
+      ...Object.fromEntries(["load", "messages", "summaries", "records", "list", "delete"].map((m) => [m, (...a) => inner[m](...a)])),
+      write: (...a) =>
+        inner.write(...a).catch((e) => {
+          stale += e.code === "STALE_WRITE";
+          throw e;
+        }),
+    };
+    const slow = async (request) => {
+      summaries++;
+      await new Promise((r) => setTimeout(r, 30));
+      return `## Conversation Summary\n- **Facts:** ${request.covers.length} messages.`;
+    };
+    const a = new Compactor({ model: "gpt-4o", contextWindow: 16384, store, summarizer: slow });
+    const b = new Compactor({ model: "gpt-4o", contextWindow: 16384, store, summarizer: slow });
+    const { before, over } = await nearThreshold(a, "c");
+    const calls = [];
+    for (let i = 0; i < 10; i++) {
+      // Both start with a message that takes the conversation over the threshold.
+      const pad = i === 0 ? over.content : "";
+      calls.push(a.prepare("c", [{ role: "user", content: `${pad}from a ${i}` }]));
+      calls.push(b.prepare("c", [{ role: "user", content: `${pad}from b ${i}` }]));
+    }
+    await Promise.all(calls);
+    const records = await a.records("c");
+    assert.equal(records.length, 1, "one compaction: the loser of the race loaded again and found it done");
+    assert.ok(stale > 0, "the two raced: some writes were refused as stale");
+    assert.equal(summaries, 2, "both summarized once; only one compaction was stored");
+    const history = (await b.history("c")).map((e) => e.message.content.replace(/^(word )+/, ""));
+    assert.equal(history.length, before.length + 20);
+    for (let i = 0; i < 10; i++) {
+      assert.ok(history.includes(`from a ${i}`) && history.includes(`from b ${i}`), `message ${i}`);
+      assert.ok(history.indexOf(`from a ${i}`) < (history.indexOf(`from a ${i + 1}`) === -1 ? Infinity : history.indexOf(`from a ${i + 1}`)));
+    }
+    assert.deepEqual(history.slice(0, before.length), before.map((x) => x.content));
+    assert.equal(new Set(history.slice(before.length)).size, 20, "no message twice");
+  });
+});
+
+describe("undo", () => {
+  // What "restores exactly the input of the turn before the undone compaction" means, here
+  // and in the docs: after undo, the state in force is the one the compacting call started
+  // from, so the next prepare returns the input the turn before the compaction returned,
+  // followed by every message appended since, byte for byte the input of a twin
+  // conversation in which the compaction never happened. (A threshold compaction undone
+  // is redone by the next prepare if the input still passes the threshold: then, with the
+  // deterministic extractive summary, the same input as the compacting turn gave.)
+  test("after a manual compaction: the next input is the twin's, the previous turn's input plus what came since", async () => {
+    const m = agent(6);
+    const a = new Compactor({ model: "gpt-4o", bufferTurns: 1 });
+    const twin = new Compactor({ model: "gpt-4o", bufferTurns: 1 });
+    const first = await a.prepare("c", m.slice(0, 16));
+    await twin.prepare("c", m.slice(0, 16));
+    const compacted = await a.compact("c", { instructions: "keep the file names" });
+    assert.ok(compacted.record, "the manual compaction summarized something");
+    assert.equal(compacted.contextStatus, "summarized");
+    assert.ok(compacted.messages.length < first.messages.length);
+    const undone = await a.undo("c");
+    assert.deepEqual(undone, { compaction: 0, chunks: 0, boundary: null });
+    assert.equal(await a.undo("c"), null, "a compaction is undone once");
+    const next = m.slice(16, 20);
+    const mine = await a.prepare("c", next);
+    const theirs = await twin.prepare("c", next);
+    assert.equal(JSON.stringify(mine.messages), JSON.stringify(theirs.messages));
+    assert.equal(JSON.stringify(mine.messages), JSON.stringify([...first.messages, ...next]));
+    assert.equal(mine.contextStatus, "full");
+    const records = await a.records("c");
+    assert.equal(records.length, 1);
+    assert.equal(records[0].undone, true);
+    assert.equal(records[0].instructions, "keep the file names");
+    assert.equal((await a.summaries("c")).length, 1, "the undone summary stays in the store");
+    assert.ok((await a.history("c")).every((e) => e.summarizedBy === null), "nothing summarized by an undone compaction");
+  });
+
+  test("after a threshold compaction: the state before it comes back, and the next prepare redoes it", async () => {
+    const m = agent(40);
+    const a = new Compactor({ model: "gpt-4o", contextWindow: 16384 });
+    let before = null;
+    let compacting = null;
+    let seen = 0;
+    for (let k = 1; k <= m.length && compacting === null; k++) {
+      if (m[k]?.role !== "user" && k !== m.length) continue;
+      const r = await a.prepare("c", m.slice(seen, k));
+      seen = k;
+      if (r.record) compacting = r;
+      else before = r;
+    }
+    assert.ok(compacting && before);
+    const status = await a.status("c");
+    assert.equal(status.canUndo, true);
+    await a.undo("c");
+    const after = await a.status("c");
+    assert.equal(after.canUndo, false);
+    assert.equal(after.plan.tokens.total, compacting.report.tokensBefore, "the input as it stood before the compaction");
+    assert.equal(after.plan.trigger, "threshold");
+    const redo = await a.prepare("c", []);
+    assert.equal(JSON.stringify(redo.messages), JSON.stringify(compacting.messages));
+    assert.equal((await a.records("c")).map((r) => r.undone).join(), "true,false");
+  });
+});
+
+describe("events", () => {
+  test("compactionStart before the summarizer, then fallback, then compactionEnd with the record", async () => {
+    const order = [];
+    const compactor = new Compactor({
+      model: "gpt-4o",
+      contextWindow: 8192,
+      summarizer: async () => {
+        order.push("summarizer");
+        throw new Error("the model is down");
+      },
+      on: { compactionStart: (e) => order.push(["compactionStart", e]) },
+    });
+    compactor.on("fallback", (e) => order.push(["fallback", e]));
+    compactor.on("compactionEnd", (e) => order.push(["compactionEnd", e]));
+    const stop = compactor.on("pruned", (e) => order.push(["pruned", e]));
+    const r = await compactor.prepare("c", agent(12));
+    const names = order.map((o) => (Array.isArray(o) ? o[0] : o));
+    assert.ok(r.record, "compacted");
+    assert.equal(names[0], "compactionStart");
+    assert.equal(names[1], "summarizer");
+    assert.deepEqual(names.slice(-2), ["fallback", "compactionEnd"]);
+    const start = order[0][1];
+    assert.equal(start.conversationId, "c");
+    assert.equal(start.plan.trigger, "threshold");
+    const end = order.at(-1)[1];
+    assert.deepEqual(end.record, r.record);
+    assert.deepEqual(end.record, { ...(await compactor.records("c"))[0] });
+    assert.match(order.at(-2)[1].fallback.reason, /the model is down/);
+    assert.equal(order.at(-2)[1].record.fallback.kind, "extractive");
+    if (r.report.pruned.advanced) assert.ok(names.includes("pruned"));
+    stop();
+    compactor.off("fallback", () => {});
+    assert.throws(() => compactor.on("compacted", () => {}), typed("TypeError", "INVALID_ARGUMENT", /compactionStart/));
+    assert.throws(() => compactor.on("pruned", "no"), typed("TypeError", "INVALID_ARGUMENT"));
+  });
+
+  test("pruned fires when the prune boundary moves; a throwing handler does not fail the call", async () => {
+    const seen = [];
+    const errors = [];
+    const original = globalThis.reportError;
+    globalThis.reportError = (e) => errors.push(e);
+    try {
+      const compactor = new Compactor({ model: "gpt-4o", contextWindow: 128000, toolOutputMaxBytes: 256, pruneThresholdTokens: 500 });
+      compactor.on("pruned", (e) => {
+        seen.push(e);
+        throw new Error("a handler's bug");
+      });
+      const r = await compactor.prepare("c", agent(6));
+      assert.equal(r.report.pruned.advanced, true);
+      assert.equal(seen.length, 1);
+      assert.deepEqual(seen[0].pruned, r.report.pruned);
+      assert.equal(errors.length, 1);
+    } finally {
+      globalThis.reportError = original;
+    }
+  });
+});
+
+describe("the rest of the API", () => {
+  test("status, usage anchoring, export and import, delete, list", async () => {
+    const store = new MemoryStore();
+    const compactor = new Compactor({ model: "gpt-4o", contextWindow: 16384, store });
+    const m = agent(12);
+    const r = await compactor.prepare("c", m.slice(0, 20));
+    const committed = await compactor.commit("c", { role: "assistant", content: "ok" }, { prompt_tokens: Math.round(r.report.tokensAfter * 1.05) });
+    assert.equal(committed.length, 21);
+    assert.ok(Math.abs(committed.anchor.ratio - 1.05) < 0.001);
+    const next = await compactor.prepare("c", [{ role: "user", content: "more" }]);
+    assert.equal(next.estimate.ratio, committed.anchor.ratio);
+    const status = await compactor.status("c");
+    assert.equal(status.length, 22);
+    assert.equal(status.usage[0].model, "gpt-4o");
+    assert.equal(status.usage[0].reports, 1);
+    assert.equal(status.plan.tokens.total, next.report.tokensAfter);
+    assert.equal(await compactor.status("nobody"), null);
+
+    const data = await compactor.export("c");
+    assert.equal(data.kind, "ctxfold.conversation");
+    assert.deepEqual(data.messages, [...m.slice(0, 20), { role: "assistant", content: "ok" }, { role: "user", content: "more" }]);
+    const copy = JSON.parse(JSON.stringify(data));
+    assert.equal(await compactor.import(copy, { id: "d" }), "d");
+    await assert.rejects(compactor.import(copy, { id: "d" }), typed("CtxfoldError", "CONVERSATION_EXISTS"));
+    assert.equal(await compactor.import(copy, { id: "d", overwrite: true }), "d");
+    const [pc, pd] = [await compactor.prepare("c", [{ role: "user", content: "x" }]), await compactor.prepare("d", [{ role: "user", content: "x" }])];
+    assert.equal(JSON.stringify(pc.messages), JSON.stringify(pd.messages));
+    assert.deepEqual((await compactor.list()).sort(), ["c", "d"]);
+    await compactor.delete("d");
+    assert.deepEqual(await compactor.list(), ["c"]);
+    assert.deepEqual(await compactor.history("d"), []);
+    await assert.rejects(compactor.export("d"), typed("CtxfoldError", "UNKNOWN_CONVERSATION"));
+    await assert.rejects(compactor.import({ kind: "x" }), typed("TypeError", "INVALID_ARGUMENT", /data/));
+    // A conversation made again after a delete starts over (no cache of the old one).
+    await compactor.delete("c");
+    const fresh = await compactor.prepare("c", [{ role: "user", content: "new start" }]);
+    assert.deepEqual(fresh.messages, [{ role: "user", content: "new start" }]);
+  });
+
+  test("Anthropic: { system, messages } in, the system kept and returned", async () => {
+    const compactor = new Compactor({ model: "claude-sonnet-4-5" });
+    const r = await compactor.prepare("c", { system: "Be brief.", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] });
+    assert.equal(r.system, "Be brief.");
+    await compactor.commit("c", { role: "assistant", content: [{ type: "text", text: "hello" }] }, { input_tokens: 3, cache_read_input_tokens: 5, output_tokens: 2 });
+    const s = await compactor.status("c");
+    assert.equal(s.format, "anthropic");
+    assert.equal(s.usage[0].reported, 8);
+    const again = await compactor.prepare("c", [{ role: "user", content: "and?" }]);
+    assert.equal(again.system, "Be brief.");
+    assert.equal(again.messages.length, 3);
+  });
+
+  test("bad arguments are typed errors, and change nothing", async () => {
+    assert.throws(() => new Compactor({ model: "gpt-4o", state: null }), typed("TypeError", "INVALID_ARGUMENT", /options\.state/));
+    assert.throws(() => new Compactor({ model: "gpt-4o", manual: true }), typed("TypeError", "INVALID_ARGUMENT", /options\.manual/));
+    assert.throws(() => new Compactor({ model: "gpt-4o", thresholdRatio: 2 }), typed("RangeError", "OUT_OF_RANGE"));
+    assert.throws(() => new Compactor({ model: "gpt-4o", store: {} }), typed("TypeError", "INVALID_ARGUMENT", /options\.store\.load/));
+    assert.throws(() => new Compactor({ model: "gpt-4o", writeRetries: -1 }), typed("RangeError", "OUT_OF_RANGE"));
+    const compactor = new Compactor({ model: "gpt-4o" });
+    await assert.rejects(compactor.prepare("", []), typed("TypeError", "INVALID_ARGUMENT", /conversationId/));
+    await assert.rejects(compactor.prepare("c", "hello"), typed("TypeError", "INVALID_ARGUMENT", /newMessages/));
+    await compactor.prepare("c", [{ role: "user", content: "hi" }]);
+    await assert.rejects(
+      compactor.prepare("c", [{ role: "user", content: "ok" }, { role: "tool", tool_call_id: "x", content: "orphan" }]),
+      typed("CtxfoldError", "INVALID_MESSAGE", /newMessages\[1\]/),
+    );
+    await assert.rejects(compactor.commit("c", { role: "assistant", content: "a" }, { tokens: 5 }), typed("TypeError", "INVALID_ARGUMENT", /usage/));
+    await assert.rejects(compactor.compact("nobody"), typed("CtxfoldError", "UNKNOWN_CONVERSATION"));
+    await assert.rejects(compactor.compact("c", { instructions: 5 }), typed("TypeError", "INVALID_ARGUMENT", /instructions/));
+    assert.deepEqual((await compactor.history("c")).map((e) => e.message.content), ["hi"]);
+    const ok = await compactor.prepare("c", [{ role: "user", content: "next" }]);
+    assert.equal(ok.messages.length, 2);
+  });
+
+  test("a store that fails: STORE_ERROR with the store's error as cause; STALE_WRITE after the retries", async () => {
+    const inner = new MemoryStore();
+    const broken = Object.create(inner);
+    for (const m of ["load", "messages", "write", "summaries", "records", "list", "delete"]) broken[m] = (...a) => inner[m](...a);
+    broken.write = async () => {
+      throw new Error("disk full");
+    };
+    const a = new Compactor({ model: "gpt-4o", store: broken });
+    await assert.rejects(a.prepare("c", [{ role: "user", content: "hi" }]), (e) => {
+      typed("CtxfoldError", "STORE_ERROR", /store\.write\("c"\) failed: Error: disk full/)(e);
+      assert.equal(e.cause.message, "disk full");
+      return true;
+    });
+    let writes = 0;
+    broken.write = async (id, expect) => {
+      writes++;
+      throw ctxfold.staleWriteError(id, expect, expect + 1);
+    };
+    const b = new Compactor({ model: "gpt-4o", store: broken, writeRetries: 2 });
+    await assert.rejects(b.prepare("c", [{ role: "user", content: "hi" }]), typed("CtxfoldError", "STALE_WRITE", /gave up after 3 attempts/));
+    assert.equal(writes, 3);
+    assert.deepEqual(await inner.list(), [], "nothing written");
+  });
+
+  test("a trap while a call waits for its summarizer: INTERNAL, then the next call reads the history again and goes on", async () => {
+    const bindings = await import(pathToFileURL(join(pkgDir, "dist", "full", "ctxfold.js")).href);
+    const { guard } = await import(pathToFileURL(join(pkgDir, "lib", "guard.js")).href);
+    const trap = guard(bindings).wrap(bindings.__ctxfoldTestPanic);
+    const store = new MemoryStore();
+    let trapNow = false;
+    const compactor = new Compactor({
+      model: "gpt-4o",
+      contextWindow: 8192,
+      store,
+      summarizer: async () => {
+        if (trapNow) assert.throws(() => trap("a panic elsewhere"), typed("CtxfoldError", "INTERNAL"));
+        return "## Conversation Summary\n- **Facts:** files were read.";
+      },
+    });
+    const m = agent(20);
+    await compactor.prepare("c", m.slice(0, 4));
+    trapNow = true;
+    const error = console.error;
+    console.error = () => {};
+    try {
+      await assert.rejects(compactor.prepare("c", m.slice(4, 60)), typed("CtxfoldError", "INTERNAL", /restarted/));
+    } finally {
+      console.error = error;
+    }
+    trapNow = false;
+    assert.equal((await compactor.history("c")).length, 4, "the call that trapped wrote nothing");
+    const r = await compactor.prepare("c", m.slice(4, 60));
+    assert.ok(r.record);
+    assert.equal((await compactor.history("c")).length, 60);
+    assert.equal(countMessages(r.messages, { model: "gpt-4o" }).total, r.report.tokensAfter);
+  });
+});

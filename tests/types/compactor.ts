@@ -1,0 +1,148 @@
+// The Compactor, its stores and what its calls return, type-checked against the package's
+// .d.ts like usage.ts: typed uses, and `@ts-expect-error` lines for what must not compile.
+import {
+  Compactor,
+  MemoryStore,
+  durableObjectStore,
+  staleWriteError,
+  isCtxfoldError,
+  type CommitOutcome,
+  type CompactionRecord,
+  type CompactorEvents,
+  type CompactorOptions,
+  type CompactorStore,
+  type ConversationStatus,
+  type ExportedConversation,
+  type HistoryEntry,
+  type PrepareResult,
+  type StoredMeta,
+  type StoredSummary,
+  type UndoOutcome,
+  type WriteBatch,
+} from "ctxfold";
+// Every entry exports the same.
+import { Compactor as LiteCompactor, MemoryStore as LiteMemoryStore, durableObjectStore as liteDurableObjectStore } from "ctxfold/lite";
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function expectType<T extends true>(): T | void {}
+
+/** A message type of the app's own. */
+interface ChatMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+}
+
+/** A store over a Map, as the README writes it. */
+const rows = new Map<string, { meta: StoredMeta; messages: unknown[]; summaries: StoredSummary[]; records: CompactionRecord[] }>();
+const mapStore: CompactorStore = {
+  async load(id) {
+    return rows.get(id)?.meta ?? null;
+  },
+  async messages(id, from) {
+    return rows.get(id)?.messages.slice(from) ?? [];
+  },
+  async write(id, expect, batch: WriteBatch) {
+    const row = rows.get(id);
+    if ((row?.meta.version ?? 0) !== expect) throw staleWriteError(id, expect, row?.meta.version ?? null);
+    rows.set(id, { meta: batch.meta, messages: [...(row?.messages ?? []), ...batch.messages], summaries: [], records: [] });
+  },
+  async summaries(id) {
+    return rows.get(id)?.summaries ?? [];
+  },
+  async records(id) {
+    return rows.get(id)?.records ?? [];
+  },
+  async list() {
+    return [...rows.keys()];
+  },
+  async delete(id) {
+    rows.delete(id);
+  },
+  lockName: "my-app",
+};
+
+async function chatApp(): Promise<void> {
+  const options: CompactorOptions = {
+    model: "gpt-4o",
+    store: new MemoryStore(),
+    summarizer: async (request) => `## Conversation Summary\n- **Facts:** ${request.prompt.length}`,
+    on: { compactionEnd: ({ record }) => void record.tokensAfter },
+    writeRetries: 2,
+    thresholdRatio: 0.6,
+  };
+  const compactor = new Compactor<ChatMessage>(options);
+  const result: PrepareResult<ChatMessage> = await compactor.prepare("chat-1", [{ role: "user", content: "hi" }]);
+  const messages: ChatMessage[] = result.messages;
+  const tokens: number = result.report.tokensAfter;
+  const estimate: number = result.estimate.tokens;
+  const record: CompactionRecord | null = result.record;
+  const committed: CommitOutcome = await compactor.commit("chat-1", { role: "assistant", content: "hello" }, { prompt_tokens: 20, completion_tokens: 2 });
+  await compactor.commit("chat-1", [{ role: "assistant", content: "a" }], { input_tokens: 3, cache_read_input_tokens: 12 });
+  await compactor.commit("chat-1", { role: "assistant", content: "b" }, { inputTokens: { total: 12 } });
+  await compactor.commit("chat-1", { role: "assistant", content: "c" }, { usageMetadata: { promptTokenCount: 9 } });
+  const manual: PrepareResult<ChatMessage> = await compactor.compact("chat-1", { instructions: "keep the decisions" });
+  const undone: UndoOutcome | null = await compactor.undo("chat-1");
+  const history: HistoryEntry<ChatMessage>[] = await compactor.history("chat-1");
+  const first: ChatMessage = history[0].message;
+  const by: number | null = history[0].summarizedBy;
+  const status: ConversationStatus | null = await compactor.status("chat-1");
+  const use: number | undefined = status?.plan.tokens.tools;
+  const data: ExportedConversation = await compactor.export("chat-1");
+  const id: string = await compactor.import(data, { id: "chat-2", overwrite: true });
+  const ids: string[] = await compactor.list();
+  const stop: () => void = compactor.on("compactionStart", (e) => void e.plan.trigger);
+  compactor.on("fallback", (e) => void e.fallback.reason);
+  compactor.off("pruned", (e) => void e.pruned.boundary);
+  expectType<Equal<Parameters<Parameters<typeof compactor.on<"compactionEnd">>[1]>[0], CompactorEvents["compactionEnd"]>>();
+  try {
+    await compactor.prepare("chat-1", { system: "Be brief.", messages: [] });
+  } catch (e) {
+    if (isCtxfoldError(e) && e.code === "STALE_WRITE") void e.message;
+  }
+  // @ts-expect-error: the Compactor keeps the state
+  new Compactor({ model: "gpt-4o", state: null });
+  // @ts-expect-error: a manual compaction is compact(id)
+  new Compactor({ model: "gpt-4o", manual: true });
+  // @ts-expect-error: not a store
+  new Compactor({ model: "gpt-4o", store: new Map() });
+  // @ts-expect-error: messages of another type
+  await compactor.prepare("chat-1", [{ role: "user", text: "hi" }]);
+  // @ts-expect-error: not an event
+  compactor.on("compacted", () => {});
+  // @ts-expect-error: not usage
+  await compactor.commit("chat-1", { role: "assistant", content: "x" }, "12 tokens");
+  // @ts-expect-error: instructions are a string
+  await compactor.compact("chat-1", { instructions: 5 });
+  // @ts-expect-error: undo resolves to an outcome or null
+  const wrong: UndoOutcome = await compactor.undo("chat-1");
+  void [messages, tokens, estimate, record, committed, manual, undone, first, by, use, id, ids, stop, wrong];
+}
+
+/** Cloudflare's DurableObjectStorage, as @cloudflare/workers-types declares what is used of it. */
+interface DurableObjectTransaction {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  get<T = unknown>(keys: string[]): Promise<Map<string, T>>;
+  put<T>(key: string, value: T): Promise<void>;
+  put<T>(entries: Record<string, T>): Promise<void>;
+  delete(key: string): Promise<boolean>;
+  delete(keys: string[]): Promise<number>;
+  list<T = unknown>(options?: { start?: string; startAfter?: string; end?: string; prefix?: string; reverse?: boolean; limit?: number }): Promise<Map<string, T>>;
+  rollback(): void;
+}
+interface DurableObjectStorage extends DurableObjectTransaction {
+  transaction<T>(closure: (txn: DurableObjectTransaction) => Promise<T>): Promise<T>;
+  deleteAll(): Promise<void>;
+}
+
+function worker(storage: DurableObjectStorage): CompactorStore {
+  const store = durableObjectStore(storage, { prefix: "chats" });
+  // @ts-expect-error: not a Durable Object's storage
+  durableObjectStore(new Map());
+  // @ts-expect-error: unknown option
+  durableObjectStore(storage, { prefx: "x" });
+  new LiteCompactor({ model: "gpt-4o", allowEstimate: true, store: liteDurableObjectStore(storage) });
+  void new LiteMemoryStore();
+  return store;
+}
+
+void [chatApp, worker, mapStore];

@@ -1,0 +1,137 @@
+// The Compactor in workerd (Miniflare) with a real Durable Object: durableObjectStore over its
+// ctx.storage, on the key-value and the SQLite storage backends, through the store conformance
+// cases and the corpus replay suite that Node runs over MemoryStore (tests/js/compactor.test.mjs);
+// then a chat whose every turn is a request with a Compactor made afresh (reading what the
+// last one stored), and concurrent requests on one object.
+import { test, describe, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
+import { repoRoot } from "../support/paths.mjs";
+import { usesTools, modelCalls } from "../support/compactor-suite.mjs";
+
+const backends = { kv: null, sqlite: null };
+
+async function start(useSQLite) {
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: fileURLToPath(new URL("./compactor-worker.mjs", import.meta.url)),
+    modulesRoot: repoRoot,
+    modulesRules: [
+      { type: "ESModule", include: ["**/*.js", "**/*.mjs"] },
+      { type: "CompiledWasm", include: ["**/*.wasm"] },
+    ],
+    durableObjects: { CHAT: { className: "Chat", useSQLite } },
+    // Not later than the workerd build date (Miniflare 4.20260730.0).
+    compatibilityDate: "2026-07-01",
+  });
+  await mf.ready;
+  return mf;
+}
+
+before(async () => {
+  backends.kv = await start(false);
+  backends.sqlite = await start(true);
+});
+
+after(async () => {
+  await backends.kv?.dispose();
+  await backends.sqlite?.dispose();
+});
+
+async function call(mf, object, path, body) {
+  const res = await mf.dispatchFetch(`http://localhost${path}?object=${encodeURIComponent(object)}`, { method: "POST", body: JSON.stringify(body ?? {}) });
+  const text = await res.text();
+  assert.equal(res.status, 200, text.slice(0, 2000));
+  return JSON.parse(text);
+}
+
+function toolConversations() {
+  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find((d) => d && existsSync(join(d, "conversations")));
+  assert.ok(dir, "the corpus was not found: set CTXFOLD_CORPUS");
+  const convs = join(dir, "conversations");
+  return readdirSync(convs)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => ({ name: f.replace(/\.json$/, ""), messages: JSON.parse(readFileSync(join(convs, f), "utf8")).messages }))
+    .filter((c) => usesTools(c.messages));
+}
+
+for (const backend of ["kv", "sqlite"]) {
+  describe(`durableObjectStore on ${backend === "kv" ? "key-value" : "SQLite"} storage`, () => {
+    test("keeps the store contract", async () => {
+      const results = await call(backends[backend], "conformance", "/conformance", {});
+      assert.ok(results.length >= 10, JSON.stringify(results));
+      for (const r of results) assert.ok(r.ok, `${r.name}: ${r.error}`);
+    });
+
+    test("the corpus replay suite at 16k: every input within budget, the history equal, the prefix stable between compactions", async () => {
+      const conversations = toolConversations();
+      const total = { turns: 0, compactions: 0, between: 0, identical: 0 };
+      for (const c of conversations) {
+        // One Durable Object per conversation, as the README advises.
+        const r = await call(backends[backend], c.name, "/replay", { messages: c.messages, window: 16384, id: c.name });
+        assert.ok(!r.error, JSON.stringify(r.error));
+        assert.deepEqual(r.overBudget, [], `${c.name}: inputs over budget`);
+        assert.deepEqual(r.countMismatch, [], `${c.name}: report.tokensAfter differs from countMessages`);
+        assert.ok(r.historyEqual, `${c.name}: the stored history is not the conversation`);
+        assert.deepEqual(r.prefix.broken, [], `${c.name}: prefix changed between compactions`);
+        total.turns += r.turns;
+        total.compactions += r.compactions;
+        total.between += r.prefix.between;
+        total.identical += r.prefix.identical;
+      }
+      console.log(
+        `workerd, ${backend}: ${conversations.length} conversations, ${total.turns} turns, ${total.compactions} compactions; ` +
+          `prefix byte-identical on ${total.identical}/${total.between} turns between compactions`,
+      );
+      assert.ok(total.compactions > 20);
+    });
+  });
+}
+
+test("a chat whose every turn is a request with a new Compactor: each reads what the last one stored", async () => {
+  const mf = backends.sqlite;
+  // The longest tool-using conversation: it compacts at 16k.
+  const c = toolConversations().reduce((a, b) => (JSON.stringify(b.messages).length > JSON.stringify(a.messages).length ? b : a));
+  let seen = 0;
+  let last = null;
+  let compactions = 0;
+  for (const k of modelCalls(c.messages)) {
+    const reply = last === null ? undefined : c.messages[last];
+    if (last !== null) seen = last + 1;
+    const r = await call(mf, "turns", "/turn", { id: "t", reply, messages: c.messages.slice(seen, k) });
+    assert.ok(!r.error, JSON.stringify(r.error));
+    assert.ok(r.tokensAfter <= r.budget);
+    assert.equal(r.length, k, "the stored history is the conversation so far");
+    compactions += r.record !== null;
+    seen = k;
+    last = k < c.messages.length ? k : null;
+  }
+  const read = await call(mf, "turns", "/read", { id: "t" });
+  assert.deepEqual(read.history.map((e) => e.message), c.messages);
+  assert.equal(read.records.length, compactions);
+  assert.ok(compactions > 0, "the conversation compacted at 16k");
+  assert.deepEqual(read.list, ["t"]);
+});
+
+test("concurrent requests on one object: one compaction, every message once", async () => {
+  const mf = backends.kv;
+  const c = toolConversations().find((x) => x.name.startsWith("swe-agent__gpt4"));
+  // Under the threshold first, then 20 requests at once, each adding a message; the first
+  // takes the input over the threshold (0.7 x 16384).
+  const first = await call(mf, "concurrent", "/turn", { id: "c", messages: c.messages.slice(0, 8) });
+  assert.equal(first.record, null);
+  const room = Math.floor(0.7 * 16384) - first.tokensAfter;
+  assert.ok(room > 100, `${room} tokens of room`);
+  const news = Array.from({ length: 20 }, (_, i) => ({ role: "user", content: i === 0 ? "word ".repeat(room + 50) : `message ${i}` }));
+  const results = await Promise.all(news.map((m) => call(mf, "concurrent", "/shared-turn", { id: "c", messages: [m] })));
+  for (const r of results) assert.ok(!r.error, JSON.stringify(r.error));
+  const read = await call(mf, "concurrent", "/read", { id: "c" });
+  assert.equal(read.records.length, 1, "one compaction");
+  const added = read.history.slice(8).map((e) => e.message.content);
+  assert.deepEqual([...added].sort(), news.map((m) => m.content).sort());
+  assert.deepEqual(results.map((r) => r.last.content), news.map((m) => m.content));
+});
