@@ -18,9 +18,6 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::options::CompactOptions;
-use crate::Error;
-
 /// A named set of defaults.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
@@ -84,7 +81,8 @@ pub enum ToolPolicy {
     Truncate,
     /// Replace with one line naming the tool.
     Stub,
-    /// Do not prune; leave the whole output for the summarizer.
+    /// Never prune; when the turn is evicted, the summarizer gets the whole output (other
+    /// outputs reach it elided to their start and end).
     Summarize,
 }
 
@@ -208,60 +206,6 @@ impl Config {
             }
         }
         c
-    }
-
-    /// Resolves options: the preset's values, then every knob the caller gave.
-    pub fn new(o: &CompactOptions) -> Self {
-        let mut c = Config::preset(o.preset.unwrap_or_default());
-        let set = |target: &mut usize, v: Option<_>| {
-            if let Some(v) = v {
-                *target = v;
-            }
-        };
-        if let Some(r) = o.threshold_ratio {
-            c.threshold_ratio = r.0;
-        }
-        if let Some(r) = o.buffer_max_ratio {
-            c.buffer_max_ratio = r.0;
-        }
-        if let Some(r) = o.fold_ratio {
-            c.fold_ratio = r.0;
-        }
-        set(&mut c.token_floor, o.token_floor.map(|v| v.get()));
-        set(&mut c.buffer_turns, o.buffer_turns.map(|v| v.get()));
-        set(
-            &mut c.tool_output_max_bytes,
-            o.tool_output_max_bytes.map(|v| v.get()),
-        );
-        c.context_window = o.context_window.map(|v| v.get());
-        c.reserved_output_tokens = o.reserved_output_tokens.map(|v| v.get());
-        c.keep_recent_tokens = o.keep_recent_tokens.map(|v| v.get());
-        c.prune_threshold_tokens = o.prune_threshold_tokens.map(|v| v.get());
-        c.summary_max_tokens = o.summary_max_tokens.map(|v| v.get());
-        c.ledger_max_tokens = o.ledger_max_tokens.map(|v| v.get());
-        c.summarizer_input_tokens = o.summarizer_input_tokens.map(|v| v.get());
-        if let Some(ms) = o.summarizer_timeout_ms {
-            c.summarizer_timeout_ms = ms.get() as u64;
-        }
-        c.pin_first_user_turn = o.pin_first_user_turn.unwrap_or(c.pin_first_user_turn);
-        c.alternate_roles = o.alternate_roles.unwrap_or(c.alternate_roles);
-        c.default_tool_policy = o.default_tool_policy.unwrap_or(c.default_tool_policy);
-        if let Some(p) = &o.tool_policies {
-            c.tool_policies = p.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        }
-        c.summary_role = o.summary_role.unwrap_or(c.summary_role);
-        c.strategy = o.strategy.unwrap_or(c.strategy);
-        c.fallback = o.fallback.unwrap_or(c.fallback);
-        c.overflow = o.overflow.unwrap_or(c.overflow);
-        c.summary_prompt.clone_from(&o.summary_prompt);
-        c.instructions.clone_from(&o.instructions);
-        c
-    }
-
-    /// Reads options from JSON (camelCase keys), for native callers (tests, benches):
-    /// [`crate::options::from_value`] then [`Config::new`].
-    pub fn from_json(value: &serde_json::Value) -> Result<Self, Error> {
-        Ok(Config::new(&crate::options::from_value("options", value)?))
     }
 
     /// The cap on one summary chunk for a window.

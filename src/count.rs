@@ -55,6 +55,24 @@ impl TextCounter for crate::tokenizer::Tokenizer {
     }
 }
 
+impl TextCounter for Estimator {
+    fn count(&self, text: &str) -> usize {
+        crate::estimate::count(text, self).tokens
+    }
+    fn cache_key(&self) -> u64 {
+        // Distinct from the exact tokenizers' keys (1 and 2); the estimate also depends on
+        // which vocabularies are loaded, so that is part of the key.
+        let loaded = Encoding::ALL
+            .iter()
+            .fold(0u64, |acc, &e| acc << 1 | tokenizer::is_available(e) as u64);
+        let id = match self {
+            Estimator::Exact { encoding } => 0x100 + *encoding as u64,
+            Estimator::Estimate { family } => 0x200 + *family as u64,
+        };
+        id << 8 | loaded
+    }
+}
+
 /// The counter of one call, owned and `'static` (so a compaction can keep it across the
 /// awaits of a summarizer call): an exact tokenizer, or a model's estimate.
 #[derive(Clone, Copy, Debug)]

@@ -96,6 +96,17 @@ pub enum Error {
         reason: String,
     },
 
+    /// The browser refused a store write for lack of space (IndexedDB's `QuotaExceededError`
+    /// is the JS `cause`); the transaction was rolled back, so nothing was written.
+    #[error(
+        "store.{operation}({id:?}) failed: the storage quota is exceeded ({reason}); nothing was written"
+    )]
+    QuotaExceeded {
+        operation: &'static str,
+        id: String,
+        reason: String,
+    },
+
     /// A call that needs a stored conversation (`compact`, `export`) named none.
     #[error("no conversation {id:?} in the store")]
     UnknownConversation { id: String },
@@ -168,6 +179,8 @@ codes! {
     StaleWrite = "STALE_WRITE",
     /// A store method rejected (its error is the `cause`) or returned data that breaks the store contract.
     StoreError = "STORE_ERROR",
+    /// The browser's storage quota refused a store write (`IndexedDBStore`), with its `QuotaExceededError` as `cause`. Nothing was written.
+    QuotaExceeded = "QUOTA_EXCEEDED",
     /// `compact()` or `export()` of a conversation the store does not hold.
     UnknownConversation = "UNKNOWN_CONVERSATION",
     /// `import()` of a conversation the store already holds (without `overwrite: true`).
@@ -194,6 +207,7 @@ impl Error {
             Error::ModulePoisoned { .. } => Code::ModulePoisoned,
             Error::StaleWrite { .. } => Code::StaleWrite,
             Error::Store { .. } => Code::StoreError,
+            Error::QuotaExceeded { .. } => Code::QuotaExceeded,
             Error::UnknownConversation { .. } => Code::UnknownConversation,
             Error::ConversationExists { .. } => Code::ConversationExists,
         }

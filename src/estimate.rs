@@ -341,24 +341,6 @@ fn is_cyrillic_greek(cp: u32) -> bool {
     matches!(cp, 0x370..=0x52F | 0x1F00..=0x1FFF)
 }
 
-impl crate::count::TextCounter for Estimator {
-    fn count(&self, text: &str) -> usize {
-        count(text, self).tokens
-    }
-    fn cache_key(&self) -> u64 {
-        // Distinct from the exact tokenizers' keys (1 and 2); the estimate also depends on
-        // which vocabularies are loaded, so that is part of the key.
-        let loaded = Encoding::ALL
-            .iter()
-            .fold(0u64, |acc, &e| acc << 1 | tokenizer::is_available(e) as u64);
-        let id = match self {
-            Estimator::Exact { encoding } => 0x100 + *encoding as u64,
-            Estimator::Estimate { family } => 0x200 + *family as u64,
-        };
-        id << 8 | loaded
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

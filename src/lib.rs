@@ -15,6 +15,7 @@ pub mod count;
 pub mod error;
 pub mod estimate;
 pub mod ids;
+pub mod indexeddb;
 pub mod messages;
 pub mod models;
 pub mod options;

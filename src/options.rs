@@ -16,8 +16,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde::Deserialize;
 use ts_rs::TS;
 
-use crate::compact::State;
-use crate::config::{Fallback, Overflow, Preset, Strategy, SummaryRole, ToolPolicy};
+use crate::config::{Config, Fallback, Overflow, Preset, Strategy, SummaryRole, ToolPolicy};
 use crate::Error;
 
 /// Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give
@@ -28,86 +27,172 @@ use crate::Error;
 #[ts(optional_fields)]
 pub struct CompactOptions {
     /// The model: its window, output cap and tokenizer (exact or calibrated estimate).
+    #[serde(default, deserialize_with = "present")]
     pub model: Option<String>,
     /// Count with this encoding instead of the model's.
     #[ts(optional, type = "Encoding")]
+    #[serde(default, deserialize_with = "present")]
     pub encoding: Option<String>,
     /// Count with the model's calibrated estimate when its exact vocabulary is not loaded
     /// (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
     /// Default false.
+    #[serde(default, deserialize_with = "present")]
     pub allow_estimate: Option<bool>,
     /// The messages' format; detected when omitted.
     #[ts(optional, type = "MessageFormat")]
+    #[serde(default, deserialize_with = "present")]
     pub format: Option<String>,
     /// Who writes summaries: your LLM (a function), or the built-in extractive summary
     /// (default).
     #[ts(optional, type = "Summarizer | \"extractive\"")]
+    #[serde(default, deserialize_with = "present")]
     pub summarizer: Option<Extractive>,
-    /// What the previous turn returned, for stateless callers.
-    #[ts(optional = nullable)]
-    pub state: Option<State>,
+    /// What the previous turn returned, for stateless callers. Kept as JSON text here and
+    /// read by the driver (`INVALID_STATE` at its path when it is not a ctxfold state).
+    #[ts(optional, type = "CompactState | null")]
+    pub state: Option<Box<serde_json::value::RawValue>>,
     /// Compact now, whatever the threshold (`/compact`); a failing summarizer then throws.
+    #[serde(default, deserialize_with = "present")]
     pub manual: Option<bool>,
     /// `off`, `default`, `conservative` or `aggressive`.
+    #[serde(default, deserialize_with = "present")]
     pub preset: Option<Preset>,
     /// Compact above `max(tokenFloor, thresholdRatio x contextWindow)`. Default 0.7.
+    #[serde(default, deserialize_with = "present")]
     pub threshold_ratio: Option<Ratio>,
     /// Never compact below this many tokens. Default 4096.
+    #[serde(default, deserialize_with = "present")]
     pub token_floor: Option<Int<0>>,
     /// The context window, overriding the model's.
+    #[serde(default, deserialize_with = "present")]
     pub context_window: Option<Int<1>>,
     /// Tokens kept free for the reply. Default: 1/16 of the window, at least 1024 (but at
     /// most half the window), at most the model's output cap.
+    #[serde(default, deserialize_with = "present")]
     pub reserved_output_tokens: Option<Int<0>>,
     /// Recent turns kept verbatim, degrading when they do not fit. Default 4.
+    #[serde(default, deserialize_with = "present")]
     pub buffer_turns: Option<Int<0>>,
     /// The verbatim tail never takes more than this share of the window. Default 0.3.
+    #[serde(default, deserialize_with = "present")]
     pub buffer_max_ratio: Option<Ratio>,
     /// Instead of `bufferTurns`: keep as many recent turns as fit this many tokens.
+    #[serde(default, deserialize_with = "present")]
     pub keep_recent_tokens: Option<Int<0>>,
     /// Pin the first user message (the task) in the head, before the summary, once a later
     /// user message exists (until then it is the newest user message, which always follows
     /// the summary). Default false.
+    #[serde(default, deserialize_with = "present")]
     pub pin_first_user_turn: Option<bool>,
     /// Old tool outputs larger than this are pruned. Default 4096.
+    #[serde(default, deserialize_with = "present")]
     pub tool_output_max_bytes: Option<Int<1>>,
     /// Pruning runs when old tool output passes this many tokens. Default 1/20 of the
     /// window.
+    #[serde(default, deserialize_with = "present")]
     pub prune_threshold_tokens: Option<Int<0>>,
     /// Policy for tools not in `toolPolicies`. Default `truncate`.
+    #[serde(default, deserialize_with = "present")]
     pub default_tool_policy: Option<ToolPolicy>,
     /// Per tool name.
+    #[serde(default, deserialize_with = "present")]
     pub tool_policies: Option<BTreeMap<String, ToolPolicy>>,
     /// Hard cap on one summary's tokens (a model is asked for about 200 words). Default:
     /// 1/16 of the window, from 512 to 4096. Below 64 the schema's empty frame alone would
     /// not fit.
+    #[serde(default, deserialize_with = "present")]
     pub summary_max_tokens: Option<Int<64, 32_768>>,
     /// Budget for the identifier ledger line. Default: 1/50 of the window, at least 160.
+    #[serde(default, deserialize_with = "present")]
     pub ledger_max_tokens: Option<Int<0>>,
     /// Summarizer deadline in milliseconds. Default 25000.
+    #[serde(default, deserialize_with = "present")]
     pub summarizer_timeout_ms: Option<Int<1, 3_600_000>>,
     /// Largest input of one summarizer call. Default: the input budget less the summary cap
     /// and 1024, at most 120000.
+    #[serde(default, deserialize_with = "present")]
     pub summarizer_input_tokens: Option<Int<256>>,
     /// The summary's role. Default `assistant` (a user message when it would come first).
+    #[serde(default, deserialize_with = "present")]
     pub summary_role: Option<SummaryRole>,
     /// Keep user and assistant messages alternating: a summary that would sit next to a
     /// message of its own side (two user or two assistant messages in a row) goes at the
     /// start of that message's content instead, in a copy (your object is untouched). For
     /// providers and chat templates that require strict alternation. Default false.
+    #[serde(default, deserialize_with = "present")]
     pub alternate_roles: Option<bool>,
     /// `additive` (default) or `rolling`.
+    #[serde(default, deserialize_with = "present")]
     pub strategy: Option<Strategy>,
     /// Chunks fold into one past this share of the window. Default 0.15.
+    #[serde(default, deserialize_with = "present")]
     pub fold_ratio: Option<Ratio>,
     /// What a failed summary falls back to. Default `extractive`.
+    #[serde(default, deserialize_with = "present")]
     pub fallback: Option<Fallback>,
     /// When even the head and the newest user message do not fit. Default `error`.
+    #[serde(default, deserialize_with = "present")]
     pub overflow: Option<Overflow>,
     /// A domain prompt added to the summarizer's instructions.
     pub summary_prompt: Option<String>,
     /// Per-call instructions (e.g. from `/compact focus on the API`).
     pub instructions: Option<String>,
+}
+
+impl Config {
+    /// Resolves options: the preset's values, then every knob the caller gave.
+    pub fn new(o: &CompactOptions) -> Self {
+        let mut c = Config::preset(o.preset.unwrap_or_default());
+        let set = |target: &mut usize, v: Option<_>| {
+            if let Some(v) = v {
+                *target = v;
+            }
+        };
+        if let Some(r) = o.threshold_ratio {
+            c.threshold_ratio = r.0;
+        }
+        if let Some(r) = o.buffer_max_ratio {
+            c.buffer_max_ratio = r.0;
+        }
+        if let Some(r) = o.fold_ratio {
+            c.fold_ratio = r.0;
+        }
+        set(&mut c.token_floor, o.token_floor.map(|v| v.get()));
+        set(&mut c.buffer_turns, o.buffer_turns.map(|v| v.get()));
+        set(
+            &mut c.tool_output_max_bytes,
+            o.tool_output_max_bytes.map(|v| v.get()),
+        );
+        c.context_window = o.context_window.map(|v| v.get());
+        c.reserved_output_tokens = o.reserved_output_tokens.map(|v| v.get());
+        c.keep_recent_tokens = o.keep_recent_tokens.map(|v| v.get());
+        c.prune_threshold_tokens = o.prune_threshold_tokens.map(|v| v.get());
+        c.summary_max_tokens = o.summary_max_tokens.map(|v| v.get());
+        c.ledger_max_tokens = o.ledger_max_tokens.map(|v| v.get());
+        c.summarizer_input_tokens = o.summarizer_input_tokens.map(|v| v.get());
+        if let Some(ms) = o.summarizer_timeout_ms {
+            c.summarizer_timeout_ms = ms.get() as u64;
+        }
+        c.pin_first_user_turn = o.pin_first_user_turn.unwrap_or(c.pin_first_user_turn);
+        c.alternate_roles = o.alternate_roles.unwrap_or(c.alternate_roles);
+        c.default_tool_policy = o.default_tool_policy.unwrap_or(c.default_tool_policy);
+        if let Some(p) = &o.tool_policies {
+            c.tool_policies = p.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        }
+        c.summary_role = o.summary_role.unwrap_or(c.summary_role);
+        c.strategy = o.strategy.unwrap_or(c.strategy);
+        c.fallback = o.fallback.unwrap_or(c.fallback);
+        c.overflow = o.overflow.unwrap_or(c.overflow);
+        c.summary_prompt.clone_from(&o.summary_prompt);
+        c.instructions.clone_from(&o.instructions);
+        c
+    }
+
+    /// Reads options from JSON (camelCase keys), for native callers (tests, benches):
+    /// [`crate::options::from_value`] then [`Config::new`].
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, Error> {
+        Ok(Config::new(&crate::options::from_value("options", value)?))
+    }
 }
 
 /// Options of `countTokens`: an encoding, or a model (its encoding, or its calibrated
@@ -119,13 +204,16 @@ pub struct CountOptions {
     /// An exact encoding: `"o200k_base"` (GPT-4o, GPT-4.1, GPT-5, o-series) or
     /// `"cl100k_base"` (GPT-4, GPT-3.5).
     #[ts(optional, type = "Encoding")]
+    #[serde(default, deserialize_with = "present")]
     pub encoding: Option<String>,
     /// A model id, e.g. `"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`. Unknown ids get
     /// the documented default.
+    #[serde(default, deserialize_with = "present")]
     pub model: Option<String>,
     /// Count with the model's calibrated estimate when its exact vocabulary is not loaded
     /// (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
     /// Default false.
+    #[serde(default, deserialize_with = "present")]
     pub allow_estimate: Option<bool>,
 }
 
@@ -136,13 +224,17 @@ pub struct CountOptions {
 pub struct CountMessagesOptions {
     /// An exact encoding (see `CountOptions`).
     #[ts(optional, type = "Encoding")]
+    #[serde(default, deserialize_with = "present")]
     pub encoding: Option<String>,
     /// A model id (see `CountOptions`).
+    #[serde(default, deserialize_with = "present")]
     pub model: Option<String>,
     /// Count with the model's estimate when its vocabulary is not loaded (see `CountOptions`).
+    #[serde(default, deserialize_with = "present")]
     pub allow_estimate: Option<bool>,
     /// The messages' format; detected when omitted.
     #[ts(optional, type = "MessageFormat")]
+    #[serde(default, deserialize_with = "present")]
     pub format: Option<String>,
 }
 
@@ -170,11 +262,36 @@ pub struct ImportOptions {
 
 /// The only summarizer named by a string: `"extractive"` (a function is the other kind,
 /// which only the JavaScript face can take).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Extractive {
     /// The built-in extractive summary.
     Extractive,
+}
+
+impl<'de> Deserialize<'de> for Extractive {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl Visitor<'_> for Name {
+            type Value = Extractive;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a function or \"extractive\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Extractive, E> {
+                match v {
+                    "extractive" => Ok(Extractive::Extractive),
+                    _ => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_str(Name)
+    }
+}
+
+/// An option that is given must have a value: `null` is an error like any other wrong type
+/// (`options.thresholdRatio: expected a number, got null`), not a silent default. (The state,
+/// which a first turn passes as `null`, and the two prompts take `null` as absent.)
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 /// A share in (0, 1].
@@ -304,7 +421,11 @@ fn error_at(argument: &str, json: &str, e: &serde_json::Error) -> Error {
     // serde_json appends " at line 1 column 9": the path says where.
     let full = e.to_string();
     let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(m, _)| m);
-    if path == "state" || path.starts_with("state.") || path.starts_with("state[") {
+    let in_state = argument.ends_with(".state")
+        || path == "state"
+        || path.starts_with("state.")
+        || path.starts_with("state[");
+    if in_state {
         return Error::InvalidState {
             path: at,
             reason: message.trim_start_matches(OUT_OF_RANGE).to_owned(),
@@ -475,8 +596,19 @@ mod tests {
         assert!(e.to_string().contains("an options object"), "{e}");
         let e = err(json!({"summarizer": "llm"}));
         assert!(e.to_string().contains("options.summarizer"), "{e}");
-        let e = err(json!({"state": {"version": 1}}));
-        assert_eq!(e.code(), "INVALID_STATE", "{e}");
+        for key in ["summarizer", "thresholdRatio", "model", "toolPolicies", "manual"] {
+            let e = err(json!({ key: null }));
+            assert_eq!(e.code(), "INVALID_ARGUMENT", "{key}: {e}");
+            assert!(e.to_string().ends_with("got null"), "{key}: {e}");
+        }
+        let e = err(json!({"summarizer": null}));
+        assert_eq!(
+            e.to_string(),
+            "invalid argument options.summarizer: expected a function or \"extractive\", got null"
+        );
+        for key in ["state", "summaryPrompt", "instructions"] {
+            assert!(compact(json!({ key: null })).is_ok(), "{key}: null is absent");
+        }
     }
 
     #[test]

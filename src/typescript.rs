@@ -11,7 +11,7 @@
 use ts_rs::{Config, TS};
 
 use crate::compact::{state, types};
-use crate::{count, error, estimate, messages, models, options, session, tokenizer};
+use crate::{count, error, estimate, messages, models, options, providers, session, tokenizer};
 
 /// The declarations, in a stable order, formatted one field a line.
 pub fn declarations() -> String {
@@ -74,6 +74,8 @@ pub fn declarations() -> String {
         types::Timings,
         types::Report,
         types::Outcome,
+        providers::settings::MaxTokensField,
+        providers::settings::SummarizerOptions,
         session::StoredMeta,
         session::UndoPoint,
         session::LastInput,
@@ -88,6 +90,7 @@ pub fn declarations() -> String {
         session::CommitOutcome,
         session::UndoOutcome,
         session::ConversationStatus,
+        crate::indexeddb::IndexedDbOptions,
     );
     out
 }

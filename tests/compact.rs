@@ -1031,3 +1031,61 @@ fn alternate_roles_puts_the_summary_into_its_same_side_neighbour() {
         );
     }
 }
+
+/// A tool whose policy is `summarize` is never pruned, and its output reaches the
+/// summarizer whole; other outputs reach it elided to their start and end.
+#[test]
+fn the_summarize_policy_sends_the_whole_output_to_the_summarizer() {
+    let middle = "MIDDLE-OF-THE-LOG-7f3a";
+    let log: String = (0..300)
+        .map(|i| {
+            if i == 150 {
+                format!("{middle}\n")
+            } else {
+                format!("line {i} of the build log\n")
+            }
+        })
+        .collect();
+    let mut messages = vec![json!({"role": "system", "content": "You are a build assistant."})];
+    for t in 0..6 {
+        let id = format!("c{t}");
+        messages.push(json!({"role": "user", "content": format!("Run the build, round {t}.")}));
+        messages.push(json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": "read_log", "arguments": "{}"}}]}));
+        messages.push(json!({"role": "tool", "tool_call_id": id, "content": log}));
+        messages.push(json!({"role": "assistant", "content": format!("Round {t} is done.")}));
+    }
+    let conv = Conversation::parse(&Value::Array(messages), None).unwrap();
+    for (policy, whole) in [("summarize", true), ("truncate", false)] {
+        let cfg = config(json!({"toolPolicies": {"read_log": policy}}));
+        let mut prompts = String::new();
+        let mut fake = |r: &Request| {
+            prompts.push_str(&r.prompt);
+            Reply::Failed("recorded".into())
+        };
+        let out = run(
+            &conv,
+            &cfg,
+            enc(),
+            16_000,
+            1_000,
+            None,
+            Summarizer::Fake(&mut fake),
+        );
+        assert!(
+            out.as_ref().is_ok_and(|(o, _)| o.report.trigger.is_some()),
+            "{policy}: {out:?}"
+        );
+        assert_eq!(
+            prompts.contains(middle),
+            whole,
+            "{policy}: the summarizer saw the middle of the log"
+        );
+        if whole {
+            assert!(
+                out.unwrap().0.report.pruned.messages.is_empty(),
+                "summarize never prunes"
+            );
+        }
+    }
+}

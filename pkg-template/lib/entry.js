@@ -8,6 +8,7 @@ import { compactWith } from "./compact.js";
 import { summarizersWith } from "./summarizers.js";
 import { compactorWith } from "./compactor.js";
 import { vocabularyLoader } from "./vocabulary.js";
+import { indexedDBStoreWith } from "./indexeddb.js";
 
 /** wasm-bindgen's and ctxfold's internals: never part of the API. */
 const INTERNAL = new Set([
@@ -21,6 +22,11 @@ const INTERNAL = new Set([
   "__ctxfoldConversationError",
   "__ctxfoldRestoreOriginal",
   "HttpSummaryCall",
+  "IdbCall",
+  "IdbOpen",
+  "idbOptions",
+  "idbTimeout",
+  "idbClose",
   "summarizerSettings",
   "__wbg_reset_state",
   "start",
@@ -42,6 +48,7 @@ export function api(raw, platform) {
   out.compact = compactWith(raw, g);
   Object.assign(out, summarizersWith(raw, g));
   Object.assign(out, compactorWith(raw, g));
+  out.IndexedDBStore = indexedDBStoreWith(raw, g);
   out.loadVocabulary = vocabularyLoader({
     install: g.wrap(raw.installVocabulary),
     has: out.hasVocabulary,

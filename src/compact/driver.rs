@@ -61,7 +61,11 @@ impl Setup {
             config: Rc::new(config),
             counting,
             budget,
-            state: options.state,
+            state: options
+                .state
+                .as_deref()
+                .map(|raw| crate::options::parse::<State>("options.state", raw.get()))
+                .transpose()?,
             manual: options.manual.unwrap_or(false),
             format,
         })
@@ -117,4 +121,51 @@ pub fn run(mut compaction: Compaction, mut summarizer: Summarizer) -> Result<(Ou
         }
     }
     Ok((compaction.finish()?, calls))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn setup(v: serde_json::Value) -> Result<Setup, Error> {
+        Setup::new(crate::options::from_value("options", &v)?)
+    }
+
+    #[test]
+    fn a_bad_state_is_invalid_state_at_its_path() {
+        let e = setup(json!({"contextWindow": 8192, "state": {"version": 1}}))
+            .err()
+            .unwrap();
+        assert_eq!(e.code(), "INVALID_STATE", "{e}");
+        assert!(e.to_string().contains("options.state"), "{e}");
+        let e = setup(
+            json!({"contextWindow": 8192, "state": {"version": 1, "chunks": [{"text": 5}],
+            "boundary": null, "pruneBoundary": null, "pinned": null}}),
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("options.state.chunks[0]"), "{e}");
+        assert!(setup(json!({"contextWindow": 8192, "state": null}))
+            .unwrap()
+            .state
+            .is_none());
+    }
+
+    #[test]
+    fn the_counter_and_the_budget_follow_the_options() {
+        let s = setup(json!({"model": "gpt-4o"})).unwrap();
+        assert!(s.counting.exact);
+        assert_eq!(s.budget.window, 128_000);
+        let s = setup(json!({"contextWindow": 5000})).unwrap();
+        assert!(!s.counting.exact, "a window alone counts as an unknown model");
+        assert_eq!(setup(json!({})).err().unwrap().code(), "INVALID_ARGUMENT");
+        assert_eq!(
+            setup(json!({"model": "gpt-4o", "encoding": "o200k_base"}))
+                .err()
+                .unwrap()
+                .code(),
+            "INVALID_ARGUMENT"
+        );
+    }
 }

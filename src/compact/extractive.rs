@@ -271,6 +271,76 @@ const RANK_PINNED: u32 = u32::MAX;
 /// and the weakest is an identifier, a sentence of conversation goes instead.
 const RANK_IDENTIFIER: u32 = u32::MAX / 2;
 
+/// What the messages say, sorted into the summary's sections as they are read.
+#[derive(Default)]
+struct Gathered {
+    decisions: Items,
+    facts: Items,
+    open: Items,
+    names: Items,
+    first_user: Option<String>,
+    last_user: Option<String>,
+}
+
+impl Gathered {
+    fn user_text(&mut self, t: &str) {
+        let all = sentences(t);
+        let s = all.first().map(|s| clip(s));
+        if self.first_user.is_none() {
+            self.first_user = s.clone();
+        }
+        if s.is_some() {
+            self.last_user = s;
+        }
+        for q in t
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.ends_with('?') && l.len() > 12)
+        {
+            self.open.push(clip(q), 0);
+        }
+        for s in &all {
+            let score = specifics(s);
+            if score >= SPECIFIC {
+                self.facts.push(clip(s), score.min(RANK_SENTENCE_MAX));
+            }
+        }
+        collect_names(&all, &mut self.names);
+    }
+
+    fn assistant_text(&mut self, t: &str) {
+        let all = sentences(t);
+        for &s in &all {
+            let lower = s.to_lowercase();
+            if DECISION_CUES.iter().any(|c| lower.contains(c)) {
+                self.decisions.push(clip(s), 0);
+            } else {
+                let score = specifics(s);
+                if score >= SPECIFIC {
+                    self.facts.push(clip(s), score.min(RANK_SENTENCE_MAX));
+                }
+            }
+            if lower.contains("todo") || lower.contains("next step") {
+                self.open.push(clip(s), 0);
+            }
+        }
+        collect_names(&all, &mut self.names);
+    }
+
+    fn tool_result(&mut self, text: &str, is_error: bool) {
+        // The exception a traceback ends with says more than its first line.
+        let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| l.len() > 3).collect();
+        if let Some(l) = lines.iter().rev().find(|l| is_error_line(l)) {
+            self.facts.push(clip(l), RANK_ERROR);
+        } else if let Some(l) = lines.iter().find(|l| {
+            let lower = l.to_lowercase();
+            is_error || OUTCOME_CUES.iter().any(|c| lower.contains(c))
+        }) {
+            self.facts.push(clip(l), RANK_OUTCOME);
+        }
+    }
+}
+
 /// An extractive summary of `messages` within `max_tokens`.
 pub fn summarize(
     messages: &[&Message],
@@ -278,73 +348,25 @@ pub fn summarize(
     counter: &dyn TextCounter,
     max_tokens: usize,
 ) -> String {
-    let mut decisions = Items::default();
-    let mut facts = Items::default();
-    let mut open = Items::default();
-    let mut names = Items::default();
-    let mut first_user = None;
-    let mut last_user = None;
+    let mut g = Gathered::default();
     for m in messages {
         for part in &m.parts {
             match (m.role, part) {
-                (Role::User, Part::Text(t)) => {
-                    let all = sentences(t);
-                    let s = all.first().map(|s| clip(s));
-                    if first_user.is_none() {
-                        first_user = s.clone();
-                    }
-                    if s.is_some() {
-                        last_user = s;
-                    }
-                    for q in t
-                        .lines()
-                        .map(str::trim)
-                        .filter(|l| l.ends_with('?') && l.len() > 12)
-                    {
-                        open.push(clip(q), 0);
-                    }
-                    for s in &all {
-                        let score = specifics(s);
-                        if score >= SPECIFIC {
-                            facts.push(clip(s), score.min(RANK_SENTENCE_MAX));
-                        }
-                    }
-                    collect_names(&all, &mut names);
-                }
-                (Role::Assistant, Part::Text(t)) => {
-                    let all = sentences(t);
-                    for &s in &all {
-                        let lower = s.to_lowercase();
-                        if DECISION_CUES.iter().any(|c| lower.contains(c)) {
-                            decisions.push(clip(s), 0);
-                        } else {
-                            let score = specifics(s);
-                            if score >= SPECIFIC {
-                                facts.push(clip(s), score.min(RANK_SENTENCE_MAX));
-                            }
-                        }
-                        if lower.contains("todo") || lower.contains("next step") {
-                            open.push(clip(s), 0);
-                        }
-                    }
-                    collect_names(&all, &mut names);
-                }
-                (_, Part::ToolResult { text, is_error, .. }) => {
-                    // The exception a traceback ends with says more than its first line.
-                    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| l.len() > 3).collect();
-                    if let Some(l) = lines.iter().rev().find(|l| is_error_line(l)) {
-                        facts.push(clip(l), RANK_ERROR);
-                    } else if let Some(l) = lines.iter().find(|l| {
-                        let lower = l.to_lowercase();
-                        *is_error || OUTCOME_CUES.iter().any(|c| lower.contains(c))
-                    }) {
-                        facts.push(clip(l), RANK_OUTCOME);
-                    }
-                }
+                (Role::User, Part::Text(t)) => g.user_text(t),
+                (Role::Assistant, Part::Text(t)) => g.assistant_text(t),
+                (_, Part::ToolResult { text, is_error, .. }) => g.tool_result(text, *is_error),
                 _ => {}
             }
         }
     }
+    let Gathered {
+        decisions,
+        facts,
+        mut open,
+        names,
+        first_user,
+        last_user,
+    } = g;
     let mut facts = facts.list;
     if let Some(u) = first_user {
         facts.insert(

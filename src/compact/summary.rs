@@ -77,8 +77,10 @@ fn elide(text: &str, max: usize) -> String {
 }
 
 /// One message as the summarizer sees it: reasoning dropped, tool calls on one line,
-/// long texts and outputs elided in the middle.
-pub fn render_message(m: &Message, tools: &FastMap<&str, &str>) -> String {
+/// long texts and outputs elided in the middle, except the outputs of tools whose policy
+/// is `summarize` (`whole(tool)`), which go to the summarizer whole (a prompt still cuts a
+/// message longer than all of it: see [`chunk`]).
+pub fn render_message(m: &Message, tools: &FastMap<&str, &str>, whole: &dyn Fn(&str) -> bool) -> String {
     let mut out = String::new();
     let role = match m.role {
         Role::System => "system",
@@ -99,7 +101,8 @@ pub fn render_message(m: &Message, tools: &FastMap<&str, &str>) -> String {
             } => {
                 let name = tools.get(call_id.as_str()).copied().unwrap_or("tool");
                 let error = if *is_error { " (error)" } else { "" };
-                format!("[{name} result{error}] {}", elide(text.trim(), RENDER_TOOL))
+                let max = if whole(name) { usize::MAX } else { RENDER_TOOL };
+                format!("[{name} result{error}] {}", elide(text.trim(), max))
             }
             Part::Media { kind } => format!("[{role} attached {kind:?}]").to_lowercase(),
             Part::Text(_) | Part::Reasoning(_) | Part::Opaque { .. } => continue,

@@ -14,8 +14,10 @@
 
 pub mod ai_sdk;
 pub mod anthropic;
+mod detect;
 mod json;
 pub mod openai;
+mod render;
 pub mod responses;
 
 use serde::{Deserialize, Serialize};
@@ -23,8 +25,10 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::Error;
+pub use detect::{detect, Detection};
 pub use json::kind as json_kind;
 pub(crate) use json::Path;
+pub use render::{NewMessage, Out};
 
 /// A message format. Output always comes back in the format it came in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -437,111 +441,6 @@ impl Conversation {
             })
             .collect()
     }
-
-    /// Builds the output: `order` lists what goes out, in order. Kept items are written as
-    /// they came, except tool results replaced in `edits`.
-    pub fn render(&self, order: &[Out]) -> Value {
-        let items: Vec<Value> = order.iter().map(|o| self.render_item(o)).collect();
-        match &self.envelope {
-            Envelope::Array => Value::Array(items),
-            Envelope::Object(rest) => {
-                let mut obj = rest.clone();
-                obj.insert("messages".into(), Value::Array(items));
-                Value::Object(obj)
-            }
-        }
-    }
-
-    /// One item of the output, as [`Conversation::render`] writes it (without the
-    /// envelope around the array).
-    pub fn render_item(&self, o: &Out) -> Value {
-        match o {
-            Out::Keep(i) => self.items[*i].clone(),
-            Out::Edited { index, results } => {
-                let mut item = self.items[*index].clone();
-                for (call_id, text) in results {
-                    match self.format {
-                        Format::OpenAiChat => openai::set_result(&mut item, text),
-                        Format::OpenAiResponses => responses::set_result(&mut item, text),
-                        Format::Anthropic => anthropic::set_result(&mut item, call_id, text),
-                        Format::AiSdk => ai_sdk::set_result(&mut item, call_id, text),
-                    }
-                }
-                item
-            }
-            Out::Truncated { index, text } => {
-                // Every format takes a plain string as a system, user or assistant message's
-                // content, except the AI SDK's provider-level prompt: there the cut text
-                // stays in the part it came in.
-                let mut item = self.items[*index].clone();
-                if self.format == Format::AiSdk {
-                    ai_sdk::set_text(&mut item, text);
-                } else {
-                    item["content"] = Value::String(text.clone());
-                }
-                item
-            }
-            Out::New(message) => self.new_item(message),
-            Out::Merged { index, text } => self
-                .merged_item(*index, text)
-                .unwrap_or_else(|| self.items[*index].clone()),
-        }
-    }
-
-    /// Item `index` with `text` put at the start of its content: before a string content
-    /// (a blank line between), as the first part of an array of parts, or as the content of
-    /// an assistant message that only calls tools. `None` when the message cannot take it
-    /// as it stands: not a user or assistant message, or one holding tool results or
-    /// reasoning (which providers want first), or an item with no content (a Responses
-    /// `function_call`).
-    pub fn merged_item(&self, index: usize, text: &str) -> Option<Value> {
-        let m = &self.messages[index];
-        let plain = m.parts.iter().all(|p| {
-            !matches!(
-                p,
-                Part::ToolResult { .. } | Part::Reasoning(_) | Part::Opaque { .. }
-            )
-        });
-        if !matches!(m.role, Role::User | Role::Assistant) || !plain {
-            return None;
-        }
-        let mut item = self.items[index].clone();
-        let content = item.as_object_mut()?.get_mut("content");
-        match content {
-            Some(Value::String(s)) => *s = format!("{text}\n\n{s}"),
-            Some(Value::Array(parts)) => {
-                let kind = match (self.format, m.role) {
-                    (Format::OpenAiResponses, Role::Assistant) => "output_text",
-                    (Format::OpenAiResponses, _) => "input_text",
-                    _ => "text",
-                };
-                parts.insert(0, serde_json::json!({ "type": kind, "text": text }));
-            }
-            None | Some(Value::Null) if self.format == Format::OpenAiChat && m.role == Role::Assistant => {
-                item["content"] = Value::String(text.to_owned());
-            }
-            _ => return None,
-        }
-        Some(item)
-    }
-
-    /// [`Conversation::merged_item`], parsed: what the merged message says, for counting.
-    pub fn merged_message(&self, index: usize, text: &str) -> Option<Message> {
-        let item = self.merged_item(index, text)?;
-        parse_item(self.format, &item, &Path::root("messages").index(index)).ok()
-    }
-
-    /// A new text message (a summary, a marker) in this conversation's format.
-    fn new_item(&self, message: &NewMessage) -> Value {
-        match self.format {
-            Format::OpenAiChat => openai::text_message(message.role, &message.text),
-            Format::OpenAiResponses => responses::text_message(message.role, &message.text),
-            Format::Anthropic => anthropic::text_message(message.role, &message.text),
-            Format::AiSdk => {
-                ai_sdk::text_message(message.role, &message.text, ai_sdk::parts_only(&self.items))
-            }
-        }
-    }
 }
 
 fn parse_item(format: Format, item: &Value, path: &Path) -> Result<Message, Error> {
@@ -551,199 +450,4 @@ fn parse_item(format: Format, item: &Value, path: &Path) -> Result<Message, Erro
         Format::Anthropic => anthropic::parse(item, path),
         Format::AiSdk => ai_sdk::parse(item, path),
     }
-}
-
-/// One item of rendered output.
-#[derive(Clone, Debug)]
-pub enum Out {
-    /// The caller's item `i`, unchanged.
-    Keep(usize),
-    /// The caller's item `index` with the results of some calls replaced: (call id, text).
-    Edited {
-        index: usize,
-        results: Vec<(String, String)>,
-    },
-    /// The caller's text message `index` with its content cut to `text` (only with
-    /// `overflow: "truncate"`, when nothing else fits).
-    Truncated { index: usize, text: String },
-    /// A message ctxfold adds.
-    New(NewMessage),
-    /// The caller's item `index` with a summary `text` put at the start of its content
-    /// (`alternateRoles`), where a message of its own would sit next to one of the same
-    /// side.
-    Merged { index: usize, text: String },
-}
-
-/// A text message ctxfold adds (a summary, a marker).
-#[derive(Clone, Debug, PartialEq)]
-pub struct NewMessage {
-    /// System, user or assistant.
-    pub role: Role,
-    /// Its text.
-    pub text: String,
-}
-
-/// Guesses the format of `items`: see [`Detection`].
-pub fn detect(items: &[Value], has_top_level_system: bool) -> Format {
-    Detection::of(items, has_top_level_system).format()
-}
-
-/// The format of a conversation: given by the caller, or detected. Every item allows a set
-/// of formats (an OpenAI tool message only OpenAI Chat; a `refusal` part either OpenAI
-/// format; `{ role, content: "text" }` any); the conversation is in the format all of them
-/// allow. Where several remain (plain text messages), OpenAI Chat, or Anthropic when a
-/// top-level `system` came with them. Where none does (items of different formats), the
-/// first item that allows exactly one format decides, and parsing then says what is wrong.
-#[derive(Clone, Debug)]
-pub enum Detection {
-    /// The caller's `format` option.
-    Given(Format),
-    /// Detected.
-    Detected {
-        /// The formats each item allows, as a bit set over [`Format::ALL`].
-        allows: Vec<u8>,
-        /// A top-level `system` came with the items (Anthropic's request shape).
-        top_level_system: bool,
-    },
-}
-
-/// Every format, as a bit set.
-const ANY: u8 = 0b1111;
-
-fn bit(f: Format) -> u8 {
-    1 << Format::ALL.iter().position(|&g| g == f).unwrap_or(0)
-}
-
-impl Detection {
-    /// Detects the format of `items`.
-    pub fn of(items: &[Value], top_level_system: bool) -> Self {
-        Detection::Detected {
-            allows: items.iter().map(allows).collect(),
-            top_level_system,
-        }
-    }
-
-    /// Takes in more items.
-    pub fn extend(&mut self, items: &[Value]) {
-        if let Detection::Detected { allows: a, .. } = self {
-            a.extend(items.iter().map(allows));
-        }
-    }
-
-    /// Forgets the items from `len` on.
-    pub fn truncate(&mut self, len: usize) {
-        if let Detection::Detected { allows, .. } = self {
-            allows.truncate(len);
-        }
-    }
-
-    /// The format.
-    pub fn format(&self) -> Format {
-        let (allows, top_level_system) = match self {
-            Detection::Given(f) => return *f,
-            Detection::Detected {
-                allows,
-                top_level_system,
-            } => (allows, *top_level_system),
-        };
-        let all = allows.iter().fold(ANY, |acc, a| acc & a);
-        let preferred = if top_level_system {
-            [
-                Format::Anthropic,
-                Format::OpenAiChat,
-                Format::OpenAiResponses,
-                Format::AiSdk,
-            ]
-        } else {
-            // A `developer` role, which both OpenAI formats have, lands here too.
-            [
-                Format::OpenAiChat,
-                Format::OpenAiResponses,
-                Format::Anthropic,
-                Format::AiSdk,
-            ]
-        };
-        if let Some(f) = preferred.into_iter().find(|&f| all & bit(f) != 0) {
-            return f;
-        }
-        // The items disagree: the first that allows one format only decides.
-        allows
-            .iter()
-            .find(|a| a.count_ones() == 1)
-            .and_then(|&a| Format::ALL.into_iter().find(|&f| bit(f) == a))
-            .unwrap_or(preferred[0])
-    }
-}
-
-/// Anthropic content block types no other format has.
-const ANTHROPIC_BLOCKS: &[&str] = &[
-    "tool_use",
-    "tool_result",
-    "thinking",
-    "redacted_thinking",
-    "document",
-    "search_result",
-    "server_tool_use",
-    "web_search_tool_result",
-    "web_fetch_tool_result",
-    "code_execution_tool_result",
-    "bash_code_execution_tool_result",
-    "text_editor_code_execution_tool_result",
-    "mcp_tool_use",
-    "mcp_tool_result",
-    "container_upload",
-];
-
-/// The formats an item can be in, as a bit set over [`Format::ALL`].
-fn allows(item: &Value) -> u8 {
-    let chat = bit(Format::OpenAiChat);
-    let responses = bit(Format::OpenAiResponses);
-    let anthropic = bit(Format::Anthropic);
-    let ai_sdk = bit(Format::AiSdk);
-    let Some(obj) = item.as_object() else { return ANY };
-    if let Some(t) = obj.get("type").and_then(Value::as_str) {
-        if matches!(
-            t,
-            "message" | "function_call" | "function_call_output" | "reasoning"
-        ) || t.ends_with("_call")
-            || t.ends_with("_call_output")
-            || t == "item_reference"
-        {
-            return responses;
-        }
-    }
-    if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") {
-        return chat;
-    }
-    let mut set = ANY;
-    for part in obj.get("content").and_then(Value::as_array).into_iter().flatten() {
-        let has = |k: &str| part.get(k).is_some();
-        set &= match part.get("type").and_then(Value::as_str) {
-            Some(t) if ANTHROPIC_BLOCKS.contains(&t) => anthropic,
-            Some(
-                "tool-call"
-                | "tool-result"
-                | "reasoning"
-                | "redacted-reasoning"
-                | "reasoning-file"
-                | "tool-approval-request"
-                | "tool-approval-response",
-            ) => ai_sdk,
-            // AI SDK 7's provider-specific part: `{ type: "custom", kind: "provider.type" }`.
-            Some("custom") if has("kind") => ai_sdk,
-            Some("input_text" | "output_text" | "input_image" | "input_file") => responses,
-            // The same part in both OpenAI formats.
-            Some("refusal" | "input_audio") => chat | responses,
-            Some("image_url") => chat,
-            // A file part is OpenAI's with a `file` object ({ file_id } or { file_data }), the
-            // AI SDK's with `data`; an image part is Anthropic's with a `source`, the AI SDK's
-            // with `image`.
-            Some("file") if has("file") => chat,
-            Some("file") if has("data") => ai_sdk,
-            Some("image") if has("source") => anthropic,
-            Some("image") if has("image") => ai_sdk,
-            _ => ANY,
-        };
-    }
-    set
 }

@@ -16,7 +16,7 @@ mod exchange;
 pub mod openai;
 pub mod redact;
 pub mod retry;
-mod settings;
+pub mod settings;
 
 use serde::Serialize;
 

@@ -2,10 +2,67 @@
 //! [`Settings`]: the endpoint, every header to send, the extra body fields, the retry
 //! budget, and the secrets an error must never show.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
+use ts_rs::TS;
 
 use super::redact::redact;
+use crate::options::Int;
 use crate::Error;
+
+/// Options of `openAISummarizer` and `anthropicSummarizer` (`maxTokensField` is OpenAI's
+/// only). Unknown keys are errors.
+#[derive(Clone, Debug, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields)]
+pub struct SummarizerOptions {
+    /// The model that writes the summaries: `"gpt-4o-mini"`, `"llama3.1"` (Ollama),
+    /// `"qwen/qwen3-8b"` (OpenRouter), `"claude-haiku-4-5"`, ...
+    #[ts(optional = false, type = "string")]
+    pub model: Option<String>,
+    /// The API's base URL. OpenAI-compatible: `/chat/completions` is appended; default
+    /// `https://api.openai.com/v1` (Ollama: `http://localhost:11434/v1`; vLLM:
+    /// `http://localhost:8000/v1`; LM Studio: `http://localhost:1234/v1`; OpenRouter:
+    /// `https://openrouter.ai/api/v1`). Anthropic: `/v1/messages` is appended (`/messages` to
+    /// one that ends in `/v1`); default `https://api.anthropic.com`.
+    #[serde(rename = "baseURL")]
+    pub base_url: Option<String>,
+    /// Sent as `Authorization: Bearer <apiKey>` (OpenAI-compatible; leave it out for servers
+    /// that need none) or `x-api-key` (Anthropic). Never part of an error.
+    pub api_key: Option<String>,
+    /// Headers for every request, replacing the defaults of the same name (Anthropic's
+    /// `anthropic-version` is `2023-06-01` unless set here; from a browser page, Anthropic's
+    /// API wants `"anthropic-dangerous-direct-browser-access": "true"`). Values of credential
+    /// headers (`authorization`, `cookie`, and names with `key`, `token`, `secret`, `auth` or
+    /// `password` in them) are kept out of errors as the key is.
+    #[ts(optional, type = "Record<string, string> | [string, string][] | Headers")]
+    pub headers: Option<Value>,
+    /// Extra request fields, e.g. `{ temperature: 0 }` or `{ reasoning_effort: "minimal" }`.
+    /// The summarizer's own (`model`, `messages`, `system`, the token cap, `stream`) cannot
+    /// be set here.
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub body: Option<Value>,
+    /// OpenAI-compatible only: the field that carries the request's `maxTokens`:
+    /// `"max_tokens"` (default; every compatible server takes it) or
+    /// `"max_completion_tokens"` (OpenAI's reasoning models require it).
+    pub max_tokens_field: Option<MaxTokensField>,
+    /// Retries after a 408, 409, 429 or 5xx answer (Anthropic's 529 "overloaded" among them)
+    /// or a failed connection, 0 to 10. A retry waits as the server's `retry-after-ms` /
+    /// `retry-after` asks (up to 60 s; a longer wait fails the call), or backs off from
+    /// 0.5 s, doubling up to 8 s; a wait that would pass the request's deadline is not
+    /// started. Default 2.
+    pub max_retries: Option<Int<0, 10>>,
+}
+
+/// The body field that carries the output cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxTokensField {
+    /// `max_tokens`.
+    MaxTokens,
+    /// `max_completion_tokens`.
+    MaxCompletionTokens,
+}
 
 /// Which API a summarizer speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,8 +74,6 @@ pub enum Provider {
     Anthropic,
 }
 
-/// The most retries `maxRetries` allows.
-pub const MAX_RETRIES: u32 = 10;
 /// Retries when `maxRetries` is not given (as OpenAI's and Anthropic's SDKs).
 pub const DEFAULT_RETRIES: u32 = 2;
 /// The `anthropic-version` header sent unless the caller's headers set another.
@@ -47,22 +102,6 @@ impl Provider {
         match self {
             Provider::OpenAI => "https://api.openai.com/v1",
             Provider::Anthropic => "https://api.anthropic.com",
-        }
-    }
-
-    /// The options its summarizer takes.
-    pub fn option_keys(self) -> &'static [&'static str] {
-        match self {
-            Provider::OpenAI => &[
-                "model",
-                "baseURL",
-                "apiKey",
-                "headers",
-                "body",
-                "maxRetries",
-                "maxTokensField",
-            ],
-            Provider::Anthropic => &["model", "baseURL", "apiKey", "headers", "body", "maxRetries"],
         }
     }
 
@@ -117,110 +156,37 @@ impl Settings {
     /// Reads a summarizer's options (`openAISummarizer({ ... })` as JSON). Unknown keys,
     /// wrong types and values out of range are errors naming the option.
     pub fn from_options(provider: Provider, options: &Value) -> Result<Settings, Error> {
-        let obj = options
-            .as_object()
-            .ok_or_else(|| invalid("options", "an options object"))?;
-        let known = provider.option_keys();
-        if let Some(key) = obj.keys().find(|k| !known.contains(&k.as_str())) {
+        let o: SummarizerOptions = crate::options::from_value("options", options)?;
+        if provider == Provider::Anthropic && o.max_tokens_field.is_some() {
             return Err(invalid(
-                &format!("options.{key}"),
-                &format!("no such option (known: {})", known.join(", ")),
+                "options.maxTokensField",
+                "no such option for anthropicSummarizer (it is OpenAI's)",
             ));
         }
-        let string = |key: &str| -> Result<Option<&str>, Error> {
-            match obj.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s)),
-                Some(_) => Err(invalid(&format!("options.{key}"), "a string")),
-            }
-        };
-
-        let model = string("model")?
+        let model = o
+            .model
+            .as_deref()
             .filter(|m| !m.trim().is_empty())
             .ok_or_else(|| invalid("options.model", "a model id (a non-empty string)"))?;
-        let api_key = string("apiKey")?.filter(|k| !k.is_empty());
-        if let Some(key) = api_key {
-            if !header_value_ok(key) {
-                return Err(invalid(
-                    "options.apiKey",
-                    "a key without line breaks or control characters",
-                ));
-            }
+        let api_key = o.api_key.as_deref().filter(|k| !k.is_empty());
+        if api_key.is_some_and(|key| !header_value_ok(key)) {
+            return Err(invalid(
+                "options.apiKey",
+                "a key without line breaks or control characters",
+            ));
         }
-        let max_tokens_field = match string("maxTokensField")? {
-            None | Some("max_tokens") => "max_tokens",
-            Some("max_completion_tokens") => "max_completion_tokens",
-            Some(_) => {
-                return Err(invalid(
-                    "options.maxTokensField",
-                    "\"max_tokens\" or \"max_completion_tokens\"",
-                ))
-            }
+        let max_tokens_field = match o.max_tokens_field {
+            None | Some(MaxTokensField::MaxTokens) => "max_tokens",
+            Some(MaxTokensField::MaxCompletionTokens) => "max_completion_tokens",
         };
-        let max_retries = match obj.get("maxRetries") {
-            None | Some(Value::Null) => DEFAULT_RETRIES,
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(x) if x.fract() == 0.0 && (0.0..=MAX_RETRIES as f64).contains(&x) => x as u32,
-                _ => {
-                    return Err(Error::OutOfRange {
-                        argument: "options.maxRetries".into(),
-                        reason: format!("expected an integer from 0 to {MAX_RETRIES}, got {n}"),
-                    })
-                }
-            },
-            Some(_) => return Err(invalid("options.maxRetries", "a number")),
-        };
-        let body = match obj.get("body") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(fields)) => {
-                if let Some(own) = fields
-                    .keys()
-                    .find(|k| provider.own_fields().contains(&k.as_str()))
-                {
-                    return Err(invalid(
-                        &format!("options.body.{own}"),
-                        "a field the summarizer does not set itself (model, messages and the token cap come from the options and each request; streaming is not supported)",
-                    ));
-                }
-                fields.clone()
-            }
-            Some(_) => return Err(invalid("options.body", "an object of extra request fields")),
-        };
-
-        let mut headers: Vec<(String, String)> = vec![("content-type".into(), "application/json".into())];
-        match provider {
-            Provider::OpenAI => {
-                if let Some(key) = api_key {
-                    headers.push(("authorization".into(), format!("Bearer {key}")));
-                }
-            }
-            Provider::Anthropic => {
-                if let Some(key) = api_key {
-                    headers.push(("x-api-key".into(), key.to_owned()));
-                }
-                headers.push(("anthropic-version".into(), ANTHROPIC_VERSION.into()));
-            }
-        }
-        let mut secrets: Vec<String> = api_key.into_iter().map(str::to_owned).collect();
-        for (name, value) in caller_headers(obj.get("headers"))? {
-            if is_credential(&name) && !value.is_empty() {
-                secrets.push(value.clone());
-                if let Some(token) = value.split_once(' ').map(|(_, t)| t.trim()) {
-                    if !token.is_empty() {
-                        secrets.push(token.to_owned());
-                    }
-                }
-            }
-            // The caller's header replaces a default of the same name.
-            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
-            headers.push((name, value));
-        }
+        let max_retries = o.max_retries.map_or(DEFAULT_RETRIES, |n| n.get() as u32);
+        let body = extra_fields(provider, o.body.as_ref())?;
+        let (headers, secrets) = request_headers(provider, api_key, o.headers.as_ref())?;
         // Checked once the secrets are known: a URL in an error has them redacted.
-        let base = match string("baseURL")? {
+        let base = match o.base_url.as_deref() {
             None => provider.default_base_url().to_owned(),
             Some(url) => base_url(url, &secrets)?,
         };
-
         Ok(Settings {
             provider,
             url: provider.endpoint(&base),
@@ -232,6 +198,67 @@ impl Settings {
             secrets,
         })
     }
+}
+
+/// Header names and values, in the order they are sent.
+type Headers = Vec<(String, String)>;
+
+/// `options.body`: extra request fields, none of which the summarizer sets itself.
+fn extra_fields(provider: Provider, body: Option<&Value>) -> Result<Map<String, Value>, Error> {
+    match body {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(fields)) => {
+            if let Some(own) = fields
+                .keys()
+                .find(|k| provider.own_fields().contains(&k.as_str()))
+            {
+                return Err(invalid(
+                    &format!("options.body.{own}"),
+                    "a field the summarizer does not set itself (model, messages and the token cap come from the options and each request; streaming is not supported)",
+                ));
+            }
+            Ok(fields.clone())
+        }
+        Some(_) => Err(invalid("options.body", "an object of extra request fields")),
+    }
+}
+
+/// Every header a request sends (the defaults, the key's, the caller's), and the secrets an
+/// error must never show.
+fn request_headers(
+    provider: Provider,
+    api_key: Option<&str>,
+    caller: Option<&Value>,
+) -> Result<(Headers, Vec<String>), Error> {
+    let mut headers: Vec<(String, String)> = vec![("content-type".into(), "application/json".into())];
+    match provider {
+        Provider::OpenAI => {
+            if let Some(key) = api_key {
+                headers.push(("authorization".into(), format!("Bearer {key}")));
+            }
+        }
+        Provider::Anthropic => {
+            if let Some(key) = api_key {
+                headers.push(("x-api-key".into(), key.to_owned()));
+            }
+            headers.push(("anthropic-version".into(), ANTHROPIC_VERSION.into()));
+        }
+    }
+    let mut secrets: Vec<String> = api_key.into_iter().map(str::to_owned).collect();
+    for (name, value) in caller_headers(caller)? {
+        if is_credential(&name) && !value.is_empty() {
+            secrets.push(value.clone());
+            if let Some(token) = value.split_once(' ').map(|(_, t)| t.trim()) {
+                if !token.is_empty() {
+                    secrets.push(token.to_owned());
+                }
+            }
+        }
+        // The caller's header replaces a default of the same name.
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+        headers.push((name, value));
+    }
+    Ok((headers, secrets))
 }
 
 fn invalid(argument: &str, expected: &str) -> Error {

@@ -449,12 +449,12 @@ impl Call {
         instructions: Option<String>,
     ) -> Result<(Setup, Option<f64>, Budget, String), Error> {
         let mut options = self.ctx.options.clone();
-        options.state = self.meta.as_ref().map(|m| m.state.clone());
         options.manual = Some(manual);
         if instructions.is_some() {
             options.instructions = instructions;
         }
         let mut setup = Setup::new(options)?;
+        setup.state = self.meta.as_ref().map(|m| m.state.clone());
         let model = model_key(&setup);
         let ratio = self
             .meta

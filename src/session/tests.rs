@@ -141,9 +141,8 @@ fn prepare_gives_what_a_stateless_caller_gets() {
     for k in calls(&messages) {
         let p = replay.turn(&mut s, &mut store, "c", &messages, k);
         // The stateless way: the whole history and the state passed back.
-        let mut o = options(8192);
-        o.state = state.take();
-        let setup = compact::Setup::new(o).unwrap();
+        let mut setup = compact::Setup::new(options(8192)).unwrap();
+        setup.state = state.take();
         let conv = Rc::new(Conversation::parse(&json!(messages[..k]), None).unwrap());
         let c = setup.start(Rc::clone(&conv), &mut Memo::default(), None).unwrap();
         let (outcome, _) = compact::run(c, Summarizer::Extractive).unwrap();

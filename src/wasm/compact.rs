@@ -13,9 +13,8 @@ use wasm_bindgen::prelude::*;
 
 use super::error::to_js;
 use super::options::{self, json_arg};
-use super::transfer::{conversation_arg, restore_original, Incoming};
+use super::transfer::{conversation_arg, Incoming};
 use crate::compact::{Compaction, Reply, Setup};
-use crate::messages::Out;
 use crate::options::CompactOptions;
 
 #[wasm_bindgen(inline_js = "export function now() { return new Date().toISOString(); }")]
@@ -133,30 +132,11 @@ impl CompactCall {
         outcome.report.timings.plan_ms = planned - started;
         outcome.report.timings.summarize_ms = summarize_ms;
         outcome.report.timings.total_ms = js_sys::Date::now() - started;
-        let items = Array::new();
-        for o in &outcome.order {
-            items.push(&match o {
-                Out::Keep(i) => incoming.items.get(*i as u32),
-                Out::New(_) => super::to_plain(&incoming.conv.render_item(o))?,
-                Out::Edited { index, .. } | Out::Truncated { index, .. } | Out::Merged { index, .. } => {
-                    let copy = super::to_plain(&incoming.conv.render_item(o))?;
-                    restore_original(copy, &incoming.items.get(*index as u32))
-                }
-            });
-        }
-        let messages: JsValue = match &incoming.envelope_object {
-            None => items.into(),
-            Some(envelope) => {
-                let obj = Object::assign(&Object::new(), envelope);
-                Reflect::set(&obj, &"messages".into(), &items)?;
-                obj.into()
-            }
-        };
+        let messages = incoming.output(&outcome.order)?;
         // `messages` first, then the outcome's fields.
         let result = Object::new();
         Reflect::set(&result, &"messages".into(), &messages)?;
         let result = Object::assign(&result, super::to_plain(&outcome)?.unchecked_ref());
-        incoming.done();
         Ok(result.into())
     }
 }

@@ -31,42 +31,11 @@ use crate::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_HTTP: &str = r#"
-/** Headers for every request of a built-in summarizer. */
-export type SummarizerHeaders = Record<string, string> | [string, string][] | Headers;
-
 /** Options of `openAISummarizer`. Unknown keys are errors. */
-export interface OpenAISummarizerOptions {
-  /** The model that writes the summaries: `"gpt-4o-mini"`, `"llama3.1"` (Ollama), `"qwen/qwen3-8b"` (OpenRouter), ... */
-  model: string;
-  /** The API's base URL; `/chat/completions` is appended. Default `https://api.openai.com/v1`. Ollama: `http://localhost:11434/v1`; vLLM: `http://localhost:8000/v1`; LM Studio: `http://localhost:1234/v1`; OpenRouter: `https://openrouter.ai/api/v1`. */
-  baseURL?: string;
-  /** Sent as `Authorization: Bearer <apiKey>`; leave it out for servers that need none. Never part of an error. */
-  apiKey?: string;
-  /** Headers for every request, replacing the defaults of the same name. Values of credential headers (`authorization`, `cookie`, and names with `key`, `token`, `secret`, `auth` or `password` in them) are kept out of errors as the key is. */
-  headers?: SummarizerHeaders;
-  /** Extra request fields, e.g. `{ temperature: 0 }` or `{ reasoning_effort: "minimal" }`. The summarizer's own (`model`, `messages`, the token cap, `stream`) cannot be set here. */
-  body?: Record<string, unknown>;
-  /** The field that carries the request's `maxTokens`: `"max_tokens"` (default; every compatible server takes it) or `"max_completion_tokens"` (OpenAI's reasoning models require it). */
-  maxTokensField?: "max_tokens" | "max_completion_tokens";
-  /** Retries after a 408, 409, 429 or 5xx answer or a failed connection, 0 to 10. A retry waits as the server's `retry-after-ms` / `retry-after` asks (up to 60 s; a longer wait fails the call), or backs off from 0.5 s, doubling up to 8 s; a wait that would pass the request's deadline is not started. Default 2. */
-  maxRetries?: number;
-}
+export type OpenAISummarizerOptions = SummarizerOptions;
 
-/** Options of `anthropicSummarizer`. Unknown keys are errors. */
-export interface AnthropicSummarizerOptions {
-  /** The model that writes the summaries, e.g. `"claude-haiku-4-5"`. */
-  model: string;
-  /** The API's base URL; `/v1/messages` is appended (`/messages` to one that ends in `/v1`). Default `https://api.anthropic.com`. */
-  baseURL?: string;
-  /** Sent as `x-api-key`. Never part of an error. */
-  apiKey?: string;
-  /** Headers for every request, replacing the defaults of the same name (`anthropic-version` is `2023-06-01` unless set here). From a browser page, Anthropic's API wants `"anthropic-dangerous-direct-browser-access": "true"`. Credential headers are kept out of errors as the key is. */
-  headers?: SummarizerHeaders;
-  /** Extra request fields, e.g. `{ temperature: 0 }`. The summarizer's own (`model`, `messages`, `system`, `max_tokens`, `stream`) cannot be set here. */
-  body?: Record<string, unknown>;
-  /** Retries after a 408, 409, 429 or 5xx answer (Anthropic's 529 "overloaded" among them) or a failed connection, 0 to 10, waiting as for `openAISummarizer`. Default 2. */
-  maxRetries?: number;
-}
+/** Options of `anthropicSummarizer` (all of `SummarizerOptions` but OpenAI's `maxTokensField`). Unknown keys are errors. */
+export type AnthropicSummarizerOptions = Omit<SummarizerOptions, "maxTokensField">;
 
 /** What a built-in summarizer reads from a request (a `SummaryRequest` has it all). `signal` aborts the request; without one, `timeoutMs` does. */
 export type HttpSummaryRequest = Pick<SummaryRequest, "system" | "prompt" | "maxTokens"> & Partial<Pick<SummaryRequest, "signal" | "timeoutMs">>;

@@ -9,6 +9,7 @@ mod compactor;
 mod count;
 mod error;
 mod http;
+mod indexeddb;
 mod lifecycle;
 mod models;
 mod options;

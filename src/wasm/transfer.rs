@@ -35,7 +35,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{describe, to_js};
 use super::options::js_message;
 use crate::count::Memo;
-use crate::messages::{Conversation, Format};
+use crate::messages::{Conversation, Format, Out};
 use crate::Error;
 
 #[wasm_bindgen(inline_js = r#"
@@ -169,7 +169,8 @@ export function forgetMessages() {
 // { $bytes: n }, lone surrogates U+FFFD, Dates strings, and keys sorted. Every part of the
 // copy equal (as JSON) to the original's part at the same place becomes the original value
 // itself, keys in the original's order: only what ctxfold changed is new. An array one
-// longer than the original's is taken as one with a part put first (a merged summary).
+// longer than the original's is taken as one with a part put first (a merged summary), and
+// a string that ends with the original as one with text put first.
 function sameJson(copy, original) {
   try {
     // As Rust saw the original: binary as markers, lone surrogates as U+FFFD.
@@ -183,6 +184,13 @@ export function restoreOriginal(copy, original) {
   const restore = (c, o, depth) => {
     if (depth > 256) return c;
     if (sameJson(c, o)) return o;
+    // A string that ends with the original as Rust saw it is the original with text put
+    // first (a merged summary): the original's own characters are kept (a lone surrogate,
+    // which Rust saw as U+FFFD).
+    if (typeof c === "string" && typeof o === "string") {
+      const seen = JSON.parse(wellFormed(JSON.stringify(o)));
+      return seen !== o && c.endsWith(seen) ? c.slice(0, c.length - seen.length) + o : c;
+    }
     if (c === null || o === null || typeof c !== "object" || typeof o !== "object" || binary(o)) return c;
     if (Array.isArray(c)) {
       if (!Array.isArray(o)) return c;
@@ -299,6 +307,34 @@ pub struct Incoming {
 }
 
 impl Incoming {
+    /// The output of a compaction as the caller's shape: kept items are the caller's own
+    /// objects, new and changed ones are rendered in its format (with every part ctxfold did
+    /// not change restored to the caller's value), inside the caller's envelope if it had
+    /// one. Hands the conversation back ([`Incoming::done`]).
+    pub fn output(self, order: &[Out]) -> Result<JsValue, JsValue> {
+        let items = js_sys::Array::new();
+        for o in order {
+            items.push(&match o {
+                Out::Keep(i) => self.items.get(*i as u32),
+                Out::New(_) => super::to_plain(&self.conv.render_item(o))?,
+                Out::Edited { index, .. } | Out::Truncated { index, .. } | Out::Merged { index, .. } => {
+                    let copy = super::to_plain(&self.conv.render_item(o))?;
+                    restore_original(copy, &self.items.get(*index as u32))
+                }
+            });
+        }
+        let messages: JsValue = match &self.envelope_object {
+            None => items.into(),
+            Some(envelope) => {
+                let obj = js_sys::Object::assign(&js_sys::Object::new(), envelope);
+                js_sys::Reflect::set(&obj, &"messages".into(), &items)?;
+                obj.into()
+            }
+        };
+        self.done();
+        Ok(messages)
+    }
+
     /// Keeps the conversation for the next call to extend (if nothing else holds it).
     pub fn done(self) {
         if !self.keep {

@@ -35,6 +35,8 @@ export type CtxfoldErrorCode =
   | "STALE_WRITE"
   /** A store method rejected (its error is the `cause`) or returned data that breaks the store contract. */
   | "STORE_ERROR"
+  /** The browser's storage quota refused a store write (`IndexedDBStore`), with its `QuotaExceededError` as `cause`. Nothing was written. */
+  | "QUOTA_EXCEEDED"
   /** `compact()` or `export()` of a conversation the store does not hold. */
   | "UNKNOWN_CONVERSATION"
   /** `import()` of a conversation the store already holds (without `overwrite: true`). */
@@ -372,7 +374,8 @@ export type CompactOptions = {
    */
   summarizer?: Summarizer | "extractive";
   /**
-   * What the previous turn returned, for stateless callers.
+   * What the previous turn returned, for stateless callers. Kept as JSON text here and
+   * read by the driver (`INVALID_STATE` at its path when it is not a ctxfold state).
    */
   state?: CompactState | null;
   /**
@@ -955,6 +958,64 @@ export type CompactOutcome = {
 };
 
 /**
+ * The body field that carries the output cap.
+ */
+export type MaxTokensField = "max_tokens" | "max_completion_tokens";
+
+/**
+ * Options of `openAISummarizer` and `anthropicSummarizer` (`maxTokensField` is OpenAI's
+ * only). Unknown keys are errors.
+ */
+export type SummarizerOptions = {
+  /**
+   * The model that writes the summaries: `"gpt-4o-mini"`, `"llama3.1"` (Ollama),
+   * `"qwen/qwen3-8b"` (OpenRouter), `"claude-haiku-4-5"`, ...
+   */
+  model: string;
+  /**
+   * The API's base URL. OpenAI-compatible: `/chat/completions` is appended; default
+   * `https://api.openai.com/v1` (Ollama: `http://localhost:11434/v1`; vLLM:
+   * `http://localhost:8000/v1`; LM Studio: `http://localhost:1234/v1`; OpenRouter:
+   * `https://openrouter.ai/api/v1`). Anthropic: `/v1/messages` is appended (`/messages` to
+   * one that ends in `/v1`); default `https://api.anthropic.com`.
+   */
+  baseURL?: string;
+  /**
+   * Sent as `Authorization: Bearer <apiKey>` (OpenAI-compatible; leave it out for servers
+   * that need none) or `x-api-key` (Anthropic). Never part of an error.
+   */
+  apiKey?: string;
+  /**
+   * Headers for every request, replacing the defaults of the same name (Anthropic's
+   * `anthropic-version` is `2023-06-01` unless set here; from a browser page, Anthropic's
+   * API wants `"anthropic-dangerous-direct-browser-access": "true"`). Values of credential
+   * headers (`authorization`, `cookie`, and names with `key`, `token`, `secret`, `auth` or
+   * `password` in them) are kept out of errors as the key is.
+   */
+  headers?: Record<string, string> | [string, string][] | Headers;
+  /**
+   * Extra request fields, e.g. `{ temperature: 0 }` or `{ reasoning_effort: "minimal" }`.
+   * The summarizer's own (`model`, `messages`, `system`, the token cap, `stream`) cannot
+   * be set here.
+   */
+  body?: Record<string, unknown>;
+  /**
+   * OpenAI-compatible only: the field that carries the request's `maxTokens`:
+   * `"max_tokens"` (default; every compatible server takes it) or
+   * `"max_completion_tokens"` (OpenAI's reasoning models require it).
+   */
+  maxTokensField?: MaxTokensField;
+  /**
+   * Retries after a 408, 409, 429 or 5xx answer (Anthropic's 529 "overloaded" among them)
+   * or a failed connection, 0 to 10. A retry waits as the server's `retry-after-ms` /
+   * `retry-after` asks (up to 60 s; a longer wait fails the call), or backs off from
+   * 0.5 s, doubling up to 8 s; a wait that would pass the request's deadline is not
+   * started. Default 2.
+   */
+  maxRetries?: number;
+};
+
+/**
  * A conversation's meta: small, read on every call, replaced by every write.
  */
 export type StoredMeta = {
@@ -1503,4 +1564,20 @@ export type ConversationStatus = {
    * When it was last written (ISO 8601).
    */
   updatedAt: string | null;
+};
+
+/**
+ * Options of `new IndexedDBStore()`.
+ */
+export type IndexedDBStoreOptions = {
+  /**
+   * The IndexedDB database's name. Default `"ctxfold"`.
+   */
+  database?: string;
+  /**
+   * The deadline of each call (opening the database included), in milliseconds: a call
+   * that has not settled by then is aborted (nothing is written) and rejects with
+   * `STORE_ERROR`. Default 10000.
+   */
+  timeoutMs?: number;
 };

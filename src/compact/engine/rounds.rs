@@ -9,7 +9,7 @@ use super::super::state::{Chunk, ChunkTrigger, FallbackKind, FallbackUsed};
 use super::super::types::{Reply, Request, RequestKind, Source};
 use super::super::{extractive, ledger, prune, summary};
 use super::{join_chunks, Compaction};
-use crate::config::{Fallback, Strategy};
+use crate::config::{Fallback, Strategy, ToolPolicy};
 use crate::ids::Identifier;
 use crate::messages::{Message, Part};
 use crate::Error;
@@ -81,11 +81,12 @@ impl Compaction {
         let conv = Rc::clone(&self.input.conv);
         let messages = conv.messages();
         let names = prune::tool_names(messages);
+        let whole = |tool: &str| cfg.tool_policy(tool) == ToolPolicy::Summarize;
         let mut rendered: Vec<String> = self
             .plan
             .evict
             .iter()
-            .map(|&i| summary::render_message(&messages[i], &names))
+            .map(|&i| summary::render_message(&messages[i], &names, &whole))
             .collect();
         let mut sources: Vec<Source> = self.plan.evict.iter().map(|&i| Source::Message(i)).collect();
         if cfg.strategy == Strategy::Rolling && !self.rounds.chunks.is_empty() {

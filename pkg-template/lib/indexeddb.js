@@ -1,0 +1,173 @@
+// IndexedDBStore: the store contract (load, messages, write, summaries, records, list,
+// delete) over the browser's IndexedDB. Every IndexedDB call is Rust's
+// (src/wasm/indexeddb/): this class only keeps the open connection, steps each call as
+// compact.js steps a compaction (start it, await the promise Rust wired to the
+// transaction's own events, finish it), and gives every call a deadline. A call that misses
+// it is aborted, so it writes nothing, and rejects with STORE_ERROR. No wasm object outlives
+// a call except the connection being opened, so a store made before the module restarted
+// after a trap keeps working.
+
+/** What the deadline rejects with (never seen outside this file). */
+const DEADLINE = Symbol("deadline");
+
+/**
+ * @param {object} raw  the wasm-bindgen module
+ * @param {ReturnType<import("./guard.js").guard>} g
+ */
+export function indexedDBStoreWith(raw, g) {
+  const readOptions = g.wrap(raw.idbOptions);
+  const timeoutError = g.wrap(raw.idbTimeout);
+  const closeDb = g.wrap(raw.idbClose);
+  const startOpen = g.wrap(raw.IdbOpen.start);
+  const start = {
+    load: g.wrap(raw.IdbCall.load),
+    messages: g.wrap(raw.IdbCall.messages),
+    write: g.wrap(raw.IdbCall.write),
+    summaries: g.wrap(raw.IdbCall.summaries),
+    records: g.wrap(raw.IdbCall.records),
+    list: g.wrap(raw.IdbCall.list),
+    delete: g.wrap(raw.IdbCall.delete),
+  };
+
+  /** A connection that another tab asked to close, or that was closed: open it again. */
+  const closing = (e) => e?.code === "STORE_ERROR" && e.cause?.name === "InvalidStateError";
+
+  const free = (object) => {
+    try {
+      object.free();
+    } catch {
+      // Already released, or it belonged to an instance made afresh since.
+    }
+  };
+
+  return class IndexedDBStore {
+    #database;
+    #timeoutMs;
+    /** `{ db: Promise<IDBDatabase>, opening: IdbOpen | null }`, or null before the first call. */
+    #connection = null;
+
+    constructor(options) {
+      const { database, timeoutMs } = readOptions(options);
+      this.#database = database;
+      this.#timeoutMs = timeoutMs;
+    }
+
+    get database() {
+      return this.#database;
+    }
+
+    /** What a Compactor names its Web Locks after, so tabs of one origin take turns per conversation. */
+    get lockName() {
+      return `indexeddb:${this.#database}`;
+    }
+
+    load(id) {
+      return this.#call("load", id, (db) => start.load(db, id));
+    }
+
+    messages(id, from) {
+      return this.#call("messages", id, (db) => start.messages(db, id, from));
+    }
+
+    write(id, expect, batch) {
+      return this.#call("write", id, (db) => start.write(db, id, expect, batch));
+    }
+
+    summaries(id) {
+      return this.#call("summaries", id, (db) => start.summaries(db, id));
+    }
+
+    records(id) {
+      return this.#call("records", id, (db) => start.records(db, id));
+    }
+
+    list() {
+      return this.#call("list", "", (db) => start.list(db));
+    }
+
+    delete(id) {
+      return this.#call("delete", id, (db) => start.delete(db, id));
+    }
+
+    close() {
+      const connection = this.#connection;
+      this.#connection = null;
+      connection?.db.then(closeDb, () => {});
+    }
+
+    /** The connection, opening the database if there is none. */
+    #open() {
+      if (this.#connection !== null) return this.#connection;
+      const opening = startOpen(this.#database);
+      const connection = { opening, db: null };
+      connection.db = (async () => {
+        try {
+          const event = await opening.done();
+          connection.opening = null; // finish consumes it
+          return opening.finish(event);
+        } catch (e) {
+          if (connection.opening !== null) free(opening);
+          connection.opening = null;
+          throw g.recover(e);
+        }
+      })();
+      // A failed open is forgotten, so the next call tries again.
+      connection.db.catch(() => this.#forget(connection));
+      this.#connection = connection;
+      return connection;
+    }
+
+    #forget(connection) {
+      if (this.#connection === connection) this.#connection = null;
+    }
+
+    async #call(operation, id, begin) {
+      g.check();
+      const since = g.restarts();
+      let timer;
+      const deadline = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(DEADLINE), this.#timeoutMs);
+      });
+      let connection = null;
+      let call = null;
+      try {
+        for (let attempt = 1; call === null; attempt++) {
+          connection = this.#open();
+          const db = await Promise.race([connection.db, deadline]);
+          try {
+            call = begin(db);
+          } catch (e) {
+            if (attempt > 1 || !closing(e)) throw e;
+            this.#forget(connection);
+            closeDb(db);
+          }
+        }
+        const event = await Promise.race([call.done(), deadline]);
+        const finishing = call;
+        call = null; // finish consumes it, whatever happens
+        return finishing.finish(event);
+      } catch (e) {
+        if (e === DEADLINE) {
+          let blocked = false;
+          try {
+            call?.abort();
+            blocked = call === null && connection?.opening?.blocked() === true;
+          } catch {
+            // An object of an instance made afresh meanwhile.
+          }
+          const opening = call === null && connection?.opening;
+          throw timeoutError(opening ? "open" : operation, opening || typeof id !== "string" ? "" : id, this.#timeoutMs, blocked);
+        }
+        let err = g.recover(e);
+        if (g.restarts() !== since) {
+          call = null;
+          if (err === e) err = g.restartedDuring(e);
+        }
+        throw err;
+      } finally {
+        clearTimeout(timer);
+        if (call !== null) free(call);
+      }
+    }
+  };
+}

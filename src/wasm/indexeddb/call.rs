@@ -1,0 +1,401 @@
+//! One store call on an open database: its transaction, its requests, and what it answers.
+//! A write also carries its version check, which runs inside the transaction.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use web_sys::{Event, IdbDatabase, IdbKeyRange, IdbRequest, IdbTransaction, IdbTransactionMode};
+
+use super::{failed, from_dom, settled, transaction, with_cause, At};
+use crate::indexeddb::{self as schema, MESSAGES, META, RECORDS, STORES, SUMMARIES};
+use crate::wasm::error::{invalid_argument, to_js};
+use crate::Error;
+
+/// What a call answers once its transaction completed.
+enum Answer {
+    /// `undefined`.
+    Nothing,
+    /// The request's result, `null` for none (a `get` that found nothing).
+    Value(IdbRequest),
+    /// The request's result, an array (`getAll`, `getAllKeys`).
+    Array(IdbRequest),
+}
+
+/// What a write's version check decided.
+enum Outcome {
+    /// The check has not run.
+    Pending,
+    /// Everything was put; the transaction commits.
+    Written,
+    /// Refused (a stale version, a batch that does not fit the stored meta): nothing written.
+    Refused(Error),
+    /// A request could not be made (a value that cannot be cloned, for one).
+    Failed(JsValue),
+}
+
+/// A write's check, kept alive until the call finishes.
+struct Check {
+    outcome: Rc<RefCell<Outcome>>,
+    _on_meta: Closure<dyn FnMut()>,
+}
+
+/// One store call in progress, stepped by `lib/indexeddb.js`: `done()`, then
+/// `finish(event)`. Not part of the public API.
+#[wasm_bindgen(js_name = IdbCall, skip_typescript)]
+pub struct IdbCall {
+    at: At,
+    tx: IdbTransaction,
+    done: Promise,
+    answer: Answer,
+    check: Option<Check>,
+}
+
+#[wasm_bindgen(js_class = IdbCall)]
+impl IdbCall {
+    /// `load(id)`: the meta, or `null`.
+    pub fn load(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
+        let at = At::new("load", &id_arg(&id)?);
+        let tx = transaction(&at, db, &[META], IdbTransactionMode::Readonly)?;
+        let request = store(&tx, &at, META)?
+            .get(&JsValue::from_str(&at.id))
+            .map_err(|e| from_dom(&at, "", &e))?;
+        Ok(IdbCall::new(at, tx, Answer::Value(request)))
+    }
+
+    /// `messages(id, from)`: the history from index `from` on.
+    pub fn messages(db: &IdbDatabase, id: JsValue, from: JsValue) -> Result<IdbCall, JsValue> {
+        let at = At::new("messages", &id_arg(&id)?);
+        let from = from
+            .as_f64()
+            .and_then(schema::whole)
+            .ok_or_else(|| invalid_argument("from", "a whole number of at least 0", &from))?;
+        let tx = transaction(&at, db, &[MESSAGES], IdbTransactionMode::Readonly)?;
+        let range = IdbKeyRange::bound(&key(&at.id, from as f64), &upper(&at.id))
+            .map_err(|e| from_dom(&at, "", &e))?;
+        let request = store(&tx, &at, MESSAGES)?
+            .get_all_with_key(&range)
+            .map_err(|e| from_dom(&at, "", &e))?;
+        Ok(IdbCall::new(at, tx, Answer::Array(request)))
+    }
+
+    /// `summaries(id)`: every summary written, in `seq` order.
+    pub fn summaries(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
+        IdbCall::every(At::new("summaries", &id_arg(&id)?), SUMMARIES, db)
+    }
+
+    /// `records(id)`: every compaction record written, in `seq` order.
+    pub fn records(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
+        IdbCall::every(At::new("records", &id_arg(&id)?), RECORDS, db)
+    }
+
+    /// `list()`: every conversation's id.
+    pub fn list(db: &IdbDatabase) -> Result<IdbCall, JsValue> {
+        let at = At::new("list", "");
+        let tx = transaction(&at, db, &[META], IdbTransactionMode::Readonly)?;
+        let request = store(&tx, &at, META)?
+            .get_all_keys()
+            .map_err(|e| from_dom(&at, "", &e))?;
+        Ok(IdbCall::new(at, tx, Answer::Array(request)))
+    }
+
+    /// `delete(id)`: the conversation's meta, history, summaries and records, at once.
+    pub fn delete(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
+        let at = At::new("delete", &id_arg(&id)?);
+        let tx = transaction(&at, db, &STORES, IdbTransactionMode::Readwrite)?;
+        let all = everything(&at.id).map_err(|e| from_dom(&at, "", &e))?;
+        for name in STORES {
+            let key: &JsValue = if name == META {
+                &JsValue::from_str(&at.id)
+            } else {
+                &all
+            };
+            store(&tx, &at, name)?
+                .delete(key)
+                .map_err(|e| from_dom(&at, "", &e))?;
+        }
+        Ok(IdbCall::new(at, tx, Answer::Nothing))
+    }
+
+    /// `write(id, expect, batch)`: checks the stored version inside the transaction, then
+    /// appends and puts everything, or nothing.
+    pub fn write(db: &IdbDatabase, id: JsValue, expect: JsValue, batch: JsValue) -> Result<IdbCall, JsValue> {
+        let write = Write::read(&id, &expect, &batch)?;
+        let at = At::new("write", &write.id);
+        let tx = transaction(&at, db, &STORES, IdbTransactionMode::Readwrite)?;
+        let request = store(&tx, &at, META)?
+            .get(&JsValue::from_str(&write.id))
+            .map_err(|e| from_dom(&at, "", &e))?;
+        let outcome = Rc::new(RefCell::new(Outcome::Pending));
+        let on_meta = {
+            let (tx, request, outcome) = (tx.clone(), request.clone(), outcome.clone());
+            Closure::<dyn FnMut()>::new(move || {
+                let decided = match write.apply(&tx, &request) {
+                    Ok(()) => Outcome::Written,
+                    Err(refused) => {
+                        // Rolls back whatever was put already; it cannot fail on an active
+                        // transaction.
+                        let _ = tx.abort();
+                        refused
+                    }
+                };
+                if let Ok(mut slot) = outcome.try_borrow_mut() {
+                    *slot = decided;
+                }
+            })
+        };
+        request.set_onsuccess(Some(on_meta.as_ref().unchecked_ref()));
+        let mut call = IdbCall::new(at, tx, Answer::Nothing);
+        call.check = Some(Check {
+            outcome,
+            _on_meta: on_meta,
+        });
+        Ok(call)
+    }
+
+    /// Resolves with the transaction's `complete` or `abort` event.
+    pub fn done(&self) -> Promise {
+        self.done.clone()
+    }
+
+    /// Aborts the transaction (at the deadline); nothing it did is kept. A transaction that
+    /// already finished is left as it is.
+    pub fn abort(&self) {
+        let _ = self.tx.abort();
+    }
+
+    /// The answer, once `done()` resolved with `event`; or the typed error of an aborted
+    /// transaction (`STALE_WRITE`, `QUOTA_EXCEEDED`, `STORE_ERROR`).
+    pub fn finish(self, event: &Event) -> Result<JsValue, JsValue> {
+        let at = &self.at;
+        let outcome = self.check.as_ref().map(|c| c.outcome.replace(Outcome::Pending));
+        if event.type_() == "complete" {
+            return match (outcome, &self.answer) {
+                (Some(Outcome::Written) | None, Answer::Nothing) => Ok(JsValue::UNDEFINED),
+                (Some(_), _) => Err(failed(
+                    at,
+                    "the IndexedDB transaction completed without its version check".into(),
+                )),
+                (None, Answer::Value(r)) => {
+                    result(at, r).map(|v| if v.is_undefined() { JsValue::NULL } else { v })
+                }
+                (None, Answer::Array(r)) => result(at, r),
+            };
+        }
+        Err(match outcome {
+            Some(Outcome::Refused(err)) => to_js(err),
+            Some(Outcome::Failed(e)) => from_dom(at, "a value could not be stored in IndexedDB", &e),
+            _ => match self.tx.error() {
+                Some(dom) => from_dom(at, "the IndexedDB transaction was aborted", &dom),
+                None => failed(
+                    at,
+                    "the IndexedDB transaction was aborted; nothing was written".into(),
+                ),
+            },
+        })
+    }
+}
+
+impl IdbCall {
+    fn new(at: At, tx: IdbTransaction, answer: Answer) -> IdbCall {
+        IdbCall {
+            at,
+            done: settled(&tx),
+            tx,
+            answer,
+            check: None,
+        }
+    }
+
+    /// Every value of the object store `name` under the conversation, in key order.
+    fn every(at: At, name: &'static str, db: &IdbDatabase) -> Result<IdbCall, JsValue> {
+        let tx = transaction(&at, db, &[name], IdbTransactionMode::Readonly)?;
+        let range = everything(&at.id).map_err(|e| from_dom(&at, "", &e))?;
+        let request = store(&tx, &at, name)?
+            .get_all_with_key(&range)
+            .map_err(|e| from_dom(&at, "", &e))?;
+        Ok(IdbCall::new(at, tx, Answer::Array(request)))
+    }
+}
+
+/// A write's arguments, checked before the transaction starts.
+struct Write {
+    id: String,
+    expect: u32,
+    messages: Array,
+    /// Each summary with its `seq`.
+    summaries: Vec<(u32, JsValue)>,
+    /// Each record with its `seq`.
+    records: Vec<(u32, JsValue)>,
+    meta: JsValue,
+    length: u64,
+    /// `batch.start`, the history index of `messages[0]`, when given.
+    start: Option<u64>,
+}
+
+impl Write {
+    fn read(id: &JsValue, expect: &JsValue, batch: &JsValue) -> Result<Write, JsValue> {
+        let id = id_arg(id)?;
+        let expect = expect
+            .as_f64()
+            .and_then(schema::counter)
+            .ok_or_else(|| invalid_argument("expect", "a version: a whole number of at least 0", expect))?;
+        if !batch.is_object() {
+            return Err(invalid_argument("batch", "an object", batch));
+        }
+        let field = |key: &str| Reflect::get(batch, &JsValue::from_str(key));
+        let list = |key: &str| -> Result<Array, JsValue> {
+            let v = field(key)?;
+            if v.is_undefined() {
+                Ok(Array::new())
+            } else if Array::is_array(&v) {
+                Ok(v.unchecked_into())
+            } else {
+                Err(invalid_argument(&format!("batch.{key}"), "an array", &v))
+            }
+        };
+        // Summaries and records are keyed by their `seq`.
+        let numbered = |key: &str| -> Result<Vec<(u32, JsValue)>, JsValue> {
+            let mut out = Vec::new();
+            for (i, value) in list(key)?.iter().enumerate() {
+                let seq = Reflect::get(&value, &JsValue::from_str("seq")).unwrap_or_default();
+                let seq = seq.as_f64().and_then(schema::counter).ok_or_else(|| {
+                    invalid_argument(
+                        &format!("batch.{key}[{i}].seq"),
+                        "a whole number of at least 0",
+                        &seq,
+                    )
+                })?;
+                out.push((seq, value));
+            }
+            Ok(out)
+        };
+        let messages = list("messages")?;
+        let summaries = numbered("summaries")?;
+        let records = numbered("records")?;
+        let start = field("start")?;
+        let start = if start.is_undefined() {
+            None
+        } else {
+            Some(
+                start
+                    .as_f64()
+                    .and_then(schema::whole)
+                    .ok_or_else(|| invalid_argument("batch.start", "a whole number of at least 0", &start))?,
+            )
+        };
+        let meta = field("meta")?;
+        if !meta.is_object() {
+            return Err(invalid_argument("batch.meta", "an object", &meta));
+        }
+        let number = |key: &str| -> Result<f64, JsValue> {
+            let v = Reflect::get(&meta, &JsValue::from_str(key))?;
+            v.as_f64().filter(|n| schema::whole(*n).is_some()).ok_or_else(|| {
+                invalid_argument(&format!("batch.meta.{key}"), "a whole number of at least 0", &v)
+            })
+        };
+        let version = schema::counter(number("version")?)
+            .ok_or_else(|| invalid_argument("batch.meta.version", "a version below 2^32", &meta))?;
+        let length = number("length")? as u64;
+        schema::check_batch(expect, version).map_err(to_js)?;
+        Ok(Write {
+            id,
+            expect,
+            messages,
+            summaries,
+            records,
+            meta,
+            length,
+            start,
+        })
+    }
+
+    /// Runs in the stored meta's `success` handler, inside the transaction: checks the
+    /// stored version and length, then puts everything. An `Err` means nothing may be kept.
+    fn apply(&self, tx: &IdbTransaction, request: &IdbRequest) -> Result<(), Outcome> {
+        let stored = request.result().map_err(Outcome::Failed)?;
+        let (found, stored_length) = if stored.is_undefined() || stored.is_null() {
+            (None, 0)
+        } else {
+            let number = |key: &str| {
+                Reflect::get(&stored, &JsValue::from_str(key))
+                    .ok()
+                    .and_then(|v| v.as_f64())
+            };
+            match (
+                number("version").and_then(schema::counter),
+                number("length").and_then(schema::whole),
+            ) {
+                (Some(v), Some(l)) => (Some(v), l),
+                _ => {
+                    return Err(Outcome::Refused(Error::Store {
+                        operation: "write",
+                        id: self.id.clone(),
+                        reason: "the stored meta has no whole version and length; nothing was written".into(),
+                    }))
+                }
+            }
+        };
+        schema::check_version(&self.id, self.expect, found).map_err(Outcome::Refused)?;
+        let appended = u64::from(self.messages.length());
+        schema::check_length(stored_length, self.start, appended, self.length).map_err(Outcome::Refused)?;
+        let store = |name: &str| tx.object_store(name).map_err(Outcome::Failed);
+        let (messages, summaries, records) = (store(MESSAGES)?, store(SUMMARIES)?, store(RECORDS)?);
+        for (i, message) in self.messages.iter().enumerate() {
+            let at = (stored_length + i as u64) as f64;
+            messages
+                .put_with_key(&message, &key(&self.id, at))
+                .map_err(Outcome::Failed)?;
+        }
+        // `add`: a seq already stored is a broken batch, which aborts the transaction.
+        for (seq, summary) in &self.summaries {
+            summaries
+                .add_with_key(summary, &key(&self.id, f64::from(*seq)))
+                .map_err(Outcome::Failed)?;
+        }
+        for (seq, record) in &self.records {
+            records
+                .add_with_key(record, &key(&self.id, f64::from(*seq)))
+                .map_err(Outcome::Failed)?;
+        }
+        store(META)?
+            .put_with_key(&self.meta, &JsValue::from_str(&self.id))
+            .map(|_| ())
+            .map_err(Outcome::Failed)
+    }
+}
+
+/// A conversation id: a string.
+fn id_arg(id: &JsValue) -> Result<String, JsValue> {
+    id.as_string()
+        .ok_or_else(|| invalid_argument("id", "a string", id))
+}
+
+/// The object store `name` of `tx`.
+fn store(tx: &IdbTransaction, at: &At, name: &str) -> Result<web_sys::IdbObjectStore, JsValue> {
+    tx.object_store(name)
+        .map_err(|e| from_dom(at, &format!("no IndexedDB object store {name:?}"), &e))
+}
+
+/// The key `[id, n]`: a message's index, a summary's or record's `seq`.
+pub(super) fn key(id: &str, n: f64) -> JsValue {
+    Array::of2(&JsValue::from_str(id), &JsValue::from_f64(n)).into()
+}
+
+/// `[id, []]`: above every `[id, number]` key (arrays sort after numbers).
+fn upper(id: &str) -> JsValue {
+    Array::of2(&JsValue::from_str(id), &Array::new()).into()
+}
+
+/// Every key `[id, n]`: from `[id]` (a prefix sorts first) to `[id, []]`.
+fn everything(id: &str) -> Result<JsValue, JsValue> {
+    IdbKeyRange::bound(&Array::of1(&JsValue::from_str(id)), &upper(id)).map(Into::into)
+}
+
+/// A finished request's result.
+fn result(at: &At, request: &IdbRequest) -> Result<JsValue, JsValue> {
+    request
+        .result()
+        .map_err(|e| with_cause(failed(at, "the IndexedDB request has no result".into()), &e))
+}
