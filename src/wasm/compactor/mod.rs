@@ -9,136 +9,25 @@
 //! answer back, until `next()` says it is done. Every step is a synchronous wasm call inside
 //! the caller's promise, so an error or a trap in any of them rejects it. JS keeps its own
 //! copy of each conversation's history items (the objects it returns), as long as the core's
-//! cache: `end()` says how long that is after each call.
+//! cache: `end()` says how long that is after each call ([`call`]). The store contract's
+//! TypeScript is in [`stores`].
+
+mod call;
+mod stores;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::error::{describe, invalid_argument, to_js};
+use super::error::{invalid_argument, to_js};
 use super::options::{self, json_arg};
-use crate::compact::types::Timings;
 use crate::options::{ImportOptions, ManualCompactOptions};
-use crate::session::{
-    refused, Call, Done, ExportedConversation, Piece, Sessions, Step, StoredMeta, REFUSED_OPTIONS,
-};
+use crate::session::{refused, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
 use crate::Error;
-
-/// The store contract, and the stores ctxfold ships (their code is in
-/// `pkg-template/lib/compactor.js`).
-#[wasm_bindgen(typescript_custom_section)]
-const TS_STORE: &str = r#"
-/**
- * Where a `Compactor` keeps its conversations. Implement it over anything that can hold JSON
- * and make one change atomic (KV with transactions, SQLite, IndexedDB, your server): every
- * method is async, and `write` is one transaction checked against a version. The meta,
- * summaries and records are ctxfold's (read only `meta.version`, `batch.start` and the `seq`
- * of summaries and records); messages are yours, stored as JSON. Copy values in and out, so
- * a caller changing an object later changes nothing stored. `tests/support/store-conformance.mjs`
- * in ctxfold's repository checks a store against this contract.
- *
- * ```ts
- * const rows = new Map<string, { meta: StoredMeta; messages: unknown[]; summaries: StoredSummary[]; records: CompactionRecord[] }>();
- * const copy = <T>(v: T): T => structuredClone(v);
- * const store: CompactorStore = {
- *   async load(id) { return copy(rows.get(id)?.meta ?? null); },
- *   async messages(id, from) { return copy(rows.get(id)?.messages.slice(from) ?? []); },
- *   async write(id, expect, batch) {
- *     const row = rows.get(id);
- *     if ((row?.meta.version ?? 0) !== expect) throw staleWriteError(id, expect, row?.meta.version ?? null);
- *     const next = row ?? { meta: batch.meta, messages: [], summaries: [], records: [] };
- *     next.messages.push(...copy(batch.messages));
- *     next.summaries.push(...copy(batch.summaries));
- *     next.records.push(...copy(batch.records));
- *     next.meta = copy(batch.meta);
- *     rows.set(id, next);
- *   },
- *   async summaries(id) { return copy(rows.get(id)?.summaries ?? []); },
- *   async records(id) { return copy(rows.get(id)?.records ?? []); },
- *   async list() { return [...rows.keys()]; },
- *   async delete(id) { rows.delete(id); },
- * };
- * ```
- */
-export interface CompactorStore {
-  /** The conversation's meta (small, read on every call), or `null` if there is none. */
-  load(id: string): Promise<StoredMeta | null>;
-  /** History items from index `from` on, in order (`[]` past the end, or for an unknown id). */
-  messages(id: string, from: number): Promise<unknown[]>;
-  /**
-   * One transaction. Rejects with a `STALE_WRITE` error (see `staleWriteError`), writing
-   * nothing, unless the stored meta's version is `expect` (0: no meta yet); else appends
-   * `batch.messages` at `batch.start` (the stored meta's `length`), adds `batch.summaries` and
-   * `batch.records`, and puts `batch.meta` (whose version is `expect + 1`).
-   */
-  write(id: string, expect: number, batch: WriteBatch): Promise<void>;
-  /** Every summary written, in `seq` order (undone and folded ones too). */
-  summaries(id: string): Promise<StoredSummary[]>;
-  /** Every compaction record written, in `seq` order. */
-  records(id: string): Promise<CompactionRecord[]>;
-  /** The ids of the conversations stored. */
-  list(): Promise<string[]>;
-  /** Removes the conversation: meta, messages, summaries and records. */
-  delete(id: string): Promise<void>;
-  /**
-   * For a store that several tabs of one origin share (IndexedDB): a name for it, so that
-   * calls on one conversation also wait for each other across tabs through the Web Locks
-   * API (`navigator.locks`, where present). Without it, only calls through one `Compactor`
-   * wait for each other, and `write`'s version check keeps the others from losing anything.
-   */
-  readonly lockName?: string;
-}
-
-/**
- * The default store: conversations in this process's memory (gone when it ends), every value
- * copied in and out with `structuredClone`.
- *
- * ```ts
- * const store = new MemoryStore();
- * const compactor = new Compactor({ model: "gpt-4o", store });
- * await store.list(); // the conversations' ids
- * ```
- */
-export class MemoryStore implements CompactorStore {
-  constructor();
-  load(id: string): Promise<StoredMeta | null>;
-  messages(id: string, from: number): Promise<unknown[]>;
-  write(id: string, expect: number, batch: WriteBatch): Promise<void>;
-  summaries(id: string): Promise<StoredSummary[]>;
-  records(id: string): Promise<CompactionRecord[]>;
-  list(): Promise<string[]>;
-  delete(id: string): Promise<void>;
-}
-
-/**
- * The error a store rejects a stale `write` with: a `CtxfoldError` whose `code` is
- * `"STALE_WRITE"`. `found` is the stored version (`null`: no conversation).
- *
- * ```ts
- * if (stored !== expect) throw staleWriteError(id, expect, stored ?? null);
- * ```
- */
-export function staleWriteError(id: string, expected: number, found: number | null): CtxfoldError;
-"#;
-
-/// The `STALE_WRITE` error a store rejects a write with (declared above, with its docs).
-#[wasm_bindgen(js_name = staleWriteError, skip_typescript)]
-pub fn stale_write_error(id: JsValue, expected: JsValue, found: JsValue) -> JsValue {
-    let number = |v: &JsValue| {
-        v.as_f64()
-            .filter(|n| *n >= 0.0 && n.fract() == 0.0)
-            .map(|n| n as u32)
-    };
-    to_js(Error::StaleWrite {
-        id: id.as_string().unwrap_or_default(),
-        expected: number(&expected).unwrap_or(0),
-        found: number(&found),
-        attempts: 0,
-    })
-}
+use call::CompactorCall;
 
 /// The `Compactor` class and what its calls take and give (the class itself is
 /// `pkg-template/lib/compactor.js`; the shapes of results and records are generated).
@@ -403,10 +292,7 @@ impl CompactorCore {
 
     fn call(&self, make: impl FnOnce(&mut Sessions) -> Call) -> CompactorCall {
         let call = make(&mut self.sessions.borrow_mut());
-        CompactorCall {
-            sessions: Rc::clone(&self.sessions),
-            call: Some(call),
-        }
+        CompactorCall::new(Rc::clone(&self.sessions), call)
     }
 
     /// `prepare(id, newMessages)`: an array, or `{ messages, system? }`.
@@ -525,187 +411,6 @@ impl CompactorCore {
     /// Forgets a conversation's cache (deleted, or replaced).
     pub fn forget(&self, id: String) {
         self.sessions.borrow_mut().forget(&id);
-    }
-}
-
-/// One `Compactor` call in progress, stepped by `lib/compactor.js`. Not part of the public API.
-#[wasm_bindgen(js_name = CompactorCall, skip_typescript)]
-pub struct CompactorCall {
-    sessions: Rc<RefCell<Sessions>>,
-    call: Option<Call>,
-}
-
-fn set(obj: &Object, key: &str, value: &JsValue) -> Result<(), JsValue> {
-    Reflect::set(obj, &JsValue::from_str(key), value).map(|_| ())
-}
-
-#[wasm_bindgen(js_class = CompactorCall)]
-impl CompactorCall {
-    fn inner(&mut self) -> Result<&mut Call, JsValue> {
-        self.call.as_mut().ok_or_else(|| {
-            to_js(Error::Internal {
-                reason: "a Compactor call was used after it ended".into(),
-            })
-        })
-    }
-
-    /// What the call needs now: `{ load: true }`, `{ read: from }`, `{ summarize: requests,
-    /// first, plan }`, `{ finish: true }`, `{ write: batch, expect }` or `{ done: true }`.
-    pub fn next(&mut self) -> Result<JsValue, JsValue> {
-        let call = self.inner()?;
-        let out = Object::new();
-        match call.step() {
-            Step::Load => set(&out, "load", &JsValue::TRUE)?,
-            Step::Read { from } => set(&out, "read", &(from as f64).into())?,
-            Step::Summarize { requests, first } => {
-                let list = Array::new();
-                for r in requests {
-                    let req = super::to_plain(r)?;
-                    Reflect::set(&req, &"messages".into(), &super::to_plain(&r.chat_messages())?)?;
-                    list.push(&req);
-                }
-                set(&out, "summarize", &list)?;
-                set(&out, "first", &first.into())?;
-                if first {
-                    if let Some(plan) = call.plan() {
-                        set(&out, "plan", &super::to_plain(plan)?)?;
-                    }
-                }
-            }
-            Step::Finish => set(&out, "finish", &JsValue::TRUE)?,
-            Step::Write { expect, batch } => {
-                set(&out, "write", &super::to_plain(batch)?)?;
-                set(&out, "expect", &expect.into())?;
-            }
-            Step::Done => set(&out, "done", &JsValue::TRUE)?,
-        }
-        Ok(out.into())
-    }
-
-    /// The store's `load(id)`; `length`: how many history items JS holds for the
-    /// conversation. Returns how many of them JS keeps (the rest the core no longer trusts).
-    pub fn loaded(&mut self, meta: JsValue, length: u32) -> Result<u32, JsValue> {
-        let call = self.inner()?;
-        let meta = if meta.is_null() || meta.is_undefined() {
-            None
-        } else {
-            let bad = |reason: String| {
-                to_js(Error::Store {
-                    operation: "load",
-                    id: call.id().to_owned(),
-                    reason,
-                })
-            };
-            if !meta.is_object() {
-                return Err(bad(format!("returned {}, not a meta or null", describe(&meta))));
-            }
-            let value = json_arg("meta", &meta).map_err(|e| bad(options::js_message(&e)))?;
-            let meta: StoredMeta = serde_json::from_value(value)
-                .map_err(|e| bad(format!("returned a meta that does not read ({e})")))?;
-            Some(meta)
-        };
-        let call = self.inner()?;
-        call.loaded(meta, length as usize)
-            .map(|kept| kept as u32)
-            .map_err(to_js)
-    }
-
-    /// The store's `messages(id, from)`.
-    pub fn read(&mut self, items: JsValue) -> Result<(), JsValue> {
-        let call = self.inner()?;
-        if !Array::is_array(&items) {
-            return Err(to_js(Error::Store {
-                operation: "messages",
-                id: call.id().to_owned(),
-                reason: format!("returned {}, not an array", describe(&items)),
-            }));
-        }
-        let items = match json_arg("messages", &items)? {
-            Value::Array(items) => items,
-            _ => Vec::new(),
-        };
-        self.inner()?.read(items).map_err(to_js)
-    }
-
-    /// The summarizer's replies: each `{ value }` or `{ failed }` (as `compact()` passes them).
-    pub fn submit(&mut self, replies: Array) -> Result<(), JsValue> {
-        let replies = replies.iter().map(|r| super::compact::reply_from(&r)).collect();
-        self.inner()?.submit(replies).map_err(to_js)
-    }
-
-    /// Answers the summaries with the built-in extractive summary.
-    #[wasm_bindgen(js_name = submitExtractive)]
-    pub fn submit_extractive(&mut self) -> Result<(), JsValue> {
-        self.inner()?.submit_extractive().map_err(to_js)
-    }
-
-    /// The call's timings, in milliseconds.
-    pub fn finish(&mut self, plan_ms: f64, summarize_ms: f64, total_ms: f64) -> Result<(), JsValue> {
-        self.inner()?
-            .finish(Timings {
-                plan_ms,
-                summarize_ms,
-                total_ms,
-            })
-            .map_err(to_js)
-    }
-
-    /// The write landed.
-    pub fn written(&mut self) -> Result<(), JsValue> {
-        self.inner()?.written().map_err(to_js)
-    }
-
-    /// The store refused the write as stale; `found`: the version it holds, if it said.
-    pub fn stale(&mut self, found: JsValue) -> Result<(), JsValue> {
-        let found = found.as_f64().filter(|n| *n >= 0.0).map(|n| n as u32);
-        self.inner()?.stale(found).map_err(to_js)
-    }
-
-    /// The result, once done. `prepare` and `compact`: `{ pieces, system?, ...outcome }`,
-    /// where each piece is a history index (an item JS holds) or `{ item, of? }`: an item
-    /// ctxfold made, a changed copy of history item `of` when it is one.
-    pub fn result(&mut self) -> Result<JsValue, JsValue> {
-        let done = self.inner()?.take_done().ok_or_else(|| {
-            to_js(Error::Internal {
-                reason: "a Compactor call's result was asked for before it finished".into(),
-            })
-        })?;
-        match done {
-            Done::Prepared(p) => {
-                let out: Object = super::to_plain(&p.outcome)?.unchecked_into();
-                let pieces = Array::new();
-                for piece in &p.pieces {
-                    pieces.push(&match piece {
-                        Piece::Keep(i) => (*i as f64).into(),
-                        Piece::Item { item, of } => {
-                            let obj = Object::new();
-                            set(&obj, "item", &super::to_plain(item)?)?;
-                            if let Some(i) = of {
-                                set(&obj, "of", &(*i as f64).into())?;
-                            }
-                            obj.into()
-                        }
-                    });
-                }
-                set(&out, "pieces", &pieces)?;
-                if let Some(system) = &p.system {
-                    set(&out, "system", &super::to_plain(system)?)?;
-                }
-                Ok(out.into())
-            }
-            Done::Committed(c) => super::to_plain(&c),
-            Done::Undone(u) => super::to_plain(&u),
-            Done::Status(s) => super::to_plain(&s),
-        }
-    }
-
-    /// Ends the call (finished or not): returns how many history items the core keeps for
-    /// the conversation, which JS keeps as many of.
-    pub fn end(&mut self) -> u32 {
-        match self.call.take() {
-            Some(call) => self.sessions.borrow_mut().end(call) as u32,
-            None => 0,
-        }
     }
 }
 

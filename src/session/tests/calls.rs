@@ -1,367 +1,11 @@
-//! The core of the `Compactor`, natively, over the in-memory store and the extractive
-//! summarizer (or a function standing in for an LLM).
+//! Each call's own behaviour: undo, usage anchoring, errors, manual compactions, Anthropic's
+//! system, export and import, conversations started empty or by a commit.
 
-use std::rc::Rc;
+use serde_json::json;
 
-use serde_json::{json, Value};
-
-use super::memory::{run, MemoryStore, Store};
+use super::super::memory::{run, MemoryStore, Store};
 use super::*;
 use crate::compact::{self, Reply, Summarizer};
-use crate::count::Memo;
-use crate::messages::Conversation;
-
-/// An agent's conversation: a task, then turns of a tool call, its (large) result and a
-/// reply, with a user message every `user_every` turns.
-fn agent(turns: usize) -> Vec<Value> {
-    let mut m = vec![
-        json!({"role": "system", "content": "You are a coding agent. Work in /srv/app."}),
-        json!({"role": "user", "content": "Fix the failing test in tests/test_api.py (ticket OPS-4412)."}),
-    ];
-    for t in 0..turns {
-        let id = format!("call_{t}");
-        m.push(json!({"role": "assistant", "content": format!("Step {t}: reading a file."), "tool_calls": [
-            {"id": id, "type": "function", "function": {"name": "read_file", "arguments": format!("{{\"path\":\"/srv/app/mod_{t}.py\"}}")}}
-        ]}));
-        let body: String = (0..60)
-            .map(|k| {
-                format!("line {k} of mod_{t}.py: value_{t}_{k} = compute({k}, host='db-{t}.internal:5432')\n")
-            })
-            .collect();
-        m.push(json!({"role": "tool", "tool_call_id": id, "content": body}));
-        m.push(json!({"role": "assistant", "content": format!("mod_{t}.py holds the values; next I check mod_{}.py.", t + 1)}));
-        if t % 3 == 2 {
-            m.push(json!({"role": "user", "content": format!("Keep going (check {t}).")}));
-        }
-    }
-    m
-}
-
-fn options(window: usize) -> CompactOptions {
-    crate::options::from_value("options", &json!({"model": "gpt-4o", "contextWindow": window})).unwrap()
-}
-
-/// Options that keep one turn verbatim: a manual compaction of a short conversation has
-/// something to summarize.
-fn one_turn(window: usize) -> Sessions {
-    let o = crate::options::from_value(
-        "options",
-        &json!({"model": "gpt-4o", "contextWindow": window, "bufferTurns": 1}),
-    );
-    Sessions::new(o.unwrap(), DEFAULT_ATTEMPTS, 3).unwrap()
-}
-
-fn sessions(window: usize) -> Sessions {
-    Sessions::new(options(window), DEFAULT_ATTEMPTS, 7).unwrap()
-}
-
-/// The model calls of a conversation: before each assistant message, and at the end.
-fn calls(messages: &[Value]) -> Vec<usize> {
-    let mut k: Vec<usize> = (1..messages.len())
-        .filter(|&i| messages[i]["role"] == "assistant")
-        .collect();
-    if k.last() != Some(&messages.len()) {
-        k.push(messages.len());
-    }
-    k
-}
-
-fn prepared(done: Done) -> Prepared {
-    match done {
-        Done::Prepared(p) => *p,
-        other => panic!("expected a prepared input, got {other:?}"),
-    }
-}
-
-/// The input as messages: kept items from the stored history.
-fn input(p: &Prepared, history: &[Value]) -> Vec<Value> {
-    p.pieces
-        .iter()
-        .map(|piece| match piece {
-            Piece::Keep(i) => history[*i].clone(),
-            Piece::Item { item, .. } => item.clone(),
-        })
-        .collect()
-}
-
-/// One replay turn: commit the reply of the previous call, prepare what came since.
-struct Replay {
-    seen: usize,
-    last: Option<usize>,
-}
-
-impl Replay {
-    fn new() -> Self {
-        Replay { seen: 0, last: None }
-    }
-
-    fn turn(
-        &mut self,
-        s: &mut Sessions,
-        store: &mut MemoryStore,
-        id: &str,
-        messages: &[Value],
-        k: usize,
-    ) -> Prepared {
-        if let Some(prev) = self.last {
-            let reply = messages[prev..prev + 1].to_vec();
-            run(
-                s,
-                |x| x.commit(id, reply, None, None),
-                store,
-                Summarizer::Extractive,
-            )
-            .unwrap();
-            self.seen = prev + 1;
-        }
-        let new = messages[self.seen..k].to_vec();
-        let p = prepared(
-            run(
-                s,
-                |x| x.prepare(id, new, None, None),
-                store,
-                Summarizer::Extractive,
-            )
-            .unwrap(),
-        );
-        self.seen = k;
-        self.last = (k < messages.len()).then_some(k);
-        p
-    }
-}
-
-#[test]
-fn prepare_gives_what_a_stateless_caller_gets() {
-    let messages = agent(30);
-    let mut s = sessions(8192);
-    let mut store = MemoryStore::default();
-    let mut replay = Replay::new();
-    let mut state: Option<compact::State> = None;
-    let mut compactions = 0;
-    for k in calls(&messages) {
-        let p = replay.turn(&mut s, &mut store, "c", &messages, k);
-        // The stateless way: the whole history and the state passed back.
-        let mut setup = compact::Setup::new(options(8192)).unwrap();
-        setup.state = state.take();
-        let conv = Rc::new(Conversation::parse(&json!(messages[..k]), None).unwrap());
-        let c = setup.start(Rc::clone(&conv), &mut Memo::default(), None).unwrap();
-        let (outcome, _) = compact::run(c, Summarizer::Extractive).unwrap();
-        let history = &store.rows["c"].messages;
-        assert_eq!(json!(input(&p, history)), conv.render(&outcome.order), "turn {k}");
-        assert_eq!(p.outcome.report.tokens_after, outcome.report.tokens_after);
-        assert_eq!(
-            store.rows["c"].meta.as_ref().unwrap().state,
-            outcome.state,
-            "turn {k}"
-        );
-        compactions += usize::from(outcome.report.trigger.is_some());
-        assert_eq!(p.outcome.record.is_some(), outcome.report.trigger.is_some());
-        state = Some(outcome.state);
-    }
-    assert!(compactions >= 2, "{compactions} compactions: the test needs some");
-    let row = &store.rows["c"];
-    assert_eq!(row.messages, messages, "the history is the conversation");
-    assert_eq!(row.records.len(), compactions);
-    for (k, r) in row.records.iter().enumerate() {
-        assert_eq!(r["seq"], k);
-    }
-    for (k, s) in row.summaries.iter().enumerate() {
-        assert_eq!(s["seq"], k);
-        assert!(s["compaction"].as_u64().unwrap() < compactions as u64);
-    }
-}
-
-#[test]
-fn a_warm_turn_is_one_load_and_one_write_and_a_cold_one_reads_from_its_cache() {
-    let messages = agent(8);
-    let mut s = sessions(128_000);
-    let mut store = MemoryStore::default();
-    let id = "c";
-    run(
-        &mut s,
-        |x| x.prepare(id, messages[..5].to_vec(), None, None),
-        &mut store,
-        Summarizer::Extractive,
-    )
-    .unwrap();
-    let (loads, writes) = (store.loads, store.writes);
-    run(
-        &mut s,
-        |x| x.prepare(id, messages[5..8].to_vec(), None, None),
-        &mut store,
-        Summarizer::Extractive,
-    )
-    .unwrap();
-    assert_eq!((store.loads - loads, store.writes - writes), (1, 1));
-    assert!(
-        store.reads.is_empty(),
-        "a warm cache reads no history: {:?}",
-        store.reads
-    );
-    // Another tab (another Sessions over the same store) appends two messages...
-    let mut other = sessions(128_000);
-    run(
-        &mut other,
-        |x| x.prepare(id, messages[8..10].to_vec(), None, None),
-        &mut store,
-        Summarizer::Extractive,
-    )
-    .unwrap();
-    assert_eq!(store.reads, vec![0], "the other one started cold");
-    // ...so this one reads only those.
-    let p = prepared(
-        run(
-            &mut s,
-            |x| x.prepare(id, messages[10..12].to_vec(), None, None),
-            &mut store,
-            Summarizer::Extractive,
-        )
-        .unwrap(),
-    );
-    assert_eq!(store.reads, vec![0, 8]);
-    assert_eq!(store.rows[id].messages, messages[..12]);
-    assert_eq!(p.pieces.len(), 12);
-}
-
-/// A store that lets another writer in just before the next write (another tab that
-/// compacted first), as many times as asked.
-struct Racing<'a> {
-    inner: MemoryStore,
-    other: &'a mut Sessions,
-    races: usize,
-    new: Vec<Value>,
-}
-
-impl Store for Racing<'_> {
-    fn load(&mut self, id: &str) -> Result<Option<StoredMeta>, Error> {
-        self.inner.load(id)
-    }
-    fn messages(&mut self, id: &str, from: usize) -> Result<Vec<Value>, Error> {
-        self.inner.messages(id, from)
-    }
-    fn write(&mut self, id: &str, expect: u32, batch: &WriteBatch) -> Result<(), Error> {
-        if self.races > 0 {
-            self.races -= 1;
-            let new = vec![self.new.remove(0)];
-            run(
-                self.other,
-                |x| x.prepare(id, new, None, None),
-                &mut self.inner,
-                Summarizer::Extractive,
-            )?;
-        }
-        self.inner.write(id, expect, batch)
-    }
-    fn summaries(&mut self, id: &str) -> Result<Vec<Value>, Error> {
-        self.inner.summaries(id)
-    }
-    fn records(&mut self, id: &str) -> Result<Vec<Value>, Error> {
-        self.inner.records(id)
-    }
-    fn list(&mut self) -> Result<Vec<String>, Error> {
-        self.inner.list()
-    }
-    fn delete(&mut self, id: &str) -> Result<(), Error> {
-        self.inner.delete(id)
-    }
-}
-
-#[test]
-fn a_stale_write_loads_again_and_never_compacts_twice() {
-    let messages = agent(12);
-    let id = "c";
-    let mut s = sessions(8192);
-    let mut base = MemoryStore::default();
-    // Just under the threshold: the next message makes a compaction.
-    let mut n = 3;
-    loop {
-        let mut probe = base.clone();
-        let mut t = sessions(8192);
-        let p = prepared(
-            run(
-                &mut t,
-                |x| x.prepare(id, messages[..n].to_vec(), None, None),
-                &mut probe,
-                Summarizer::Extractive,
-            )
-            .unwrap(),
-        );
-        if p.outcome.record.is_some() {
-            n -= 1;
-            break;
-        }
-        n += 1;
-    }
-    run(
-        &mut s,
-        |x| x.prepare(id, messages[..n].to_vec(), None, None),
-        &mut base,
-        Summarizer::Extractive,
-    )
-    .unwrap();
-    assert!(base.rows[id].records.is_empty());
-    // This one compacts, but the other writer, with the next message, compacts first.
-    let mut other = sessions(8192);
-    let mut store = Racing {
-        inner: base,
-        other: &mut other,
-        races: 1,
-        new: vec![messages[n].clone()],
-    };
-    let p = prepared(
-        run(
-            &mut s,
-            |x| x.prepare(id, vec![messages[n + 1].clone()], None, None),
-            &mut store,
-            Summarizer::Extractive,
-        )
-        .unwrap(),
-    );
-    let row = &store.inner.rows[id];
-    assert_eq!(row.records.len(), 1, "one compaction, by the other writer");
-    assert!(
-        p.outcome.record.is_none(),
-        "this call found it done when it loaded again"
-    );
-    assert_eq!(row.messages, messages[..n + 2], "no message lost, none twice");
-    assert_eq!(row.meta.as_ref().unwrap().version, 3);
-
-    // A writer that always loses gives up with STALE_WRITE after its attempts.
-    let mut s = Sessions::new(options(8192), 3, 1).unwrap();
-    let mut other = sessions(8192);
-    let inner = store.inner.clone();
-    let mut store = Racing {
-        inner,
-        other: &mut other,
-        races: 3,
-        new: messages[n + 2..n + 5].to_vec(),
-    };
-    let e = run(
-        &mut s,
-        |x| x.prepare(id, vec![json!({"role": "user", "content": "late"})], None, None),
-        &mut store,
-        Summarizer::Extractive,
-    )
-    .unwrap_err();
-    assert_eq!(e.code(), "STALE_WRITE");
-    assert!(e.to_string().contains("gave up after 3 attempts"), "{e}");
-    assert_eq!(
-        store.inner.rows[id].messages,
-        messages[..n + 5],
-        "the losing call wrote nothing"
-    );
-    // Its cache holds what the store held when it last loaded, nothing of its own.
-    assert!(s.cached(id) <= messages[..n + 5].len());
-    let next = vec![json!({"role": "user", "content": "after"})];
-    run(
-        &mut s,
-        |x| x.prepare(id, next, None, None),
-        &mut store.inner,
-        Summarizer::Extractive,
-    )
-    .unwrap();
-    assert_eq!(store.inner.rows[id].messages.len(), n + 6);
-}
 
 #[test]
 fn undo_restores_the_input_of_the_turn_before_the_compaction() {
@@ -500,65 +144,6 @@ fn usage_corrects_the_next_trigger_decision() {
         next.outcome.report.budget.input,
         (e.input as f64 / anchor.ratio).floor() as usize
     );
-    // A second commit after the same prepare has no input to pair with.
-    run(
-        &mut s,
-        |x| x.commit(id, messages[6..7].to_vec(), None, None),
-        &mut store,
-        Summarizer::Extractive,
-    )
-    .unwrap();
-    let Done::Committed(c) = run(
-        &mut s,
-        |x| {
-            x.commit(
-                id,
-                messages[7..8].to_vec(),
-                Some(json!({"input_tokens": 5})),
-                None,
-            )
-        },
-        &mut store,
-        Summarizer::Extractive,
-    )
-    .unwrap() else {
-        panic!()
-    };
-    assert!(c.anchor.is_none() && c.usage_ignored.unwrap().contains("no prepare()"));
-    // A report that cannot be this input's is not taken.
-    let p = prepared(
-        run(
-            &mut s,
-            |x| x.prepare(id, vec![], None, None),
-            &mut store,
-            Summarizer::Extractive,
-        )
-        .unwrap(),
-    );
-    let Done::Committed(c) = run(
-        &mut s,
-        |x| {
-            x.commit(
-                id,
-                vec![json!({"role": "assistant", "content": "ok"})],
-                Some(json!({"input_tokens": p.outcome.report.tokens_after * 9})),
-                None,
-            )
-        },
-        &mut store,
-        Summarizer::Extractive,
-    )
-    .unwrap() else {
-        panic!()
-    };
-    assert!(c.usage_ignored.unwrap().contains("not this input's"));
-    let status = match run(&mut s, |x| x.status(id), &mut store, Summarizer::Extractive).unwrap() {
-        Done::Status(Some(st)) => st,
-        other => panic!("{other:?}"),
-    };
-    assert_eq!(status.usage.len(), 1);
-    assert_eq!(status.usage[0].reports, 1);
-    assert_eq!(status.length, store.rows[id].messages.len());
 }
 
 #[test]
@@ -926,39 +511,76 @@ fn an_empty_conversation_and_a_commit_first_are_conversations_too() {
 }
 
 #[test]
-fn caches_are_kept_for_the_conversations_used_last() {
-    let mut s = Sessions::new(options(128_000), DEFAULT_ATTEMPTS, 5)
-        .unwrap()
-        .with_cache_limit(2);
+fn a_report_is_taken_only_for_the_input_just_returned() {
+    let messages = agent(4);
+    let id = "c";
+    let mut s = sessions(128_000);
     let mut store = MemoryStore::default();
-    let m = agent(2);
-    for id in ["a", "b", "c"] {
+    let first = |x: &mut Sessions| x.prepare(id, messages[..3].to_vec(), None, None);
+    run(&mut s, first, &mut store, Summarizer::Extractive).unwrap();
+    run(
+        &mut s,
+        |x| x.commit(id, messages[3..6].to_vec(), None, None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    // A second commit after the same prepare has no input to pair with.
+    run(
+        &mut s,
+        |x| x.commit(id, messages[6..7].to_vec(), None, None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    let Done::Committed(c) = run(
+        &mut s,
+        |x| {
+            x.commit(
+                id,
+                messages[7..8].to_vec(),
+                Some(json!({"input_tokens": 5})),
+                None,
+            )
+        },
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap() else {
+        panic!()
+    };
+    assert!(c.anchor.is_none() && c.usage_ignored.unwrap().contains("no prepare()"));
+    // A report that cannot be this input's is not taken.
+    let p = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, m.clone(), None, None),
+            |x| x.prepare(id, vec![], None, None),
             &mut store,
             Summarizer::Extractive,
         )
-        .unwrap();
-    }
-    assert_eq!(
-        (s.cached("a"), s.cached("b"), s.cached("c")),
-        (0, m.len(), m.len())
+        .unwrap(),
     );
-    let next = vec![json!({"role": "user", "content": "more"})];
-    for id in ["c", "a"] {
-        run(
-            &mut s,
-            |x| x.prepare(id, next.clone(), None, None),
-            &mut store,
-            Summarizer::Extractive,
-        )
-        .unwrap();
-    }
-    // "c" was warm; "a" was read again, whole; now "b" is the one forgotten.
-    assert_eq!(store.reads, vec![0]);
-    assert_eq!(
-        (s.cached("a"), s.cached("b"), s.cached("c")),
-        (m.len() + 1, 0, m.len() + 1)
-    );
+    let Done::Committed(c) = run(
+        &mut s,
+        |x| {
+            x.commit(
+                id,
+                vec![json!({"role": "assistant", "content": "ok"})],
+                Some(json!({"input_tokens": p.outcome.report.tokens_after * 9})),
+                None,
+            )
+        },
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap() else {
+        panic!()
+    };
+    assert!(c.usage_ignored.unwrap().contains("not this input's"));
+    let status = match run(&mut s, |x| x.status(id), &mut store, Summarizer::Extractive).unwrap() {
+        Done::Status(Some(st)) => st,
+        other => panic!("{other:?}"),
+    };
+    assert!(status.usage.is_empty(), "no report was taken");
+    assert_eq!(status.length, store.rows[id].messages.len());
 }

@@ -1,0 +1,329 @@
+//! The end of a call: the batch it writes (the history it appended, the summaries and the
+//! record a compaction made, the next meta), and what it returns; `status`, which writes
+//! nothing. The usage correction's arithmetic ([`corrected`]) is here too.
+
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use super::{Call, Done, Kind, Phase, Piece, Prepared};
+use crate::compact::types::{Budget, ContextStatus, Timings};
+use crate::compact::{summary, Chunk, Outcome, State};
+use crate::config::Strategy;
+use crate::messages::Out;
+use crate::session::stored::{
+    CommitOutcome, CompactionRecord, ConversationStatus, InputEstimate, LastCompaction, LastInput,
+    PrepareOutcome, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, WriteBatch, META_SCHEMA,
+};
+use crate::session::usage;
+use crate::Error;
+
+impl Call {
+    /// The meta this call starts from: the stored one, or a new conversation's.
+    fn base_meta(&self) -> StoredMeta {
+        self.meta.clone().unwrap_or_else(|| StoredMeta {
+            schema: META_SCHEMA,
+            id: self.id.clone(),
+            version: 0,
+            epoch: self.fresh_epoch.clone(),
+            length: 0,
+            format: crate::messages::Format::OpenAiChat,
+            system: None,
+            state: State {
+                version: crate::compact::state::VERSION,
+                ..State::default()
+            },
+            undo: None,
+            compactions: 0,
+            summaries: 0,
+            undone: Vec::new(),
+            last_input: None,
+            anchors: Vec::new(),
+            last_compaction: None,
+            created_at: self.now.clone(),
+            updated_at: None,
+        })
+    }
+
+    /// The meta after this call: the next version, the history as cached now.
+    fn next_meta(&self) -> StoredMeta {
+        let mut meta = self.base_meta();
+        let cache = self.cache.as_ref().expect("a cache");
+        meta.version += 1;
+        meta.length = cache.len();
+        meta.format = cache.conv.format();
+        meta.system = cache.system.clone();
+        meta.updated_at = self.now.clone();
+        meta
+    }
+
+    pub(super) fn finish_compaction(&mut self, timings: Timings) -> Result<(), Error> {
+        let old = self.base_meta();
+        let run = self.run.take().expect("a run");
+        let mut outcome = run.outcome.expect("an outcome");
+        outcome.report.timings = timings;
+        let compacted = outcome.report.trigger.is_some();
+        // The chunks this call made: those in force now that were not before.
+        let made: Vec<Chunk> = (outcome.state.chunks.iter())
+            .filter(|c| !old.state.chunks.contains(c))
+            .cloned()
+            .collect();
+        let seq = old.compactions;
+        let summaries: Vec<StoredSummary> = (made.iter().enumerate())
+            .map(|(k, chunk)| StoredSummary {
+                seq: old.summaries + k as u32,
+                compaction: seq,
+                chunk: chunk.clone(),
+            })
+            .collect();
+        let record = compacted.then(|| self.record(seq, &outcome, &made, run.strategy, timings));
+        let state_changed = outcome.state != old.state;
+        let mut meta = self.next_meta();
+        meta.state = outcome.state.clone();
+        meta.summaries += summaries.len() as u32;
+        meta.last_input = Some(LastInput {
+            model: run.model.clone(),
+            tokens: outcome.report.tokens_after,
+            length: meta.length,
+            ratio: run.ratio,
+        });
+        if let Some(r) = &record {
+            meta.compactions += 1;
+            meta.undo = Some(UndoPoint {
+                compaction: seq,
+                state: old.state.clone(),
+            });
+            meta.last_compaction = Some(LastCompaction {
+                seq,
+                trigger: r.trigger,
+                tokens_before: r.tokens_before,
+                tokens_after: r.tokens_after,
+                created_at: self.now.clone(),
+            });
+        }
+        let estimate = estimate(outcome.report.tokens_before, run.ratio, run.budget);
+        self.done = Some(Done::Prepared(Box::new(self.prepared(
+            outcome,
+            estimate,
+            record.clone(),
+        ))));
+        // A manual compaction that found nothing to do changes nothing stored.
+        if matches!(self.kind, Kind::Compact { .. }) && !compacted && !state_changed {
+            self.phase = Phase::Done;
+            return Ok(());
+        }
+        let cache = self.cache.as_ref().expect("a cache");
+        self.batch = Some(WriteBatch {
+            start: old.length,
+            messages: cache.conv.items()[old.length..].to_vec(),
+            summaries: summaries.iter().map(to_json).collect(),
+            records: record.iter().map(to_json).collect(),
+            meta,
+        });
+        self.phase = Phase::Write;
+        Ok(())
+    }
+
+    /// The record of the compaction in `outcome`, which made the chunks `made`.
+    fn record(
+        &self,
+        seq: u32,
+        outcome: &Outcome,
+        made: &[Chunk],
+        strategy: Strategy,
+        timings: Timings,
+    ) -> CompactionRecord {
+        let report = &outcome.report;
+        CompactionRecord {
+            seq,
+            trigger: report.trigger.expect("compacted"),
+            strategy,
+            tokens_before: report.tokens_before,
+            tokens_after: report.tokens_after,
+            budget: report.budget,
+            evicted: report.evicted.clone(),
+            boundary: outcome.state.boundary.map_or(0, |m| m.index),
+            length: self.cache.as_ref().map_or(0, |c| c.len()),
+            generations: made.iter().map(|c| c.generation).collect(),
+            folded: report.folded,
+            kept_ids: report.kept_ids.clone(),
+            lost_ids: report.lost_ids.clone(),
+            unsupported_ids: report.unsupported_ids.clone(),
+            dropped_summary_lines: report.dropped_summary_lines.clone(),
+            fallback: report.fallback.clone(),
+            model: made.iter().find_map(|c| c.model.clone()),
+            usage: made.iter().filter_map(|c| c.usage.clone()).collect(),
+            instructions: match &self.kind {
+                Kind::Compact { instructions } => instructions.clone(),
+                _ => None,
+            },
+            timings,
+            created_at: self.now.clone(),
+            undone: false,
+        }
+    }
+
+    /// The input `outcome` says to send: kept history items, and the items ctxfold made.
+    fn prepared(
+        &self,
+        outcome: Outcome,
+        estimate: InputEstimate,
+        record: Option<CompactionRecord>,
+    ) -> Prepared {
+        let cache = self.cache.as_ref().expect("a cache");
+        let pieces = (outcome.order.iter())
+            .map(|o| match o {
+                Out::Keep(i) => Piece::Keep(*i),
+                other => Piece::Item {
+                    item: cache.conv.render_item(other),
+                    of: match other {
+                        Out::Edited { index, .. }
+                        | Out::Truncated { index, .. }
+                        | Out::Merged { index, .. } => Some(*index),
+                        _ => None,
+                    },
+                },
+            })
+            .collect();
+        Prepared {
+            pieces,
+            system: cache.system.clone(),
+            outcome: PrepareOutcome {
+                context_status: outcome.context_status,
+                report: outcome.report,
+                estimate,
+                record,
+            },
+        }
+    }
+
+    pub(super) fn finish_commit(&mut self, usage: Option<Value>) -> Result<(), Error> {
+        let old = self.base_meta();
+        let reported = usage.as_ref().map(usage::reported_input).transpose()?;
+        let mut meta = self.next_meta();
+        // The input a usage report pairs with is the one returned just before: nothing
+        // appended after it.
+        meta.last_input = None;
+        let mut outcome = CommitOutcome {
+            length: meta.length,
+            anchor: None,
+            usage_ignored: None,
+        };
+        if let Some(reported) = reported {
+            match old.last_input.as_ref().filter(|li| li.length == old.length) {
+                None => {
+                    outcome.usage_ignored = Some(
+                        "no prepare() returned an input just before this commit: the usage has nothing to pair with"
+                            .into(),
+                    )
+                }
+                Some(li) => {
+                    let previous = old.anchors.iter().find(|a| a.model == li.model);
+                    match usage::anchor(previous, &li.model, reported, li.tokens, li.ratio, self.now.clone()) {
+                        Ok(a) => {
+                            meta.anchors.retain(|x| x.model != li.model);
+                            meta.anchors.push(a.clone());
+                            outcome.anchor = Some(a);
+                        }
+                        Err(why) => outcome.usage_ignored = Some(why),
+                    }
+                }
+            }
+        }
+        let cache = self.cache.as_ref().expect("a cache");
+        self.batch = Some(WriteBatch {
+            start: old.length,
+            messages: cache.conv.items()[old.length..].to_vec(),
+            summaries: Vec::new(),
+            records: Vec::new(),
+            meta,
+        });
+        self.done = Some(Done::Committed(outcome));
+        self.phase = Phase::Write;
+        Ok(())
+    }
+
+    pub(super) fn finish_undo(&mut self) -> Result<(), Error> {
+        let old = self.base_meta();
+        let undo = old.undo.clone().expect("an undo point");
+        let mut meta = old.clone();
+        meta.version += 1;
+        meta.updated_at = self.now.clone();
+        meta.state = undo.state.clone();
+        meta.undo = None;
+        meta.undone.push(undo.compaction);
+        // The input changed: a usage report no longer pairs with the one returned before.
+        meta.last_input = None;
+        self.batch = Some(WriteBatch {
+            start: old.length,
+            messages: Vec::new(),
+            summaries: Vec::new(),
+            records: Vec::new(),
+            meta,
+        });
+        self.done = Some(Done::Undone(Some(UndoOutcome {
+            compaction: undo.compaction,
+            chunks: undo.state.chunks.len(),
+            boundary: undo.state.boundary.map(|m| m.index),
+        })));
+        self.phase = Phase::Write;
+        Ok(())
+    }
+
+    /// Where the conversation stands: the plan over the cached history and the stored state.
+    pub(super) fn status(&mut self) -> Result<ConversationStatus, Error> {
+        let (setup, ratio, budget, _) = self.setup(false, None)?;
+        let meta = self.meta.as_ref().expect("status of a stored conversation");
+        let cache = self.cache.as_mut().expect("a cache when ready");
+        let plan = setup.plan(Rc::clone(&cache.conv), &mut cache.memo)?;
+        let chunks = &meta.state.chunks;
+        let context_status = if chunks.iter().any(|c| c.text == summary::MARKER) {
+            ContextStatus::Truncated
+        } else if chunks.is_empty() {
+            ContextStatus::Full
+        } else {
+            ContextStatus::Summarized
+        };
+        Ok(ConversationStatus {
+            id: meta.id.clone(),
+            version: meta.version,
+            length: meta.length,
+            format: cache.conv.format(),
+            context_status,
+            estimate: estimate(plan.tokens.total, ratio, budget),
+            plan,
+            chunks: chunks.len(),
+            compactions: meta.compactions,
+            last_compaction: meta.last_compaction.clone(),
+            can_undo: meta.undo.is_some(),
+            usage: meta.anchors.clone(),
+            created_at: meta.created_at.clone(),
+            updated_at: meta.updated_at.clone(),
+        })
+    }
+}
+
+/// The budget in ctxfold's counts when the provider counts `ratio` times as many tokens:
+/// the trigger compares `counted x ratio` with the threshold, and the input must fit.
+pub fn corrected(budget: Budget, ratio: f64) -> Budget {
+    let input = (budget.input as f64 / ratio).floor() as usize;
+    Budget {
+        input,
+        threshold: ((budget.threshold as f64 / ratio).floor() as usize).min(input),
+        ..budget
+    }
+}
+
+fn estimate(counted: usize, ratio: Option<f64>, budget: Budget) -> InputEstimate {
+    InputEstimate {
+        counted,
+        ratio,
+        tokens: ratio.map_or(counted, |r| (counted as f64 * r).round() as usize),
+        threshold: budget.threshold,
+        input: budget.input,
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("stored shapes serialize")
+}

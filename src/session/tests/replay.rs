@@ -1,0 +1,283 @@
+//! Conversations replayed turn by turn: the same inputs as a stateless caller, what a warm
+//! and a cold cache read, writers that race, and which caches are kept.
+
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::super::memory::{run, MemoryStore, Store};
+use super::*;
+use crate::compact::{self, Summarizer};
+use crate::count::Memo;
+use crate::messages::Conversation;
+
+#[test]
+fn prepare_gives_what_a_stateless_caller_gets() {
+    let messages = agent(30);
+    let mut s = sessions(8192);
+    let mut store = MemoryStore::default();
+    let mut replay = Replay::new();
+    let mut state: Option<compact::State> = None;
+    let mut compactions = 0;
+    for k in calls(&messages) {
+        let p = replay.turn(&mut s, &mut store, "c", &messages, k);
+        // The stateless way: the whole history and the state passed back.
+        let mut setup = compact::Setup::new(options(8192)).unwrap();
+        setup.state = state.take();
+        let conv = Rc::new(Conversation::parse(&json!(messages[..k]), None).unwrap());
+        let c = setup.start(Rc::clone(&conv), &mut Memo::default(), None).unwrap();
+        let (outcome, _) = compact::run(c, Summarizer::Extractive).unwrap();
+        let history = &store.rows["c"].messages;
+        assert_eq!(json!(input(&p, history)), conv.render(&outcome.order), "turn {k}");
+        assert_eq!(p.outcome.report.tokens_after, outcome.report.tokens_after);
+        assert_eq!(
+            store.rows["c"].meta.as_ref().unwrap().state,
+            outcome.state,
+            "turn {k}"
+        );
+        compactions += usize::from(outcome.report.trigger.is_some());
+        assert_eq!(p.outcome.record.is_some(), outcome.report.trigger.is_some());
+        state = Some(outcome.state);
+    }
+    assert!(compactions >= 2, "{compactions} compactions: the test needs some");
+    let row = &store.rows["c"];
+    assert_eq!(row.messages, messages, "the history is the conversation");
+    assert_eq!(row.records.len(), compactions);
+    for (k, r) in row.records.iter().enumerate() {
+        assert_eq!(r["seq"], k);
+    }
+    for (k, s) in row.summaries.iter().enumerate() {
+        assert_eq!(s["seq"], k);
+        assert!(s["compaction"].as_u64().unwrap() < compactions as u64);
+    }
+}
+
+#[test]
+fn a_warm_turn_is_one_load_and_one_write_and_a_cold_one_reads_from_its_cache() {
+    let messages = agent(8);
+    let mut s = sessions(128_000);
+    let mut store = MemoryStore::default();
+    let id = "c";
+    run(
+        &mut s,
+        |x| x.prepare(id, messages[..5].to_vec(), None, None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    let (loads, writes) = (store.loads, store.writes);
+    run(
+        &mut s,
+        |x| x.prepare(id, messages[5..8].to_vec(), None, None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    assert_eq!((store.loads - loads, store.writes - writes), (1, 1));
+    assert!(
+        store.reads.is_empty(),
+        "a warm cache reads no history: {:?}",
+        store.reads
+    );
+    // Another tab (another Sessions over the same store) appends two messages...
+    let mut other = sessions(128_000);
+    run(
+        &mut other,
+        |x| x.prepare(id, messages[8..10].to_vec(), None, None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    assert_eq!(store.reads, vec![0], "the other one started cold");
+    // ...so this one reads only those.
+    let p = prepared(
+        run(
+            &mut s,
+            |x| x.prepare(id, messages[10..12].to_vec(), None, None),
+            &mut store,
+            Summarizer::Extractive,
+        )
+        .unwrap(),
+    );
+    assert_eq!(store.reads, vec![0, 8]);
+    assert_eq!(store.rows[id].messages, messages[..12]);
+    assert_eq!(p.pieces.len(), 12);
+}
+
+/// A store that lets another writer in just before the next write (another tab that
+/// compacted first), as many times as asked.
+struct Racing<'a> {
+    inner: MemoryStore,
+    other: &'a mut Sessions,
+    races: usize,
+    new: Vec<Value>,
+}
+
+impl Store for Racing<'_> {
+    fn load(&mut self, id: &str) -> Result<Option<StoredMeta>, Error> {
+        self.inner.load(id)
+    }
+    fn messages(&mut self, id: &str, from: usize) -> Result<Vec<Value>, Error> {
+        self.inner.messages(id, from)
+    }
+    fn write(&mut self, id: &str, expect: u32, batch: &WriteBatch) -> Result<(), Error> {
+        if self.races > 0 {
+            self.races -= 1;
+            let new = vec![self.new.remove(0)];
+            run(
+                self.other,
+                |x| x.prepare(id, new, None, None),
+                &mut self.inner,
+                Summarizer::Extractive,
+            )?;
+        }
+        self.inner.write(id, expect, batch)
+    }
+    fn summaries(&mut self, id: &str) -> Result<Vec<Value>, Error> {
+        self.inner.summaries(id)
+    }
+    fn records(&mut self, id: &str) -> Result<Vec<Value>, Error> {
+        self.inner.records(id)
+    }
+    fn list(&mut self) -> Result<Vec<String>, Error> {
+        self.inner.list()
+    }
+    fn delete(&mut self, id: &str) -> Result<(), Error> {
+        self.inner.delete(id)
+    }
+}
+
+#[test]
+fn a_stale_write_loads_again_and_never_compacts_twice() {
+    let messages = agent(12);
+    let id = "c";
+    let mut s = sessions(8192);
+    let mut base = MemoryStore::default();
+    // Just under the threshold: the next message makes a compaction.
+    let mut n = 3;
+    loop {
+        let mut probe = base.clone();
+        let mut t = sessions(8192);
+        let p = prepared(
+            run(
+                &mut t,
+                |x| x.prepare(id, messages[..n].to_vec(), None, None),
+                &mut probe,
+                Summarizer::Extractive,
+            )
+            .unwrap(),
+        );
+        if p.outcome.record.is_some() {
+            n -= 1;
+            break;
+        }
+        n += 1;
+    }
+    run(
+        &mut s,
+        |x| x.prepare(id, messages[..n].to_vec(), None, None),
+        &mut base,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    assert!(base.rows[id].records.is_empty());
+    // This one compacts, but the other writer, with the next message, compacts first.
+    let mut other = sessions(8192);
+    let mut store = Racing {
+        inner: base,
+        other: &mut other,
+        races: 1,
+        new: vec![messages[n].clone()],
+    };
+    let p = prepared(
+        run(
+            &mut s,
+            |x| x.prepare(id, vec![messages[n + 1].clone()], None, None),
+            &mut store,
+            Summarizer::Extractive,
+        )
+        .unwrap(),
+    );
+    let row = &store.inner.rows[id];
+    assert_eq!(row.records.len(), 1, "one compaction, by the other writer");
+    assert!(
+        p.outcome.record.is_none(),
+        "this call found it done when it loaded again"
+    );
+    assert_eq!(row.messages, messages[..n + 2], "no message lost, none twice");
+    assert_eq!(row.meta.as_ref().unwrap().version, 3);
+
+    // A writer that always loses gives up with STALE_WRITE after its attempts.
+    let mut s = Sessions::new(options(8192), 3, 1).unwrap();
+    let mut other = sessions(8192);
+    let inner = store.inner.clone();
+    let mut store = Racing {
+        inner,
+        other: &mut other,
+        races: 3,
+        new: messages[n + 2..n + 5].to_vec(),
+    };
+    let e = run(
+        &mut s,
+        |x| x.prepare(id, vec![json!({"role": "user", "content": "late"})], None, None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), "STALE_WRITE");
+    assert!(e.to_string().contains("gave up after 3 attempts"), "{e}");
+    assert_eq!(
+        store.inner.rows[id].messages,
+        messages[..n + 5],
+        "the losing call wrote nothing"
+    );
+    // Its cache holds what the store held when it last loaded, nothing of its own.
+    assert!(s.cached(id) <= messages[..n + 5].len());
+    let next = vec![json!({"role": "user", "content": "after"})];
+    run(
+        &mut s,
+        |x| x.prepare(id, next, None, None),
+        &mut store.inner,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    assert_eq!(store.inner.rows[id].messages.len(), n + 6);
+}
+
+#[test]
+fn caches_are_kept_for_the_conversations_used_last() {
+    let mut s = Sessions::new(options(128_000), DEFAULT_ATTEMPTS, 5)
+        .unwrap()
+        .with_cache_limit(2);
+    let mut store = MemoryStore::default();
+    let m = agent(2);
+    for id in ["a", "b", "c"] {
+        run(
+            &mut s,
+            |x| x.prepare(id, m.clone(), None, None),
+            &mut store,
+            Summarizer::Extractive,
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        (s.cached("a"), s.cached("b"), s.cached("c")),
+        (0, m.len(), m.len())
+    );
+    let next = vec![json!({"role": "user", "content": "more"})];
+    for id in ["c", "a"] {
+        run(
+            &mut s,
+            |x| x.prepare(id, next.clone(), None, None),
+            &mut store,
+            Summarizer::Extractive,
+        )
+        .unwrap();
+    }
+    // "c" was warm; "a" was read again, whole; now "b" is the one forgotten.
+    assert_eq!(store.reads, vec![0]);
+    assert_eq!(
+        (s.cached("a"), s.cached("b"), s.cached("c")),
+        (m.len() + 1, 0, m.len() + 1)
+    );
+}

@@ -1,0 +1,206 @@
+//! One `Compactor` call, stepped by `lib/compactor.js`: what it needs next, the answers to
+//! it, and its result, each a synchronous wasm call.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, Object, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::super::error::{describe, to_js};
+use super::super::options::{self, json_arg};
+use crate::compact::types::Timings;
+use crate::session::{Call, Done, Piece, Sessions, Step, StoredMeta};
+use crate::Error;
+
+/// One `Compactor` call in progress, stepped by `lib/compactor.js`. Not part of the public API.
+#[wasm_bindgen(js_name = CompactorCall, skip_typescript)]
+pub struct CompactorCall {
+    sessions: Rc<RefCell<Sessions>>,
+    call: Option<Call>,
+}
+
+fn set(obj: &Object, key: &str, value: &JsValue) -> Result<(), JsValue> {
+    Reflect::set(obj, &JsValue::from_str(key), value).map(|_| ())
+}
+
+impl CompactorCall {
+    /// A call of the compactor whose sessions are `sessions`.
+    pub(super) fn new(sessions: Rc<RefCell<Sessions>>, call: Call) -> Self {
+        CompactorCall {
+            sessions,
+            call: Some(call),
+        }
+    }
+}
+
+#[wasm_bindgen(js_class = CompactorCall)]
+impl CompactorCall {
+    fn inner(&mut self) -> Result<&mut Call, JsValue> {
+        self.call.as_mut().ok_or_else(|| {
+            to_js(Error::Internal {
+                reason: "a Compactor call was used after it ended".into(),
+            })
+        })
+    }
+
+    /// What the call needs now: `{ load: true }`, `{ read: from }`, `{ summarize: requests,
+    /// first, plan }`, `{ finish: true }`, `{ write: batch, expect }` or `{ done: true }`.
+    pub fn next(&mut self) -> Result<JsValue, JsValue> {
+        let call = self.inner()?;
+        let out = Object::new();
+        match call.step() {
+            Step::Load => set(&out, "load", &JsValue::TRUE)?,
+            Step::Read { from } => set(&out, "read", &(from as f64).into())?,
+            Step::Summarize { requests, first } => {
+                let list = Array::new();
+                for r in requests {
+                    let req = super::super::to_plain(r)?;
+                    Reflect::set(&req, &"messages".into(), &super::super::to_plain(&r.chat_messages())?)?;
+                    list.push(&req);
+                }
+                set(&out, "summarize", &list)?;
+                set(&out, "first", &first.into())?;
+                if first {
+                    if let Some(plan) = call.plan() {
+                        set(&out, "plan", &super::super::to_plain(plan)?)?;
+                    }
+                }
+            }
+            Step::Finish => set(&out, "finish", &JsValue::TRUE)?,
+            Step::Write { expect, batch } => {
+                set(&out, "write", &super::super::to_plain(batch)?)?;
+                set(&out, "expect", &expect.into())?;
+            }
+            Step::Done => set(&out, "done", &JsValue::TRUE)?,
+        }
+        Ok(out.into())
+    }
+
+    /// The store's `load(id)`; `length`: how many history items JS holds for the
+    /// conversation. Returns how many of them JS keeps (the rest the core no longer trusts).
+    pub fn loaded(&mut self, meta: JsValue, length: u32) -> Result<u32, JsValue> {
+        let call = self.inner()?;
+        let meta = if meta.is_null() || meta.is_undefined() {
+            None
+        } else {
+            let bad = |reason: String| {
+                to_js(Error::Store {
+                    operation: "load",
+                    id: call.id().to_owned(),
+                    reason,
+                })
+            };
+            if !meta.is_object() {
+                return Err(bad(format!("returned {}, not a meta or null", describe(&meta))));
+            }
+            let value = json_arg("meta", &meta).map_err(|e| bad(options::js_message(&e)))?;
+            let meta: StoredMeta = serde_json::from_value(value)
+                .map_err(|e| bad(format!("returned a meta that does not read ({e})")))?;
+            Some(meta)
+        };
+        let call = self.inner()?;
+        call.loaded(meta, length as usize)
+            .map(|kept| kept as u32)
+            .map_err(to_js)
+    }
+
+    /// The store's `messages(id, from)`.
+    pub fn read(&mut self, items: JsValue) -> Result<(), JsValue> {
+        let call = self.inner()?;
+        if !Array::is_array(&items) {
+            return Err(to_js(Error::Store {
+                operation: "messages",
+                id: call.id().to_owned(),
+                reason: format!("returned {}, not an array", describe(&items)),
+            }));
+        }
+        let items = match json_arg("messages", &items)? {
+            Value::Array(items) => items,
+            _ => Vec::new(),
+        };
+        self.inner()?.read(items).map_err(to_js)
+    }
+
+    /// The summarizer's replies: each `{ value }` or `{ failed }` (as `compact()` passes them).
+    pub fn submit(&mut self, replies: Array) -> Result<(), JsValue> {
+        let replies = replies.iter().map(|r| super::super::compact::reply_from(&r)).collect();
+        self.inner()?.submit(replies).map_err(to_js)
+    }
+
+    /// Answers the summaries with the built-in extractive summary.
+    #[wasm_bindgen(js_name = submitExtractive)]
+    pub fn submit_extractive(&mut self) -> Result<(), JsValue> {
+        self.inner()?.submit_extractive().map_err(to_js)
+    }
+
+    /// The call's timings, in milliseconds.
+    pub fn finish(&mut self, plan_ms: f64, summarize_ms: f64, total_ms: f64) -> Result<(), JsValue> {
+        self.inner()?
+            .finish(Timings {
+                plan_ms,
+                summarize_ms,
+                total_ms,
+            })
+            .map_err(to_js)
+    }
+
+    /// The write landed.
+    pub fn written(&mut self) -> Result<(), JsValue> {
+        self.inner()?.written().map_err(to_js)
+    }
+
+    /// The store refused the write as stale; `found`: the version it holds, if it said.
+    pub fn stale(&mut self, found: JsValue) -> Result<(), JsValue> {
+        let found = found.as_f64().filter(|n| *n >= 0.0).map(|n| n as u32);
+        self.inner()?.stale(found).map_err(to_js)
+    }
+
+    /// The result, once done. `prepare` and `compact`: `{ pieces, system?, ...outcome }`,
+    /// where each piece is a history index (an item JS holds) or `{ item, of? }`: an item
+    /// ctxfold made, a changed copy of history item `of` when it is one.
+    pub fn result(&mut self) -> Result<JsValue, JsValue> {
+        let done = self.inner()?.take_done().ok_or_else(|| {
+            to_js(Error::Internal {
+                reason: "a Compactor call's result was asked for before it finished".into(),
+            })
+        })?;
+        match done {
+            Done::Prepared(p) => {
+                let out: Object = super::super::to_plain(&p.outcome)?.unchecked_into();
+                let pieces = Array::new();
+                for piece in &p.pieces {
+                    pieces.push(&match piece {
+                        Piece::Keep(i) => (*i as f64).into(),
+                        Piece::Item { item, of } => {
+                            let obj = Object::new();
+                            set(&obj, "item", &super::super::to_plain(item)?)?;
+                            if let Some(i) = of {
+                                set(&obj, "of", &(*i as f64).into())?;
+                            }
+                            obj.into()
+                        }
+                    });
+                }
+                set(&out, "pieces", &pieces)?;
+                if let Some(system) = &p.system {
+                    set(&out, "system", &super::super::to_plain(system)?)?;
+                }
+                Ok(out.into())
+            }
+            Done::Committed(c) => super::super::to_plain(&c),
+            Done::Undone(u) => super::super::to_plain(&u),
+            Done::Status(s) => super::super::to_plain(&s),
+        }
+    }
+
+    /// Ends the call (finished or not): returns how many history items the core keeps for
+    /// the conversation, which JS keeps as many of.
+    pub fn end(&mut self) -> u32 {
+        match self.call.take() {
+            Some(call) => self.sessions.borrow_mut().end(call) as u32,
+            None => 0,
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! The store contract's TypeScript (the `CompactorStore` interface, the stores ctxfold ships)
+//! and the error a store refuses a stale write with. The stores themselves are JavaScript
+//! (`pkg-template/lib/compactor.js`); their shapes are the core's (`crate::session::stored`).
+
+use wasm_bindgen::prelude::*;
+
+use super::super::error::to_js;
+use crate::Error;
+
+/// The store contract, and the stores ctxfold ships (their code is in
+/// `pkg-template/lib/compactor.js`).
+#[wasm_bindgen(typescript_custom_section)]
+const TS_STORE: &str = r#"
+/**
+ * Where a `Compactor` keeps its conversations. Implement it over anything that can hold JSON
+ * and make one change atomic (KV with transactions, SQLite, IndexedDB, your server): every
+ * method is async, and `write` is one transaction checked against a version. The meta,
+ * summaries and records are ctxfold's (read only `meta.version`, `batch.start` and the `seq`
+ * of summaries and records); messages are yours, stored as JSON. Copy values in and out, so
+ * a caller changing an object later changes nothing stored. `tests/support/store-conformance.mjs`
+ * in ctxfold's repository checks a store against this contract.
+ *
+ * ```ts
+ * const rows = new Map<string, { meta: StoredMeta; messages: unknown[]; summaries: StoredSummary[]; records: CompactionRecord[] }>();
+ * const copy = <T>(v: T): T => structuredClone(v);
+ * const store: CompactorStore = {
+ *   async load(id) { return copy(rows.get(id)?.meta ?? null); },
+ *   async messages(id, from) { return copy(rows.get(id)?.messages.slice(from) ?? []); },
+ *   async write(id, expect, batch) {
+ *     const row = rows.get(id);
+ *     if ((row?.meta.version ?? 0) !== expect) throw staleWriteError(id, expect, row?.meta.version ?? null);
+ *     const next = row ?? { meta: batch.meta, messages: [], summaries: [], records: [] };
+ *     next.messages.push(...copy(batch.messages));
+ *     next.summaries.push(...copy(batch.summaries));
+ *     next.records.push(...copy(batch.records));
+ *     next.meta = copy(batch.meta);
+ *     rows.set(id, next);
+ *   },
+ *   async summaries(id) { return copy(rows.get(id)?.summaries ?? []); },
+ *   async records(id) { return copy(rows.get(id)?.records ?? []); },
+ *   async list() { return [...rows.keys()]; },
+ *   async delete(id) { rows.delete(id); },
+ * };
+ * ```
+ */
+export interface CompactorStore {
+  /** The conversation's meta (small, read on every call), or `null` if there is none. */
+  load(id: string): Promise<StoredMeta | null>;
+  /** History items from index `from` on, in order (`[]` past the end, or for an unknown id). */
+  messages(id: string, from: number): Promise<unknown[]>;
+  /**
+   * One transaction. Rejects with a `STALE_WRITE` error (see `staleWriteError`), writing
+   * nothing, unless the stored meta's version is `expect` (0: no meta yet); else appends
+   * `batch.messages` at `batch.start` (the stored meta's `length`), adds `batch.summaries` and
+   * `batch.records`, and puts `batch.meta` (whose version is `expect + 1`).
+   */
+  write(id: string, expect: number, batch: WriteBatch): Promise<void>;
+  /** Every summary written, in `seq` order (undone and folded ones too). */
+  summaries(id: string): Promise<StoredSummary[]>;
+  /** Every compaction record written, in `seq` order. */
+  records(id: string): Promise<CompactionRecord[]>;
+  /** The ids of the conversations stored. */
+  list(): Promise<string[]>;
+  /** Removes the conversation: meta, messages, summaries and records. */
+  delete(id: string): Promise<void>;
+  /**
+   * For a store that several tabs of one origin share (IndexedDB): a name for it, so that
+   * calls on one conversation also wait for each other across tabs through the Web Locks
+   * API (`navigator.locks`, where present). Without it, only calls through one `Compactor`
+   * wait for each other, and `write`'s version check keeps the others from losing anything.
+   */
+  readonly lockName?: string;
+}
+
+/**
+ * The default store: conversations in this process's memory (gone when it ends), every value
+ * copied in and out with `structuredClone`.
+ *
+ * ```ts
+ * const store = new MemoryStore();
+ * const compactor = new Compactor({ model: "gpt-4o", store });
+ * await store.list(); // the conversations' ids
+ * ```
+ */
+export class MemoryStore implements CompactorStore {
+  constructor();
+  load(id: string): Promise<StoredMeta | null>;
+  messages(id: string, from: number): Promise<unknown[]>;
+  write(id: string, expect: number, batch: WriteBatch): Promise<void>;
+  summaries(id: string): Promise<StoredSummary[]>;
+  records(id: string): Promise<CompactionRecord[]>;
+  list(): Promise<string[]>;
+  delete(id: string): Promise<void>;
+}
+
+/**
+ * The error a store rejects a stale `write` with: a `CtxfoldError` whose `code` is
+ * `"STALE_WRITE"`. `found` is the stored version (`null`: no conversation).
+ *
+ * ```ts
+ * if (stored !== expect) throw staleWriteError(id, expect, stored ?? null);
+ * ```
+ */
+export function staleWriteError(id: string, expected: number, found: number | null): CtxfoldError;
+"#;
+
+/// The `STALE_WRITE` error a store rejects a write with (declared above, with its docs).
+#[wasm_bindgen(js_name = staleWriteError, skip_typescript)]
+pub fn stale_write_error(id: JsValue, expected: JsValue, found: JsValue) -> JsValue {
+    let number = |v: &JsValue| {
+        v.as_f64()
+            .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+            .map(|n| n as u32)
+    };
+    to_js(Error::StaleWrite {
+        id: id.as_string().unwrap_or_default(),
+        expected: number(&expected).unwrap_or(0),
+        found: number(&found),
+        attempts: 0,
+    })
+}
