@@ -8,8 +8,10 @@ use js_sys::{Array, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use super::super::compact::reply_from;
 use super::super::error::{describe, to_js};
 use super::super::options::{self, json_arg};
+use super::super::to_plain;
 use crate::compact::types::Timings;
 use crate::session::{Call, Done, Piece, Sessions, Step, StoredMeta};
 use crate::Error;
@@ -56,21 +58,21 @@ impl CompactorCall {
             Step::Summarize { requests, first } => {
                 let list = Array::new();
                 for r in requests {
-                    let req = super::super::to_plain(r)?;
-                    Reflect::set(&req, &"messages".into(), &super::super::to_plain(&r.chat_messages())?)?;
+                    let req = to_plain(r)?;
+                    Reflect::set(&req, &"messages".into(), &to_plain(&r.chat_messages())?)?;
                     list.push(&req);
                 }
                 set(&out, "summarize", &list)?;
                 set(&out, "first", &first.into())?;
                 if first {
                     if let Some(plan) = call.plan() {
-                        set(&out, "plan", &super::super::to_plain(plan)?)?;
+                        set(&out, "plan", &to_plain(plan)?)?;
                     }
                 }
             }
             Step::Finish => set(&out, "finish", &JsValue::TRUE)?,
             Step::Write { expect, batch } => {
-                set(&out, "write", &super::super::to_plain(batch)?)?;
+                set(&out, "write", &to_plain(batch)?)?;
                 set(&out, "expect", &expect.into())?;
             }
             Step::Done => set(&out, "done", &JsValue::TRUE)?,
@@ -125,7 +127,7 @@ impl CompactorCall {
 
     /// The summarizer's replies: each `{ value }` or `{ failed }` (as `compact()` passes them).
     pub fn submit(&mut self, replies: Array) -> Result<(), JsValue> {
-        let replies = replies.iter().map(|r| super::super::compact::reply_from(&r)).collect();
+        let replies = replies.iter().map(|r| reply_from(&r)).collect();
         self.inner()?.submit(replies).map_err(to_js)
     }
 
@@ -168,14 +170,14 @@ impl CompactorCall {
         })?;
         match done {
             Done::Prepared(p) => {
-                let out: Object = super::super::to_plain(&p.outcome)?.unchecked_into();
+                let out: Object = to_plain(&p.outcome)?.unchecked_into();
                 let pieces = Array::new();
                 for piece in &p.pieces {
                     pieces.push(&match piece {
                         Piece::Keep(i) => (*i as f64).into(),
                         Piece::Item { item, of } => {
                             let obj = Object::new();
-                            set(&obj, "item", &super::super::to_plain(item)?)?;
+                            set(&obj, "item", &to_plain(item)?)?;
                             if let Some(i) = of {
                                 set(&obj, "of", &(*i as f64).into())?;
                             }
@@ -185,13 +187,13 @@ impl CompactorCall {
                 }
                 set(&out, "pieces", &pieces)?;
                 if let Some(system) = &p.system {
-                    set(&out, "system", &super::super::to_plain(system)?)?;
+                    set(&out, "system", &to_plain(system)?)?;
                 }
                 Ok(out.into())
             }
-            Done::Committed(c) => super::super::to_plain(&c),
-            Done::Undone(u) => super::super::to_plain(&u),
-            Done::Status(s) => super::super::to_plain(&s),
+            Done::Committed(c) => to_plain(&c),
+            Done::Undone(u) => to_plain(&u),
+            Done::Status(s) => to_plain(&s),
         }
     }
 
