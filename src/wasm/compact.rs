@@ -12,9 +12,10 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::error::to_js;
-use super::options::{self, json_arg};
+use super::options;
+use super::reply::reply_from;
 use super::transfer::{conversation_arg, Incoming};
-use crate::compact::{Compaction, Reply, Setup};
+use crate::compact::{Compaction, Setup};
 use crate::options::CompactOptions;
 
 #[wasm_bindgen(inline_js = "export function now() { return new Date().toISOString(); }")]
@@ -139,45 +140,4 @@ impl CompactCall {
         let result = Object::assign(&result, super::to_plain(&outcome)?.unchecked_ref());
         Ok(result.into())
     }
-}
-
-/// A summarizer's reply as the driver passes it: `{ value }` or `{ failed }`, where a value
-/// is a string or `{ text, model?, usage? }`.
-pub(super) fn reply_from(r: &JsValue) -> Reply {
-    let get = |o: &JsValue, k: &str| {
-        Reflect::get(o, &JsValue::from_str(k))
-            .ok()
-            .filter(|x| !x.is_undefined())
-    };
-    if let Some(reason) = get(r, "failed") {
-        return Reply::Failed(
-            reason
-                .as_string()
-                .unwrap_or_else(|| "the summarizer failed".into()),
-        );
-    }
-    let v = get(r, "value").unwrap_or(JsValue::UNDEFINED);
-    if let Some(text) = v.as_string() {
-        return Reply::Text {
-            text,
-            model: None,
-            usage: None,
-        };
-    }
-    if let Some(text) = v
-        .is_object()
-        .then(|| get(&v, "text"))
-        .flatten()
-        .and_then(|t| t.as_string())
-    {
-        return Reply::Text {
-            text,
-            model: get(&v, "model").and_then(|m| m.as_string()),
-            usage: get(&v, "usage").and_then(|u| json_arg("usage", &u).ok()),
-        };
-    }
-    Reply::Failed(format!(
-        "the summarizer returned {}, not a string or {{ text }}",
-        super::error::describe(&v)
-    ))
 }

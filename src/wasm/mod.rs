@@ -13,6 +13,7 @@ mod indexeddb;
 mod lifecycle;
 mod models;
 mod options;
+mod reply;
 mod transfer;
 mod vocab;
 

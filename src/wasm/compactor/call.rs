@@ -8,9 +8,9 @@ use js_sys::{Array, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::super::compact::reply_from;
 use super::super::error::{describe, to_js};
 use super::super::options::{self, json_arg};
+use super::super::reply::reply_from;
 use super::super::to_plain;
 use crate::compact::types::Timings;
 use crate::session::{Call, Done, Piece, Sessions, Step, StoredMeta};
