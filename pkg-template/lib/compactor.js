@@ -179,6 +179,9 @@ export function compactorWith(raw, g) {
         for (;;) {
           const step = call.next();
           if (step.load) {
+            // A turn after this Compactor's own write goes on from what it wrote (the write
+            // checks the version, so another writer's turn makes it load and redo the call).
+            if (call.assumeCached(items.length)) continue;
             const meta = await this.#store("load", id);
             resumed();
             metaLength = meta?.length ?? 0;

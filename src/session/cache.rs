@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::StoredMeta;
 use crate::count::Memo;
 use crate::messages::{Conversation, Format};
 use crate::Error;
@@ -25,6 +26,9 @@ pub(super) struct Cached {
     pub conv: Rc<Conversation>,
     /// Its message counts.
     pub memo: Memo,
+    /// The meta this cache's last write stored (`None`: not known). A `prepare` or `commit`
+    /// may go on from it without loading, as its write checks the version anyway.
+    pub meta: Option<StoredMeta>,
 }
 
 impl Cached {
@@ -41,6 +45,7 @@ impl Cached {
             system,
             conv: Rc::new(conv),
             memo: Memo::default(),
+            meta: None,
         })
     }
 

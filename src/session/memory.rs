@@ -140,6 +140,9 @@ fn drive(call: &mut Call, store: &mut dyn Store, summarizer: &mut Summarizer) ->
     loop {
         match call.step() {
             Step::Load => {
+                if call.assume_cached(call.cached_len())? {
+                    continue;
+                }
                 let meta = store.load(call.id())?;
                 let len = call.cached_len();
                 call.loaded(meta, len)?;

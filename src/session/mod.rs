@@ -29,10 +29,14 @@
 //!   the user's first message) of an id the store does not hold makes it; `prepare(id, [])`
 //!   of a new id stores a conversation of no messages. `compact`, `export` of an unknown id
 //!   are `UNKNOWN_CONVERSATION`; `undo` and `status` of one resolve to `null`.
-//! - **One write per call.** A `prepare` (even one that only appends) is one `load`, one
-//!   `write`, and a `messages(id, from)` when the cache is behind (another tab or isolate
-//!   wrote, or this one started cold). `commit` and `undo` write too; `status` only reads; a
-//!   manual compaction with nothing to summarize writes nothing.
+//! - **One write per call.** A `prepare` (even one that only appends) is one `write`, after
+//!   one `load` unless the conversation's cache made the last write it knows of (then the
+//!   call goes on from the meta it wrote, and the write's version check catches any writer
+//!   that got ahead: the call then loads and redoes its work; a compaction loads first, so
+//!   the summarizer is never asked on a stale history), and a `messages(id, from)` when the
+//!   cache is behind (another tab or isolate wrote, or this one started cold). `commit` and
+//!   `undo` write too; `status` only reads; a manual compaction with nothing to summarize
+//!   writes nothing.
 //! - **Stale writes.** A refused write cuts what the attempt appended off the cache, loads
 //!   again and redoes the call (the summarizer included: the other writer's compaction may
 //!   have made this one unnecessary), at most `attempts` times, then fails with

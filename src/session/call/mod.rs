@@ -170,6 +170,8 @@ pub struct Call {
     pub(super) clean: Option<usize>,
     /// The cache's `system` was changed by this attempt (undone by dropping the cache).
     pub(super) dirty: bool,
+    /// This attempt goes on from the meta its cache wrote last, not from a load.
+    assumed: bool,
     run: Option<Run>,
     batch: Option<WriteBatch>,
     done: Option<Done>,
@@ -196,6 +198,7 @@ impl Call {
             meta: None,
             clean: None,
             dirty: false,
+            assumed: false,
             run: None,
             batch: None,
             done: None,
@@ -343,6 +346,30 @@ impl Call {
         Ok(kept)
     }
 
+    /// Answers [`Step::Load`] without the store, when that is safe: a `prepare` or `commit`
+    /// whose cache made the conversation's last write it knows of, and whose face holds
+    /// `face_len` items as the cache does. The call goes on from the meta it wrote (its write
+    /// is checked against that version, so a writer that got ahead makes it load and redo the
+    /// call); a compaction it turns out to need loads first, so no summarizer is asked for
+    /// on a stale history. Returns whether it did (`false`: load from the store).
+    pub fn assume_cached(&mut self, face_len: usize) -> Result<bool, Error> {
+        self.expect(Phase::Load, "assumeCached")?;
+        if self.attempts > 0 || !matches!(self.kind, Kind::Prepare { .. } | Kind::Commit { .. }) {
+            return Ok(false);
+        }
+        let Some(meta) = self
+            .cache
+            .as_ref()
+            .filter(|c| c.len() == face_len)
+            .and_then(|c| c.meta.clone())
+        else {
+            return Ok(false);
+        };
+        self.assumed = true;
+        self.loaded(Some(meta), face_len)?;
+        Ok(true)
+    }
+
     /// History items from the index [`Step::Read`] named. More than the meta's length (a
     /// write that landed since the load) are ignored; fewer are the store's error.
     pub fn read(&mut self, mut items: Vec<Value>) -> Result<(), Error> {
@@ -472,6 +499,13 @@ impl Call {
         let (setup, ratio, budget, model) = self.setup(manual, instructions)?;
         let cache = self.cache.as_mut().expect("a cache when ready");
         let compaction = setup.start(Rc::clone(&cache.conv), &mut cache.memo, self.now.clone())?;
+        if self.assumed && !compaction.requests().is_empty() {
+            // The summarizer is about to be asked: make sure of the history first.
+            self.assumed = false;
+            self.rollback();
+            self.phase = Phase::Load;
+            return Ok(());
+        }
         self.run = Some(Run {
             compaction: Some(compaction),
             outcome: None,
@@ -540,6 +574,9 @@ impl Call {
         let batch = self.batch.take().expect("a batch");
         self.clean = Some(batch.meta.length);
         self.dirty = false;
+        if let Some(c) = &mut self.cache {
+            c.meta = Some(batch.meta);
+        }
         self.phase = Phase::Done;
         Ok(())
     }
@@ -566,6 +603,11 @@ impl Call {
 
     /// Undoes what this attempt did to the cache, and forgets the attempt.
     pub(super) fn rollback(&mut self) {
+        self.assumed = false;
+        if let Some(c) = &mut self.cache {
+            // Whatever this attempt assumed about the store is not to be assumed again.
+            c.meta = None;
+        }
         if self.dirty {
             self.cache = None;
         } else if let (Some(c), Some(len)) = (&mut self.cache, self.clean) {

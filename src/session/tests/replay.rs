@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::super::memory::{run, MemoryStore, Store};
 use super::*;
-use crate::compact::{self, Summarizer};
+use crate::compact::{self, Reply, Summarizer};
 use crate::count::Memo;
 use crate::messages::Conversation;
 
@@ -53,7 +53,7 @@ fn prepare_gives_what_a_stateless_caller_gets() {
 }
 
 #[test]
-fn a_warm_turn_is_one_load_and_one_write_and_a_cold_one_reads_from_its_cache() {
+fn a_warm_turn_is_one_write_and_a_cold_one_reads_from_its_cache() {
     let messages = agent(8);
     let mut s = sessions(128_000);
     let mut store = MemoryStore::default();
@@ -73,7 +73,8 @@ fn a_warm_turn_is_one_load_and_one_write_and_a_cold_one_reads_from_its_cache() {
         Summarizer::Extractive,
     )
     .unwrap();
-    assert_eq!((store.loads - loads, store.writes - writes), (1, 1));
+    // The cache made the last write: the turn goes on from that meta, loading nothing.
+    assert_eq!((store.loads - loads, store.writes - writes), (0, 1));
     assert!(
         store.reads.is_empty(),
         "a warm cache reads no history: {:?}",
@@ -89,7 +90,9 @@ fn a_warm_turn_is_one_load_and_one_write_and_a_cold_one_reads_from_its_cache() {
     )
     .unwrap();
     assert_eq!(store.reads, vec![0], "the other one started cold");
-    // ...so this one reads only those.
+    // ...so this one's write, made on the meta it wrote last, is refused; it loads, reads
+    // only those two, and writes again (the refused write is not counted).
+    let (loads, writes) = (store.loads, store.writes);
     let p = prepared(
         run(
             &mut s,
@@ -100,8 +103,83 @@ fn a_warm_turn_is_one_load_and_one_write_and_a_cold_one_reads_from_its_cache() {
         .unwrap(),
     );
     assert_eq!(store.reads, vec![0, 8]);
+    assert_eq!((store.loads - loads, store.writes - writes), (1, 1));
     assert_eq!(store.rows[id].messages, messages[..12]);
     assert_eq!(p.pieces.len(), 12);
+}
+
+/// A turn that goes on from the meta its cache wrote last loads before it asks the
+/// summarizer: when another writer got ahead, the summary is made once, on the history the
+/// store holds, and never on the stale one.
+#[test]
+fn a_compaction_on_a_cached_meta_loads_before_it_summarizes() {
+    let messages = agent(30);
+    let id = "c";
+    let mut s = sessions(8192);
+    let mut other = sessions(8192);
+    let mut store = MemoryStore::default();
+    run(
+        &mut s,
+        |x| x.prepare(id, messages[..2].to_vec(), None, None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    // Another tab appends most of the conversation, with the extractive summary.
+    run(
+        &mut other,
+        |x| x.prepare(id, messages[2..40].to_vec(), None, None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    let (loads, writes) = (store.loads, store.writes);
+    let asked = std::cell::RefCell::new(Vec::<String>::new());
+    let mut model = |r: &compact::Request| {
+        asked.borrow_mut().push(r.prompt.clone());
+        Reply::Text {
+            text: "## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** Work went on.\n- **Open Items:** None".into(),
+            model: None,
+            usage: None,
+        }
+    };
+    let p = prepared(
+        run(
+            &mut s,
+            |x| x.prepare(id, messages[40..60].to_vec(), None, None),
+            &mut store,
+            Summarizer::Model(&mut model),
+        )
+        .unwrap(),
+    );
+    assert!(p.outcome.record.is_some(), "the turn compacted");
+    // The first summarizer call saw the other tab's messages: it was asked on the stored
+    // history, not on this cache's view of it (system, task, then messages 40..).
+    let first = asked.borrow()[0].clone();
+    let theirs = messages[2..40]
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .filter(|t| !t.is_empty())
+        .any(|t| first.contains(t));
+    assert!(theirs, "{}", &first[..300.min(first.len())]);
+    // One load (the compaction made sure of the history), one write that landed first time.
+    assert_eq!((store.loads - loads, store.writes - writes), (1, 1));
+    assert_eq!(store.rows[id].messages, messages[..60]);
+    let before = asked.borrow().len();
+    let (loads, writes) = (store.loads, store.writes);
+    run(
+        &mut s,
+        |x| x.prepare(id, messages[60..61].to_vec(), None, None),
+        &mut store,
+        Summarizer::Model(&mut model),
+    )
+    .unwrap();
+    assert_eq!(
+        asked.borrow().len(),
+        before,
+        "a turn after the compaction asks for nothing"
+    );
+    assert_eq!((store.loads - loads, store.writes - writes), (0, 1));
 }
 
 /// A store that lets another writer in just before the next write (another tab that

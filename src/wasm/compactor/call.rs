@@ -80,6 +80,13 @@ impl CompactorCall {
         Ok(out.into())
     }
 
+    /// Answers `{ load }` without the store when the core may go on from the meta it wrote
+    /// last (`length`: the history items JS holds); `false`: load from the store.
+    #[wasm_bindgen(js_name = assumeCached)]
+    pub fn assume_cached(&mut self, length: u32) -> Result<bool, JsValue> {
+        self.inner()?.assume_cached(length as usize).map_err(to_js)
+    }
+
     /// The store's `load(id)`; `length`: how many history items JS holds for the
     /// conversation. Returns how many of them JS keeps (the rest the core no longer trusts).
     pub fn loaded(&mut self, meta: JsValue, length: u32) -> Result<u32, JsValue> {
