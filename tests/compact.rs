@@ -421,6 +421,94 @@ fn the_newest_user_words_stay_when_they_come_with_a_tool_result() {
     }
 }
 
+/// The step the model is about to read is never evicted (SPEC.md): an agent whose newest
+/// tool result (a 440 KB build log ending in the error it is looking for) is larger than the
+/// whole window gets the call and its result, cut in place to its start and end around a
+/// marker, in every format, with an exact and an estimated counter; the report lists it
+/// with the pruned outputs.
+#[test]
+fn the_newest_tool_result_stays_next_to_its_call_cut_to_fit() {
+    let line = "[ 42%] Building CXX object src/CMakeFiles/core.dir/engine.cpp.o\n";
+    let log = format!(
+        "{}src/engine.cpp:812:17: error: no member named 'flush_all' in 'Pool' (ticket BLD-3302)\n",
+        line.repeat(440_000 / line.len())
+    );
+    let ls = "src tests docs\n".repeat(300);
+    let (task, next) = ("Build the project and fix what fails.", "Now run the full build.");
+    let calls = [("c1", "ls -R", ls.as_str()), ("c2", "make -j8", log.as_str())];
+    let openai: Vec<Value> = calls.iter().flat_map(|(id, cmd, out)| [
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "bash", "arguments": json!({"cmd": cmd}).to_string()}}]}),
+        json!({"role": "tool", "tool_call_id": id, "content": out}),
+    ]).collect();
+    let responses: Vec<Value> = calls.iter().flat_map(|(id, cmd, out)| [
+        json!({"type": "function_call", "call_id": id, "name": "bash", "arguments": json!({"cmd": cmd}).to_string()}),
+        json!({"type": "function_call_output", "call_id": id, "output": out}),
+    ]).collect();
+    let anthropic: Vec<Value> = calls.iter().flat_map(|(id, cmd, out)| [
+        json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "bash", "input": {"cmd": cmd}}]}),
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": out}]}),
+    ]).collect();
+    let ai_sdk: Vec<Value> = calls.iter().flat_map(|(id, cmd, out)| [
+        json!({"role": "assistant", "content": [{"type": "tool-call", "toolCallId": id, "toolName": "bash", "input": {"cmd": cmd}}]}),
+        json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": id, "toolName": "bash", "output": {"type": "text", "value": out}}]}),
+    ]).collect();
+    let system = json!({"role": "system", "content": "You are a build agent."});
+    let (user, again) = (
+        json!({"role": "user", "content": task}),
+        json!({"role": "user", "content": next}),
+    );
+    let inputs = [
+        json!([system, user, openai[0], openai[1], again, openai[2], openai[3]]),
+        json!([
+            system,
+            user,
+            responses[0],
+            responses[1],
+            again,
+            responses[2],
+            responses[3]
+        ]),
+        json!({"system": "You are a build agent.", "messages": [user, anthropic[0], anthropic[1], again, anthropic[2], anthropic[3]]}),
+        json!([system, user, ai_sdk[0], ai_sdk[1], again, ai_sdk[2], ai_sdk[3]]),
+    ];
+    for input in &inputs {
+        let conv = Conversation::parse(input, None).unwrap();
+        let n = conv.messages().len();
+        for model in ["gpt-4o", "claude-sonnet-4-5"] {
+            let window = 8_000;
+            let what = format!("{:?}, {model}", conv.format());
+            let (outcome, _) = run(
+                &conv,
+                &Config::from_json(&json!({})).unwrap(),
+                counter_for(model),
+                window,
+                reserve(window),
+                None,
+                Summarizer::Extractive,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            check_invariants(&conv, &outcome, window - reserve(window), &what);
+            let out = output(&conv, &outcome).to_string();
+            assert!(out.contains("make -j8"), "{what}: the call is gone");
+            assert!(
+                out.contains("error: no member named 'flush_all'"),
+                "{what}: the error line is gone"
+            );
+            assert!(out.contains("cut to fit the context window"), "{what}: no marker");
+            assert!(
+                out.contains("Building CXX object"),
+                "{what}: the log's start is gone"
+            );
+            // Reported with the pruned outputs (a changed copy of a tool result, as theirs).
+            assert!(
+                outcome.report.pruned.messages.contains(&(n - 1)),
+                "{what}: {:?}",
+                outcome.report.pruned
+            );
+        }
+    }
+}
+
 #[test]
 fn under_the_threshold_nothing_changes() {
     let input = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "hello"}]);

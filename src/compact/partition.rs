@@ -23,6 +23,10 @@ pub struct Structure {
     /// the call they answer. `None` when the newest user message starts a turn (it is then
     /// kept as the newest turn's user message).
     pub newest_words: Option<usize>,
+    /// Where the newest step starts when the conversation ends with tool results (the
+    /// calls of an agent's step and what they returned, which the model is about to read):
+    /// the tail never starts after it. `None` when it ends otherwise.
+    pub newest_step: Option<usize>,
 }
 
 impl Structure {
@@ -49,10 +53,15 @@ impl Structure {
             .rposition(Message::starts_turn)
             .filter(|u| turn_starts.last() != Some(u))
             .map(|u| (0..=u).rev().find(|&q| cut[q]).unwrap_or(0));
+        let newest_step = (0..n)
+            .rev()
+            .find(|&q| cut[q])
+            .filter(|_| messages.last().is_some_and(|m| m.result_ids().next().is_some()));
         Structure {
             cut,
             turn_starts,
             newest_words,
+            newest_step,
         }
     }
 
@@ -108,6 +117,8 @@ pub fn choose_tail(
     // The newest turn does not fit: keep its user message and its newest steps, and the
     // step with the user's newest words whatever it costs (the fit check says if it cannot).
     let words = structure.newest_words.map_or(tokens.len(), |w| w.max(from));
+    // The newest step's results are kept too (cut to fit beforehand when they are large).
+    let words = structure.newest_step.map_or(words, |s| words.min(s.max(from)));
     let Some(&user) = starts.last() else {
         // No user message since `from` (a boundary inside an agent turn): steps only.
         return (steps_that_fit(structure, tokens, from, budget).min(words), None);
@@ -225,7 +236,11 @@ mod tests {
         assert_eq!(choose_tail(&s2, &tokens[..8], 1, 4, 70), (5, Some(1)));
         // One token less and the cut moves to the next cut point, never between 6 and 7.
         assert_eq!(choose_tail(&s2, &tokens[..8], 1, 4, 69), (6, Some(1)));
-        // Budget too small for any step: the user message alone.
-        assert_eq!(choose_tail(&s2, &tokens[..8], 1, 4, 15), (8, Some(1)));
+        // Budget too small for any step: the user message and the newest step, whose results
+        // the model is about to read (the engine cuts them to fit first).
+        assert_eq!(s2.newest_step, Some(6));
+        assert_eq!(choose_tail(&s2, &tokens[..8], 1, 4, 15), (6, Some(1)));
+        // A conversation that ends otherwise has no such step.
+        assert_eq!(s.newest_step, None);
     }
 }

@@ -123,6 +123,85 @@ pub struct Applied {
     pub report: Report,
 }
 
+/// The marker of a tool output cut to fit because the model is about to read it.
+fn cut_marker(removed: usize) -> String {
+    format!("\n[… {removed} characters of this output cut to fit the context window …]\n")
+}
+
+/// Cuts the tool outputs of the newest step (`step..`, the calls and results the model is
+/// about to read) in place, largest first, until the step takes at most `room` tokens: each
+/// keeps its start and its end (where an error usually is) around a marker. They are never
+/// evicted (SPEC.md). The report counts them with the pruned outputs (`pruned.messages`).
+pub fn cut_step(
+    messages: &[Message],
+    step: usize,
+    room: usize,
+    out: &mut Applied,
+    counter: &dyn TextCounter,
+) {
+    let mut over = out.tokens[step..].iter().sum::<usize>().saturating_sub(room);
+    let mut order: Vec<usize> = (step..messages.len())
+        .filter(|&i| messages[i].result_ids().next().is_some())
+        .collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(out.tokens[i]));
+    for i in order {
+        if over == 0 {
+            break;
+        }
+        let mut m = messages[i].clone();
+        // Its largest output goes first; the others after it, while still over.
+        let mut parts: Vec<usize> = (0..m.parts.len())
+            .filter(|&k| matches!(m.parts[k], Part::ToolResult { .. }))
+            .collect();
+        parts.sort_by_key(|&k| match &m.parts[k] {
+            Part::ToolResult { text, .. } => std::cmp::Reverse(text.len()),
+            _ => std::cmp::Reverse(0),
+        });
+        let before = out.tokens[i];
+        let mut changed = Vec::new();
+        for k in parts {
+            let Part::ToolResult { call_id, text, .. } = m.parts[k].clone() else {
+                continue;
+            };
+            let now = count_each(std::slice::from_ref(&m), counter)[0];
+            let left = over.saturating_sub(before.saturating_sub(now));
+            if left == 0 {
+                break;
+            }
+            let want = now.saturating_sub(left);
+            let count = |t: &str| {
+                let mut probe = m.clone();
+                if let Part::ToolResult { text, .. } = &mut probe.parts[k] {
+                    *text = t.to_owned();
+                }
+                count_each(std::slice::from_ref(&probe), counter)[0]
+            };
+            let fitted = elide::fit(&text, want, &count, &cut_marker);
+            if fitted.len() >= text.len() {
+                continue;
+            }
+            out.report.bytes_removed += text.len() - fitted.len();
+            // What the cut part held that the rest does not say is reported lost.
+            let (_, gone) = mentions(&text, &fitted, 0);
+            out.lost.entry(i).or_default().extend(gone);
+            if let Part::ToolResult { text, .. } = &mut m.parts[k] {
+                *text = fitted.clone();
+            }
+            changed.push((call_id, fitted));
+        }
+        if changed.is_empty() {
+            continue;
+        }
+        let after = count_each(std::slice::from_ref(&m), counter)[0];
+        over = over.saturating_sub(before.saturating_sub(after));
+        out.tokens[i] = after;
+        out.report.tokens_saved += before.saturating_sub(after);
+        out.report.messages.push(i);
+        out.edits.entry(i).or_default().extend(changed);
+    }
+    out.report.messages.sort_unstable();
+}
+
 /// Where the prune boundary goes and what it prunes.
 pub struct Span<'a> {
     /// The conversation's messages.

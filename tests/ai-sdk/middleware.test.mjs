@@ -204,7 +204,6 @@ for (const version of VERSIONS) {
 
     test(
       "every prompt ends with the SDK's newest message (the step the model just took)",
-      { todo: "core (src/compact/): a newest step larger than the tail's share of the window is evicted whole; see tests/ai-sdk/README.md" },
       async () => {
         const reports = [];
         const middleware = compactionMiddleware({ ...OPTIONS, conversationKey, onReport: (e) => reports.push(e) });

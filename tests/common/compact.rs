@@ -120,12 +120,16 @@ pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: us
         last = Some(i);
     }
     // Head and newest user message verbatim (with overflow: "truncate", a message cut to
-    // fit still counts as present).
+    // fit still counts as present; so does one whose tool results alone were cut, as the
+    // newest step's are when an Anthropic user message holds them with the user's words).
     let kept: Vec<usize> = outcome
         .order
         .iter()
         .filter_map(|o| match o {
-            Out::Keep(i) | Out::Truncated { index: i, .. } | Out::Merged { index: i, .. } => Some(*i),
+            Out::Keep(i)
+            | Out::Truncated { index: i, .. }
+            | Out::Merged { index: i, .. }
+            | Out::Edited { index: i, .. } => Some(*i),
             _ => None,
         })
         .collect();

@@ -78,7 +78,30 @@ impl Compaction {
             summary_max,
             summarizer_input,
         };
-        let plan = plan::plan(&input, &state, &structure, &head, &pruned, sizes, state_reset);
+        let mut pruned = pruned;
+        let mut plan = plan::plan(
+            &input,
+            &state,
+            &structure,
+            &head,
+            &pruned,
+            sizes,
+            state_reset.clone(),
+        );
+        // The newest step's tool outputs are kept, cut when the input does not fit and they
+        // take more than what is left beside the head, its turn's user message and a summary.
+        let over = plan.tokens.total > input.budget.input;
+        if let (true, Some(_), Some(step)) = (
+            over,
+            plan.trigger,
+            structure.newest_step.filter(|&s| s >= head.boundary),
+        ) {
+            let room = plan::step_room(&input, &state, &head, &structure, step, sizes);
+            if pruned.tokens[step..].iter().sum::<usize>() > room {
+                prune::cut_step(messages, step, room, &mut pruned, &input.counter);
+                plan = plan::plan(&input, &state, &structure, &head, &pruned, sizes, state_reset);
+            }
+        }
         let mut c = Compaction {
             rounds: rounds::Rounds::new(state.chunks),
             input,

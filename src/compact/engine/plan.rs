@@ -117,13 +117,8 @@ pub(super) fn plan(
 ) -> Plan {
     let messages = input.conv.messages();
     let n = messages.len();
-    let (raw, tokens) = (&input.counts, &pruned.tokens);
-    let system_tokens = input
-        .conv
-        .system()
-        .map_or(0, |s| count_message(&s, &input.counter));
-    let head_tokens =
-        system_tokens + raw[..head.end].iter().sum::<usize>() + head.pinned_first.map_or(0, |i| raw[i]);
+    let tokens = &pruned.tokens;
+    let head_tokens = head_tokens(input, head);
     let live: usize = (head.boundary..n)
         .filter(|&i| Some(i) != head.pinned_first)
         .map(|i| tokens[i])
@@ -190,6 +185,48 @@ pub(super) fn plan(
     }
 }
 
+/// The head's tokens: Anthropic's `system`, the leading messages and the pinned task.
+fn head_tokens(input: &Input, head: &Head) -> usize {
+    let raw = &input.counts;
+    let system_tokens = input
+        .conv
+        .system()
+        .map_or(0, |s| count_message(&s, &input.counter));
+    system_tokens + raw[..head.end].iter().sum::<usize>() + head.pinned_first.map_or(0, |i| raw[i])
+}
+
+/// What one summary chunk may take in the input: its cap, the identifier ledger, framing.
+fn summary_slot(input: &Input, sizes: Sizes) -> usize {
+    sizes.summary_max + input.config.ledger_tokens(input.budget.window) + 16
+}
+
+/// The most the newest step (`step..`) may take in a compacted input: the input budget less
+/// the head, the user message of its turn, one summary slot (and the summaries kept, for
+/// the additive strategy) and the reply's priming.
+pub(super) fn step_room(
+    input: &Input,
+    state: &State,
+    head: &Head,
+    structure: &Structure,
+    step: usize,
+    sizes: Sizes,
+) -> usize {
+    let user = structure
+        .turn_starts
+        .iter()
+        .rev()
+        .find(|&&u| u < step && u >= head.boundary)
+        .map_or(0, |&u| input.counts[u]);
+    let summaries = match input.config.strategy {
+        Strategy::Additive => chunk_tokens(&state.chunks, &input.counter),
+        Strategy::Rolling => 0,
+    };
+    let old_pinned = head.old_pinned.map_or(0, |i| input.counts[i]);
+    input.budget.input.saturating_sub(
+        head_tokens(input, head) + old_pinned + user + summaries + summary_slot(input, sizes) + REPLY_PRIMING,
+    )
+}
+
 /// Where a compaction cuts.
 struct Cut {
     tail_start: usize,
@@ -211,7 +248,7 @@ fn choose_cut(
 ) -> Cut {
     let cfg = &input.config;
     let window = input.budget.window;
-    let summary_slot = sizes.summary_max + cfg.ledger_tokens(window) + 16;
+    let summary_slot = summary_slot(input, sizes);
     let mut cut = Cut {
         tail_start: tokens.len(),
         pinned: None,
