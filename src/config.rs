@@ -22,7 +22,9 @@ use ts_rs::TS;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
-    /// Never compact: the input comes back unchanged (still counted and checked).
+    /// Never compact: the input comes back unchanged (still counted and checked); over the
+    /// input budget it is `CONTEXT_OVERFLOW`, or with `overflow: "truncate"` its largest
+    /// messages are cut to fit.
     Off,
     /// The defaults below.
     #[default]

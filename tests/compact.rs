@@ -509,6 +509,55 @@ fn the_newest_tool_result_stays_next_to_its_call_cut_to_fit() {
     }
 }
 
+/// `preset: "off"` sends the conversation as it is, and never more than the budget: over
+/// it, a typed `CONTEXT_OVERFLOW` that says why, or with `overflow: "truncate"` the largest
+/// messages cut to fit (it returned 8,288 tokens for a 2,976-token budget, status `full`).
+#[test]
+fn preset_off_over_the_budget_is_an_overflow_or_a_truncation() {
+    let long = "The quarterly report covers revenue, costs and the hiring plan in detail. ".repeat(300);
+    let input = json!([
+        {"role": "system", "content": "You are helpful."},
+        {"role": "user", "content": long},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "Summarize it in one line."}
+    ]);
+    let conv = Conversation::parse(&input, None).unwrap();
+    let window = 4_000;
+    let off = |overflow: &str| {
+        run(
+            &conv,
+            &Config::from_json(&json!({"preset": "off", "overflow": overflow})).unwrap(),
+            enc(),
+            window,
+            reserve(window),
+            None,
+            Summarizer::Extractive,
+        )
+    };
+    match off("error") {
+        Err(Error::ContextOverflow {
+            needed,
+            available,
+            hint,
+        }) => {
+            assert!(needed > available);
+            assert!(hint.contains("preset: \"off\""), "{hint}");
+        }
+        other => panic!(
+            "expected CONTEXT_OVERFLOW, got {:?}",
+            other.map(|(o, _)| o.report.tokens_after)
+        ),
+    }
+    let (o, calls) = off("truncate").unwrap();
+    assert_eq!(calls, 0);
+    assert!(o.report.tokens_after <= window - reserve(window));
+    assert_eq!(o.report.truncated_messages, vec![1]);
+    assert_eq!(o.context_status, ContextStatus::Truncated);
+    assert!(output(&conv, &o)
+        .to_string()
+        .contains("Summarize it in one line."));
+}
+
 #[test]
 fn under_the_threshold_nothing_changes() {
     let input = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "hello"}]);

@@ -301,10 +301,9 @@ function checkCompact(desc, f, { messages, options, result, detected, planned, s
   const outItems = itemsOf(out);
   const preset = options.preset ?? "default";
 
-  // Fits, and the report's count is the output's count.
-  if (preset !== "off") {
-    f.check(report.tokensAfter <= report.budget.input, "fits the input budget", () => `tokensAfter ${report.tokensAfter} > budget.input ${report.budget.input}`);
-  }
+  // Fits (every preset, "off" included: over the budget it throws CONTEXT_OVERFLOW or
+  // truncates), and the report's count is the output's count.
+  f.check(report.tokensAfter <= report.budget.input, "fits the input budget", () => `tokensAfter ${report.tokensAfter} > budget.input ${report.budget.input}`);
   try {
     const recount = countMessages(out, { ...counting(options), format: detected });
     f.check(recount.total === report.tokensAfter, "tokensAfter equals a recount", () => `countMessages(output) ${recount.total}, report.tokensAfter ${report.tokensAfter}`);

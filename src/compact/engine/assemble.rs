@@ -177,16 +177,18 @@ impl Compaction {
         let available = self.input.budget.input;
         let mut tokens_after = self.output_tokens(order);
         let mut truncated = Vec::new();
-        if tokens_after > available && cfg.overflow == Overflow::Truncate && cfg.preset != Preset::Off {
+        if tokens_after > available && cfg.overflow == Overflow::Truncate {
             truncated = self.truncate_to_fit(order, tokens_after - available);
             tokens_after = self.output_tokens(order);
         }
-        if tokens_after > available && cfg.preset != Preset::Off {
+        if tokens_after > available {
             return Err(Error::ContextOverflow {
                 needed: tokens_after,
                 available,
                 hint: if cfg.overflow == Overflow::Truncate {
                     "even with the largest messages truncated the input does not fit (an Anthropic top-level system prompt is never truncated)"
+                } else if cfg.preset == Preset::Off {
+                    "preset: \"off\" sends the conversation as it is, and it is larger than the input budget; use another preset, or set overflow: \"truncate\""
                 } else {
                     "the newest turn and the summaries together do not fit; lower summaryMaxTokens, raise contextWindow, or set overflow: \"truncate\""
                 },
