@@ -18,6 +18,9 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+/// The default prune trigger: a share of the window (see `bench/compaction`).
+pub const PRUNE_RATIO: f64 = 0.6;
+
 /// A named set of defaults.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
@@ -126,6 +129,8 @@ pub struct Config {
     pub tool_output_max_bytes: usize,
     /// Pruning runs when tool output tokens past the prune boundary exceed this.
     pub prune_threshold_tokens: Option<usize>,
+    /// The prune boundary moves only when the input passes this share of the window.
+    pub prune_ratio: f64,
     /// Policy for tools not in `toolPolicies`.
     pub default_tool_policy: ToolPolicy,
     /// Per tool name.
@@ -179,6 +184,7 @@ impl Config {
             pin_first_user_turn: false,
             tool_output_max_bytes: 4096,
             prune_threshold_tokens: None,
+            prune_ratio: PRUNE_RATIO,
             default_tool_policy: ToolPolicy::Truncate,
             tool_policies: Vec::new(),
             summary_max_tokens: None,

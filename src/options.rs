@@ -91,6 +91,10 @@ pub struct CompactOptions {
     /// window.
     #[serde(default, deserialize_with = "present")]
     pub prune_threshold_tokens: Option<Int<0>>,
+    /// Old tool outputs are pruned only under pressure: once the input passes this share of
+    /// the context window (a prune trigger, like Anthropic's context editing). Default 0.6.
+    #[serde(default, deserialize_with = "present")]
+    pub prune_ratio: Option<Ratio>,
     /// Policy for tools not in `toolPolicies`. Default `truncate`.
     #[serde(default, deserialize_with = "present")]
     pub default_tool_policy: Option<ToolPolicy>,
@@ -156,6 +160,9 @@ impl Config {
         }
         if let Some(r) = o.fold_ratio {
             c.fold_ratio = r.0;
+        }
+        if let Some(r) = o.prune_ratio {
+            c.prune_ratio = r.0;
         }
         set(&mut c.token_floor, o.token_floor.map(|v| v.get()));
         set(&mut c.buffer_turns, o.buffer_turns.map(|v| v.get()));

@@ -216,10 +216,14 @@ pub struct Span<'a> {
     pub previous: Option<usize>,
     /// The model's context window.
     pub window: usize,
+    /// The input's tokens before any pruning: the boundary moves only above the prune
+    /// trigger (`pruneRatio` of the window).
+    pub input_tokens: usize,
 }
 
 /// Prunes tool outputs before the prune boundary. The boundary moves up to the protected
-/// recent turns only when enough tool output has piled up past it (`pruneThresholdTokens`),
+/// recent turns only under pressure (the input past `pruneRatio` of the window) and when
+/// enough tool output has piled up past it (`pruneThresholdTokens`),
 /// so between moves the same messages prune to the same bytes and the prompt prefix a
 /// provider caches stays byte-identical.
 pub fn apply(span: &Span, config: &Config, counter: &dyn TextCounter) -> Applied {
@@ -245,7 +249,8 @@ pub fn apply(span: &Span, config: &Config, counter: &dyn TextCounter) -> Applied
         .filter(|&i| messages[i].role == Role::Tool)
         .map(|i| raw[i])
         .sum();
-    let advanced = config.preset != Preset::Off && protect > prune_at && piled > prune_threshold;
+    let pressure = span.input_tokens as f64 > config.prune_ratio * span.window as f64;
+    let advanced = config.preset != Preset::Off && pressure && protect > prune_at && piled > prune_threshold;
     if advanced {
         prune_at = protect;
     }
@@ -300,6 +305,53 @@ pub fn tool_names(messages: &[Message]) -> FastMap<&str, &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::messages::Conversation;
+
+    /// Old tool outputs are pruned only under pressure: the same history, with the same
+    /// piled-up output, is left whole below `pruneRatio` of the window and pruned above it.
+    #[test]
+    fn pruning_waits_for_the_prune_trigger() {
+        let mut items = vec![serde_json::json!({"role": "user", "content": "task"})];
+        for k in 0..6 {
+            items.push(serde_json::json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": format!("c{k}"), "type": "function", "function": {"name": "bash", "arguments": "{}"}}]}));
+            items.push(serde_json::json!({"role": "tool", "tool_call_id": format!("c{k}"), "content": "log line ok\n".repeat(800)}));
+            items.push(serde_json::json!({"role": "user", "content": format!("next {k}")}));
+        }
+        let conv = Conversation::parse(&serde_json::Value::Array(items), None).unwrap();
+        let messages = conv.messages();
+        let structure = Structure::of(messages);
+        let counter = crate::tokenizer::tokenizer(crate::tokenizer::Encoding::O200kBase).unwrap();
+        let raw = count_each(messages, counter);
+        let config = Config::preset(Preset::Default);
+        let window = 100_000;
+        let span = |input_tokens: usize| Span {
+            messages,
+            structure: &structure,
+            raw: &raw,
+            boundary: 0,
+            previous: None,
+            window,
+            input_tokens,
+        };
+        let below = apply(&span(59_000), &config, counter);
+        assert!(
+            !below.report.advanced && below.report.messages.is_empty(),
+            "{:?}",
+            below.report
+        );
+        let above = apply(&span(61_000), &config, counter);
+        assert!(
+            above.report.advanced && !above.report.messages.is_empty(),
+            "{:?}",
+            above.report
+        );
+        // A boundary an earlier turn moved stays where it was, under the trigger too.
+        let mut kept = span(1_000);
+        kept.previous = Some(above.report.boundary);
+        let again = apply(&kept, &config, counter);
+        assert_eq!(again.report.messages, above.report.messages);
+    }
 
     #[test]
     fn small_outputs_and_keep_policies_are_untouched() {

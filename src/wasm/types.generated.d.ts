@@ -431,6 +431,11 @@ export type CompactOptions = {
    */
   pruneThresholdTokens?: number;
   /**
+   * Old tool outputs are pruned only under pressure: once the input passes this share of
+   * the context window (a prune trigger, like Anthropic's context editing). Default 0.6.
+   */
+  pruneRatio?: number;
+  /**
    * Policy for tools not in `toolPolicies`. Default `truncate`.
    */
   defaultToolPolicy?: ToolPolicy;

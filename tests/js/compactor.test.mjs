@@ -303,7 +303,8 @@ describe("events", () => {
     const original = globalThis.reportError;
     globalThis.reportError = (e) => errors.push(e);
     try {
-      const compactor = new Compactor({ model: "gpt-4o", contextWindow: 128000, toolOutputMaxBytes: 256, pruneThresholdTokens: 500 });
+      // pruneRatio: a small conversation in a 128k window is under pressure only this low.
+      const compactor = new Compactor({ model: "gpt-4o", contextWindow: 128000, toolOutputMaxBytes: 256, pruneThresholdTokens: 500, pruneRatio: 0.01 });
       compactor.on("pruned", (e) => {
         seen.push(e);
         throw new Error("a handler's bug");

@@ -62,6 +62,7 @@ impl Compaction {
                 boundary: head.boundary,
                 previous: state.prune_boundary.map(|m| m.index),
                 window: input.budget.window,
+                input_tokens: plan::unpruned_total(&input, &state, &head),
             },
             &input.config,
             &input.counter,

@@ -195,6 +195,20 @@ fn head_tokens(input: &Input, head: &Head) -> usize {
     system_tokens + raw[..head.end].iter().sum::<usize>() + head.pinned_first.map_or(0, |i| raw[i])
 }
 
+/// The input's tokens as it would go out with nothing pruned or compacted now (the
+/// summaries of earlier compactions included).
+pub(super) fn unpruned_total(input: &Input, state: &State, head: &Head) -> usize {
+    let live: usize = (head.boundary..input.counts.len())
+        .filter(|&i| Some(i) != head.pinned_first)
+        .map(|i| input.counts[i])
+        .sum();
+    head_tokens(input, head)
+        + head.old_pinned.map_or(0, |i| input.counts[i])
+        + chunk_tokens(&state.chunks, &input.counter)
+        + live
+        + REPLY_PRIMING
+}
+
 /// What one summary chunk may take in the input: its cap, the identifier ledger, framing.
 fn summary_slot(input: &Input, sizes: Sizes) -> usize {
     sizes.summary_max + input.config.ledger_tokens(input.budget.window) + 16
