@@ -218,24 +218,6 @@ fn section_of(line: &str) -> Option<Result<&'static str, ()>> {
     ((is_heading && rest.trim().is_empty()) || (bold && is_label)).then_some(Err(()))
 }
 
-/// Phrases that make a summary line an instruction to the model rather than a record.
-const INSTRUCTION_CUES: &[&str] = &[
-    "ignore previous instructions",
-    "ignore all previous",
-    "ignore the previous",
-    "ignore prior instructions",
-    "ignore all prior",
-    "disregard previous",
-    "disregard all previous",
-    "disregard the above",
-    "ignore the above",
-    "new instructions:",
-    "system prompt:",
-    "you must now",
-    "from now on, you",
-    "from now on you",
-];
-
 /// Checks a summarizer's reply and keeps only the header and the four sections.
 pub fn check(reply: &str, counter: &dyn TextCounter, max_tokens: usize) -> Result<Checked, Rejection> {
     if reply.trim().is_empty() {
@@ -284,8 +266,7 @@ pub fn check(reply: &str, counter: &dyn TextCounter, max_tokens: usize) -> Resul
             dropped.push(line.to_owned());
             continue;
         }
-        let lower = line.to_lowercase();
-        if INSTRUCTION_CUES.iter().any(|c| lower.contains(c)) {
+        if super::injection::is_instruction(line) {
             suspicious.push(line.to_owned());
             continue;
         }

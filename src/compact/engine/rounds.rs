@@ -138,7 +138,7 @@ impl Compaction {
         if self.rounds.folding {
             self.rounds.folding = false;
             let reply = replies.into_iter().next().expect("one fold reply");
-            return self.finish_fold(reply);
+            return self.finish_fold(reply, &requests[0]);
         }
         for (k, reply) in replies.into_iter().enumerate() {
             let chunk = self.chunk_from(k, reply, &requests[k])?;
@@ -306,16 +306,23 @@ impl Compaction {
     }
 
     /// A fold's reply replaces the chunks with one, whose ledger carries the identifiers the
-    /// chunks held. A failed fold keeps the chunks as they are: they still fit, or the fit
-    /// check says so.
-    fn finish_fold(&mut self, reply: Reply) -> Result<(), Error> {
-        let text = match reply {
-            Reply::Text { text, .. } => summary::check(&text, self.counter(), self.summary_max)
-                .ok()
-                .map(|c| c.text),
+    /// chunks held. It is checked as a summary is: lines outside the sections and lines that
+    /// are instructions are dropped and reported, invented identifiers reported. A failed
+    /// fold keeps the chunks as they are: they still fit, or the fit check says so.
+    fn finish_fold(&mut self, reply: Reply, request: &Request) -> Result<(), Error> {
+        let checked = match reply {
+            Reply::Text { text, .. } => summary::check(&text, self.counter(), self.summary_max).ok(),
             Reply::Failed(_) => None,
         };
-        let Some(text) = text else { return Ok(()) };
+        let Some(checked) = checked else { return Ok(()) };
+        self.rounds.dropped.extend(checked.dropped);
+        self.rounds.dropped.extend(checked.suspicious);
+        let text = checked.text;
+        for id in self.unsupported_in(&text, request, &[]) {
+            if !self.rounds.unsupported.contains(&id) {
+                self.rounds.unsupported.push(id);
+            }
+        }
         let mut ids = Vec::new();
         for c in &self.rounds.chunks {
             for id in crate::ids::extract(&c.text) {
@@ -368,7 +375,8 @@ impl Compaction {
         for &i in &request.covers {
             push_text(&mut near, &messages[i]);
         }
-        if self.input.config.strategy == Strategy::Rolling {
+        // A rolling summary and a fold are made from the chunks.
+        if self.input.config.strategy == Strategy::Rolling || request.kind == RequestKind::Fold {
             for c in &self.rounds.chunks {
                 near.push_str(&c.text);
                 near.push('\n');
