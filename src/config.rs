@@ -155,6 +155,8 @@ pub struct Config {
     /// message of its own side goes at the start of that message instead (for providers
     /// and chat templates that reject two user or two assistant messages in a row).
     pub alternate_roles: bool,
+    /// Keep identifiers a summary invented in its text (they are reported either way).
+    pub keep_unsupported_ids: bool,
     /// `additive` or `rolling`.
     pub strategy: Strategy,
     /// Chunks fold into one when together they pass this share of the window.
@@ -193,6 +195,7 @@ impl Config {
             summarizer_input_tokens: None,
             summary_role: SummaryRole::Assistant,
             alternate_roles: false,
+            keep_unsupported_ids: false,
             strategy: Strategy::Additive,
             fold_ratio: 0.15,
             fallback: Fallback::Extractive,

@@ -125,6 +125,11 @@ pub struct CompactOptions {
     /// providers and chat templates that require strict alternation. Default false.
     #[serde(default, deserialize_with = "present")]
     pub alternate_roles: Option<bool>,
+    /// Keep identifiers a summary names that occur nowhere in the conversation (invented,
+    /// or misremembered) in its text. By default they are removed from it; either way the
+    /// report lists them in `unsupportedIds`. Default false.
+    #[serde(default, deserialize_with = "present")]
+    pub keep_unsupported_ids: Option<bool>,
     /// `additive` (default) or `rolling`.
     #[serde(default, deserialize_with = "present")]
     pub strategy: Option<Strategy>,
@@ -182,6 +187,7 @@ impl Config {
         }
         c.pin_first_user_turn = o.pin_first_user_turn.unwrap_or(c.pin_first_user_turn);
         c.alternate_roles = o.alternate_roles.unwrap_or(c.alternate_roles);
+        c.keep_unsupported_ids = o.keep_unsupported_ids.unwrap_or(c.keep_unsupported_ids);
         c.default_tool_policy = o.default_tool_policy.unwrap_or(c.default_tool_policy);
         if let Some(p) = &o.tool_policies {
             c.tool_policies = p.iter().map(|(k, v)| (k.clone(), *v)).collect();

@@ -772,6 +772,27 @@ fn injected_instructions_and_identifiers_are_reported() {
         })
         .unwrap();
     assert!(!summary.contains("Ignore previous"));
+    // The invented identifier is reported, not sent; keepUnsupportedIds keeps it.
+    assert!(!summary.contains("evil.example.net:4444"), "{summary}");
+    let o = run_with(
+        &mut |_| schema_reply(&injected),
+        json!({"keepUnsupportedIds": true}),
+    )
+    .unwrap();
+    assert!(o
+        .report
+        .unsupported_ids
+        .iter()
+        .any(|i| i.contains("evil.example.net:4444")));
+    let kept = o
+        .order
+        .iter()
+        .find_map(|x| match x {
+            Out::New(m) => Some(m.text.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(kept.contains("evil.example.net:4444"), "{kept}");
 }
 
 #[test]

@@ -111,3 +111,63 @@ pub fn unsupported(summary: &str, near: &str, known: &HashSet<&str>) -> Vec<Stri
     }
     out
 }
+
+/// `summary` without the identifiers `ids` (ones found nowhere in the conversation): each
+/// occurrence is removed with the list separator next to it, and a line left with no letter
+/// or digit after its bullet and label goes too. Section lines stay, so the schema holds.
+pub fn without(summary: &str, ids: &[String]) -> String {
+    if ids.is_empty() {
+        return summary.to_owned();
+    }
+    let mut out = Vec::new();
+    for line in summary.lines() {
+        if !ids.iter().any(|id| line.contains(id.as_str())) {
+            out.push(line.to_owned());
+            continue;
+        }
+        let mut l = line.to_owned();
+        for id in ids {
+            for (from, to) in [
+                (format!(", {id}"), String::new()),
+                (format!("{id}, "), String::new()),
+                (id.clone(), String::new()),
+            ] {
+                l = l.replace(&from, &to);
+            }
+        }
+        while l.contains("  ") {
+            l = l.replace("  ", " ");
+        }
+        let l = l.replace(" ,", ",").replace("()", "").replace("``", "");
+        let l = l.trim_end().trim_end_matches([',', ';', ':']).to_owned();
+        let content = l
+            .trim_start_matches(['-', '*', ' '])
+            .split_once(":**")
+            .map_or(l.as_str(), |(_, rest)| rest);
+        let section = super::summary::is_section_line(&l);
+        if section || content.chars().any(char::is_alphanumeric) {
+            out.push(if section && content.trim().is_empty() {
+                format!("{l} None")
+            } else {
+                l
+            });
+        }
+    }
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without;
+
+    #[test]
+    fn invented_identifiers_leave_the_text_and_its_lists_read_on() {
+        let summary = "## Conversation Summary\n- **Decisions:** Deploy to db-prod-1:5432, evil.example.net:4444 tonight.\n- **Entities:** evil.example.net:4444\n- **Facts:** The build broke.\n- See evil.example.net:4444\n- **Open Items:** None";
+        let out = without(summary, &["evil.example.net:4444".to_owned()]);
+        assert_eq!(
+            out,
+            "## Conversation Summary\n- **Decisions:** Deploy to db-prod-1:5432 tonight.\n- **Entities:** None\n- **Facts:** The build broke.\n- See\n- **Open Items:** None"
+        );
+        assert_eq!(without(summary, &[]), summary);
+    }
+}

@@ -195,6 +195,11 @@ pub struct Checked {
     pub suspicious: Vec<String>,
 }
 
+/// Whether `line` opens one of the four sections.
+pub fn is_section_line(line: &str) -> bool {
+    matches!(section_of(line), Some(Ok(_)))
+}
+
 /// Which section a line opens, if it opens one: `- **Decisions:** ...`, `**Facts:**`,
 /// `### Open Items`, `Entities:`. An unknown section (`Err`) is only recognised by a
 /// heading or a bold label, so an ordinary bullet with a colon ("Error: refused") stays

@@ -474,6 +474,12 @@ export type CompactOptions = {
    */
   alternateRoles?: boolean;
   /**
+   * Keep identifiers a summary names that occur nowhere in the conversation (invented,
+   * or misremembered) in its text. By default they are removed from it; either way the
+   * report lists them in `unsupportedIds`. Default false.
+   */
+  keepUnsupportedIds?: boolean;
+  /**
    * `additive` (default) or `rolling`.
    */
   strategy?: Strategy;

@@ -139,6 +139,11 @@ describe("compact()", () => {
     assert.ok(r.report.droppedSummaryLines.some((l) => l.includes("Ignore previous instructions")));
     assert.ok(r.report.unsupportedIds.includes("evil.example.net:4444"), JSON.stringify(r.report.unsupportedIds));
     assert.ok(!JSON.stringify(r.messages).includes("Ignore previous instructions"));
+    // Reported, not sent; unless the caller keeps it.
+    assert.ok(!JSON.stringify(r.messages).includes("evil.example.net:4444"));
+    const kept = await compact(agent(), { ...base, summarizer: async () => injected, keepUnsupportedIds: true });
+    assert.ok(kept.report.unsupportedIds.includes("evil.example.net:4444"));
+    assert.ok(JSON.stringify(kept.messages).includes("evil.example.net:4444"));
   });
 
   test("state passed back: summaries are not redone and the prefix stays byte-identical", async () => {

@@ -238,12 +238,7 @@ impl Compaction {
             Ok(checked) => {
                 self.rounds.dropped.extend(checked.dropped);
                 self.rounds.dropped.extend(checked.suspicious);
-                for id in self.unsupported_in(&checked.text, request, &ids) {
-                    if !self.rounds.unsupported.contains(&id) {
-                        self.rounds.unsupported.push(id);
-                    }
-                }
-                (checked.text, None)
+                (self.verified(checked.text, request, &ids), None)
             }
             Err(reason) => self.fallback_for(reason, request, &ids)?,
         };
@@ -317,12 +312,7 @@ impl Compaction {
         let Some(checked) = checked else { return Ok(()) };
         self.rounds.dropped.extend(checked.dropped);
         self.rounds.dropped.extend(checked.suspicious);
-        let text = checked.text;
-        for id in self.unsupported_in(&text, request, &[]) {
-            if !self.rounds.unsupported.contains(&id) {
-                self.rounds.unsupported.push(id);
-            }
-        }
+        let text = self.verified(checked.text, request, &[]);
         let mut ids = Vec::new();
         for c in &self.rounds.chunks {
             for id in crate::ids::extract(&c.text) {
@@ -358,6 +348,22 @@ impl Compaction {
         }];
         self.rounds.folded = true;
         Ok(())
+    }
+
+    /// A checked summary's text with the identifiers it invented reported, and removed
+    /// unless `keepUnsupportedIds`.
+    fn verified(&mut self, text: String, request: &Request, known: &[(Identifier, usize)]) -> String {
+        let invented = self.unsupported_in(&text, request, known);
+        for id in &invented {
+            if !self.rounds.unsupported.contains(id) {
+                self.rounds.unsupported.push(id.clone());
+            }
+        }
+        if self.input.config.keep_unsupported_ids {
+            text
+        } else {
+            ledger::without(&text, &invented)
+        }
     }
 
     /// Identifiers of `summary` found nowhere in the conversation. Each is looked for first
