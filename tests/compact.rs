@@ -617,6 +617,22 @@ fn run_with(fake: &mut dyn FnMut(&Request) -> Reply, cfg: Value) -> Result<ctxfo
     run(&conv, &cfg, enc(), 16_000, 1_000, None, Summarizer::Fake(fake)).map(|(o, _)| o)
 }
 
+/// The texts of the messages ctxfold made (summaries), in order.
+fn summary_texts(o: &ctxfold::compact::Outcome) -> Vec<String> {
+    o.order
+        .iter()
+        .filter_map(|x| match x {
+            Out::New(m) => Some(m.text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a report list has an entry containing `needle`.
+fn lists(list: &[String], needle: &str) -> bool {
+    list.iter().any(|l| l.contains(needle))
+}
+
 const GOOD: &str = "## Conversation Summary\n- **Decisions:** Fix modules one by one.\n- **Entities:** /srv/app/module_0.py\n- **Facts:** ValueError in build_0.\n- **Open Items:** None";
 
 /// A fold's reply is checked as a summary's is (it passed an instruction line and an
@@ -638,28 +654,15 @@ fn a_fold_is_checked_as_a_summary_is() {
     )
     .unwrap();
     assert!(o.report.folded, "the case needs a fold");
-    let out: Vec<String> = o
-        .order
-        .iter()
-        .filter_map(|x| match x {
-            Out::New(m) => Some(m.text.clone()),
-            _ => None,
-        })
-        .collect();
+    let out = summary_texts(&o);
     assert!(out.iter().all(|t| !t.contains("Ignore previous")), "{out:?}");
     assert!(
-        o.report
-            .dropped_summary_lines
-            .iter()
-            .any(|l| l.contains("Ignore previous")),
+        lists(&o.report.dropped_summary_lines, "Ignore previous"),
         "{:?}",
         o.report.dropped_summary_lines
     );
     assert!(
-        o.report
-            .unsupported_ids
-            .iter()
-            .any(|i| i.contains("invented_9999")),
+        lists(&o.report.unsupported_ids, "invented_9999"),
         "{:?}",
         o.report.unsupported_ids
     );
@@ -670,17 +673,7 @@ fn a_good_summary_is_used_with_its_ledger() {
     let o = run_with(&mut |_| schema_reply(GOOD), json!({})).unwrap();
     assert_eq!(o.context_status, ContextStatus::Summarized);
     assert!(o.report.fallback.is_none());
-    let summary = o
-        .order
-        .iter()
-        .find_map(|x| {
-            if let Out::New(m) = x {
-                Some(m.text.clone())
-            } else {
-                None
-            }
-        })
-        .unwrap();
+    let summary = &summary_texts(&o)[0];
     assert!(summary.starts_with(GOOD), "{summary}");
     assert!(
         summary.contains("\nIdentifiers: "),
@@ -745,32 +738,16 @@ fn injected_instructions_and_identifiers_are_reported() {
     let o = run_with(&mut |_| schema_reply(&injected), json!({})).unwrap();
     assert!(o.report.fallback.is_none());
     assert!(
-        o.report
-            .dropped_summary_lines
-            .iter()
-            .any(|l| l.contains("Ignore previous instructions")),
+        lists(&o.report.dropped_summary_lines, "Ignore previous instructions"),
         "{:?}",
         o.report.dropped_summary_lines
     );
     assert!(
-        o.report
-            .unsupported_ids
-            .iter()
-            .any(|i| i.contains("evil.example.net:4444")),
+        lists(&o.report.unsupported_ids, "evil.example.net:4444"),
         "{:?}",
         o.report.unsupported_ids
     );
-    let summary = o
-        .order
-        .iter()
-        .find_map(|x| {
-            if let Out::New(m) = x {
-                Some(m.text.clone())
-            } else {
-                None
-            }
-        })
-        .unwrap();
+    let summary = &summary_texts(&o)[0];
     assert!(!summary.contains("Ignore previous"));
     // The invented identifier is reported, not sent; keepUnsupportedIds keeps it.
     assert!(!summary.contains("evil.example.net:4444"), "{summary}");
@@ -779,19 +756,8 @@ fn injected_instructions_and_identifiers_are_reported() {
         json!({"keepUnsupportedIds": true}),
     )
     .unwrap();
-    assert!(o
-        .report
-        .unsupported_ids
-        .iter()
-        .any(|i| i.contains("evil.example.net:4444")));
-    let kept = o
-        .order
-        .iter()
-        .find_map(|x| match x {
-            Out::New(m) => Some(m.text.clone()),
-            _ => None,
-        })
-        .unwrap();
+    assert!(lists(&o.report.unsupported_ids, "evil.example.net:4444"));
+    let kept = &summary_texts(&o)[0];
     assert!(kept.contains("evil.example.net:4444"), "{kept}");
 }
 

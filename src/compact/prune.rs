@@ -16,7 +16,7 @@ use super::mentions::Haystack;
 use super::partition::Structure;
 use super::types::Pruned as Report;
 use crate::config::{Config, Preset, ToolPolicy};
-use crate::count::{count_each, TextCounter};
+use crate::count::{count_each, count_message, TextCounter};
 use crate::ids::{self, Ledger};
 use crate::messages::{Message, Part, Role};
 use crate::tokenizer::hash::FastMap;
@@ -158,12 +158,12 @@ pub fn cut_step(
             _ => std::cmp::Reverse(0),
         });
         let before = out.tokens[i];
+        let mut now = before;
         let mut changed = Vec::new();
         for k in parts {
             let Part::ToolResult { call_id, text, .. } = m.parts[k].clone() else {
                 continue;
             };
-            let now = count_each(std::slice::from_ref(&m), counter)[0];
             let left = over.saturating_sub(before.saturating_sub(now));
             if left == 0 {
                 break;
@@ -174,7 +174,7 @@ pub fn cut_step(
                 if let Part::ToolResult { text, .. } = &mut probe.parts[k] {
                     *text = t.to_owned();
                 }
-                count_each(std::slice::from_ref(&probe), counter)[0]
+                count_message(&probe, counter)
             };
             let fitted = elide::fit(&text, want, &count, &cut_marker);
             if fitted.len() >= text.len() {
@@ -183,19 +183,21 @@ pub fn cut_step(
             out.report.bytes_removed += text.len() - fitted.len();
             // What the cut part held that the rest does not say is reported lost.
             let (_, gone) = mentions(&text, &fitted, 0);
-            out.lost.entry(i).or_default().extend(gone);
+            if !gone.is_empty() {
+                out.lost.entry(i).or_default().extend(gone);
+            }
             if let Part::ToolResult { text, .. } = &mut m.parts[k] {
                 *text = fitted.clone();
             }
+            now = count_message(&m, counter);
             changed.push((call_id, fitted));
         }
         if changed.is_empty() {
             continue;
         }
-        let after = count_each(std::slice::from_ref(&m), counter)[0];
-        over = over.saturating_sub(before.saturating_sub(after));
-        out.tokens[i] = after;
-        out.report.tokens_saved += before.saturating_sub(after);
+        over = over.saturating_sub(before.saturating_sub(now));
+        out.tokens[i] = now;
+        out.report.tokens_saved += before.saturating_sub(now);
         out.report.messages.push(i);
         out.edits.entry(i).or_default().extend(changed);
     }

@@ -62,7 +62,7 @@ impl Compaction {
                 boundary: head.boundary,
                 previous: state.prune_boundary.map(|m| m.index),
                 window: input.budget.window,
-                input_tokens: plan::unpruned_total(&input, &state, &head),
+                input_tokens: plan::unpruned_total(&input, &head),
             },
             &input.config,
             &input.counter,
@@ -80,15 +80,7 @@ impl Compaction {
             summarizer_input,
         };
         let mut pruned = pruned;
-        let mut plan = plan::plan(
-            &input,
-            &state,
-            &structure,
-            &head,
-            &pruned,
-            sizes,
-            state_reset.clone(),
-        );
+        let mut plan = plan::plan(&input, &structure, &head, &pruned, sizes, state_reset.clone());
         // The newest step's tool outputs are kept, cut when the input does not fit and they
         // take more than what is left beside the head, its turn's user message and a summary.
         let over = plan.tokens.total > input.budget.input;
@@ -97,10 +89,10 @@ impl Compaction {
             plan.trigger,
             structure.newest_step.filter(|&s| s >= head.boundary),
         ) {
-            let room = plan::step_room(&input, &state, &head, &structure, step, sizes);
+            let room = plan::step_room(&input, &head, &structure, step, sizes);
             if pruned.tokens[step..].iter().sum::<usize>() > room {
                 prune::cut_step(messages, step, room, &mut pruned, &input.counter);
-                plan = plan::plan(&input, &state, &structure, &head, &pruned, sizes, state_reset);
+                plan = plan::plan(&input, &structure, &head, &pruned, sizes, state_reset);
             }
         }
         let mut c = Compaction {

@@ -60,6 +60,10 @@ pub(super) struct Head {
     pub boundary: usize,
     /// The newest user message an earlier compaction kept although its turn was split.
     pub old_pinned: Option<usize>,
+    /// The head's tokens: Anthropic's `system`, the leading messages and the pinned task.
+    pub tokens: usize,
+    /// The tokens of the summary message the state's chunks make (0: none).
+    pub summaries: usize,
 }
 
 impl Head {
@@ -87,11 +91,18 @@ impl Head {
             .pinned
             .and_then(|m| m.index.checked_sub(1))
             .filter(|&i| i < boundary && i >= end);
+        let raw = &input.counts;
+        let system = input
+            .conv
+            .system()
+            .map_or(0, |s| count_message(&s, &input.counter));
         Head {
             end,
             pinned_first,
             boundary,
             old_pinned,
+            tokens: system + raw[..end].iter().sum::<usize>() + pinned_first.map_or(0, |i| raw[i]),
+            summaries: chunk_tokens(&state.chunks, &input.counter),
         }
     }
 }
@@ -108,7 +119,6 @@ pub(super) struct Sizes {
 /// The plan: the breakdown of what would be sent now, and what a compaction would evict.
 pub(super) fn plan(
     input: &Input,
-    state: &State,
     structure: &Structure,
     head: &Head,
     pruned: &Applied,
@@ -118,13 +128,13 @@ pub(super) fn plan(
     let messages = input.conv.messages();
     let n = messages.len();
     let tokens = &pruned.tokens;
-    let head_tokens = head_tokens(input, head);
+    let head_tokens = head.tokens;
     let live: usize = (head.boundary..n)
         .filter(|&i| Some(i) != head.pinned_first)
         .map(|i| tokens[i])
         .sum();
     let old_pinned_tokens = head.old_pinned.map_or(0, |i| tokens[i]);
-    let summaries = chunk_tokens(&state.chunks, &input.counter);
+    let summaries = head.summaries;
     let total = head_tokens + old_pinned_tokens + summaries + live + REPLY_PRIMING;
     let tools: usize = (head.boundary..n)
         .filter(|&i| messages[i].role == Role::Tool)
@@ -185,28 +195,14 @@ pub(super) fn plan(
     }
 }
 
-/// The head's tokens: Anthropic's `system`, the leading messages and the pinned task.
-fn head_tokens(input: &Input, head: &Head) -> usize {
-    let raw = &input.counts;
-    let system_tokens = input
-        .conv
-        .system()
-        .map_or(0, |s| count_message(&s, &input.counter));
-    system_tokens + raw[..head.end].iter().sum::<usize>() + head.pinned_first.map_or(0, |i| raw[i])
-}
-
 /// The input's tokens as it would go out with nothing pruned or compacted now (the
 /// summaries of earlier compactions included).
-pub(super) fn unpruned_total(input: &Input, state: &State, head: &Head) -> usize {
+pub(super) fn unpruned_total(input: &Input, head: &Head) -> usize {
     let live: usize = (head.boundary..input.counts.len())
         .filter(|&i| Some(i) != head.pinned_first)
         .map(|i| input.counts[i])
         .sum();
-    head_tokens(input, head)
-        + head.old_pinned.map_or(0, |i| input.counts[i])
-        + chunk_tokens(&state.chunks, &input.counter)
-        + live
-        + REPLY_PRIMING
+    head.tokens + head.old_pinned.map_or(0, |i| input.counts[i]) + head.summaries + live + REPLY_PRIMING
 }
 
 /// What one summary chunk may take in the input: its cap, the identifier ledger, framing.
@@ -219,7 +215,6 @@ fn summary_slot(input: &Input, sizes: Sizes) -> usize {
 /// the additive strategy) and the reply's priming.
 pub(super) fn step_room(
     input: &Input,
-    state: &State,
     head: &Head,
     structure: &Structure,
     step: usize,
@@ -232,12 +227,12 @@ pub(super) fn step_room(
         .find(|&&u| u < step && u >= head.boundary)
         .map_or(0, |&u| input.counts[u]);
     let summaries = match input.config.strategy {
-        Strategy::Additive => chunk_tokens(&state.chunks, &input.counter),
+        Strategy::Additive => head.summaries,
         Strategy::Rolling => 0,
     };
     let old_pinned = head.old_pinned.map_or(0, |i| input.counts[i]);
     input.budget.input.saturating_sub(
-        head_tokens(input, head) + old_pinned + user + summaries + summary_slot(input, sizes) + REPLY_PRIMING,
+        head.tokens + old_pinned + user + summaries + summary_slot(input, sizes) + REPLY_PRIMING,
     )
 }
 
