@@ -2,7 +2,7 @@
 // types are not imported (the package does not depend on `ai`): the shapes below are the
 // parts of its provider specification (LanguageModelV2 to V4) the middleware reads, written
 // structurally, so the middleware is assignable to the middleware type of ai 5, 6 and 7.
-import type { CompactOptions, CompactReport, CompactState, Summarizer } from "../index.js";
+import type { CompactOptions, CompactReport, CompactState, ContextStatus, Summarizer } from "../index.js";
 
 /** Provider options: `{ [provider]: { [option]: JSON } }`, passed through untouched. */
 export type ProviderOptions = Record<string, Record<string, unknown>>;
@@ -105,7 +105,7 @@ export interface CompactionEvent {
   /** The compaction report of the call. */
   report: CompactReport;
   /** `full` (nothing summarized), `summarized`, or `truncated` after a marker fallback. */
-  contextStatus: "full" | "summarized" | "truncated";
+  contextStatus: ContextStatus;
 }
 
 /** The provider's usage for the last call of a conversation that reported one, beside ctxfold's count of the same prompt. */
@@ -137,7 +137,7 @@ export interface ConversationStatus {
   /** The last call's compaction report. */
   report: CompactReport | null;
   /** The last call's context status. */
-  contextStatus: "full" | "summarized" | "truncated" | null;
+  contextStatus: ContextStatus | null;
   /** The last usage reported, with ctxfold's count of the same prompt. */
   usage: UsageRecord | null;
   /** When the record last changed (ISO 8601). */
