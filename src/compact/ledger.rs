@@ -5,7 +5,8 @@
 //! ranked, most referenced first. Those a summary does not mention are appended to it
 //! verbatim in one `Identifiers:` line, as many as fit the ledger budget; the rest are
 //! reported lost. Identifiers in a summary that appear nowhere in the conversation are
-//! reported unsupported: a hallucination, or something injected through a tool output.
+//! reported unsupported (a hallucination, or something injected through a tool output) and
+//! taken out of its text ([`without`]) unless `keepUnsupportedIds`.
 
 use std::collections::HashSet;
 

@@ -6,7 +6,8 @@
 //! starts at a cut point before a user message that is not only tool results. Compaction
 //! cuts at turn starts; when the newest turn alone is too big (an agent loop is often one
 //! turn of hundreds of steps), it cuts inside that turn at its cut points, so a call and
-//! its results are never separated, and the turn's user message stays verbatim.
+//! its results are never separated, and the turn's user message stays verbatim. When the
+//! conversation ends with tool results, that newest step always stays in the tail.
 
 use crate::messages::{Message, Part, Role};
 

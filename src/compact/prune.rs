@@ -8,6 +8,10 @@
 //! depends only on the output, the tool and the options, so the same old message always
 //! prunes to the same bytes: the prefix a provider caches stays byte-identical from one
 //! request to the next. It is never longer than the limit, so pruning it again is a no-op.
+//! The prune boundary moves only under pressure (the input past `pruneRatio` of the window).
+//!
+//! The newest step's outputs (what the model is about to read) are never pruned or evicted;
+//! when the input does not fit they are cut in place to what room is left ([`cut_step`]).
 
 use std::collections::HashMap;
 

@@ -12,6 +12,8 @@
 //! An attempt appends what the call adds to the cached history before its write, so the
 //! engine sees it; if the write is refused (another writer got there first), those items are
 //! cut off again and the call starts over from `Load`, with whatever the other writer did.
+//! A `prepare` or `commit` whose cache made the last write may answer `Load` from it
+//! ([`Call::assume_cached`]); one that turns out to need the summarizer loads after all.
 
 mod finish;
 
