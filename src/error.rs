@@ -32,10 +32,15 @@ pub enum Error {
     #[error("{argument} out of range: {reason}")]
     OutOfRange { argument: String, reason: String },
 
-    /// Even the head and the newest user message do not fit the input budget.
-    #[error("context overflow: the head and the newest user message need {needed} tokens, the input budget is {available} (window minus reserved output); {hint}")]
+    /// Even the head and the newest messages (with the summaries a compaction adds) do not
+    /// fit the input budget.
+    #[error("context overflow: the head and the newest messages need {needed} tokens and the summaries {summaries}, the input budget is {available} (window minus reserved output); {hint}")]
     ContextOverflow {
+        /// The head, the messages that are never evicted (the newest user message, the
+        /// step the model is about to read) and the reply's priming.
         needed: usize,
+        /// What the summaries take (a compaction's reserved slot, or the earlier ones).
+        summaries: usize,
         available: usize,
         hint: &'static str,
     },

@@ -57,7 +57,9 @@ pub struct CompactOptions {
     /// `off`, `default`, `conservative` or `aggressive`.
     #[serde(default, deserialize_with = "present")]
     pub preset: Option<Preset>,
-    /// Compact above `max(tokenFloor, thresholdRatio x contextWindow)`. Default 0.7.
+    /// Compact above `max(tokenFloor, thresholdRatio x contextWindow)`, at most the input
+    /// budget. Default 1: compact when the input would not fit the input budget (the
+    /// window less `reservedOutputTokens`).
     #[serde(default, deserialize_with = "present")]
     pub threshold_ratio: Option<Ratio>,
     /// Never compact below this many tokens. Default 4096.
@@ -70,13 +72,22 @@ pub struct CompactOptions {
     /// most half the window), at most the model's output cap.
     #[serde(default, deserialize_with = "present")]
     pub reserved_output_tokens: Option<Int<0>>,
-    /// Recent turns kept verbatim, degrading when they do not fit. Default 4.
+    /// After a compaction the input lands near this share of the input budget: the head,
+    /// the summaries with their identifier ledgers, and as many recent turns as fit.
+    /// Default 0.55.
+    #[serde(default, deserialize_with = "present")]
+    pub target_ratio: Option<Ratio>,
+    /// Recent turns kept verbatim whatever the target (a floor), degrading to fewer when
+    /// they do not fit the budget; the newest complete exchange is kept whenever it fits.
+    /// Default 4.
     #[serde(default, deserialize_with = "present")]
     pub buffer_turns: Option<Int<0>>,
-    /// The verbatim tail never takes more than this share of the window. Default 0.3.
+    /// The verbatim tail never takes more than this share of the window. Default: no cap
+    /// (the target decides); 0.1 in the conservative preset, 0.2 in the aggressive one.
     #[serde(default, deserialize_with = "present")]
     pub buffer_max_ratio: Option<Ratio>,
-    /// Instead of `bufferTurns`: keep as many recent turns as fit this many tokens.
+    /// Instead of `targetRatio` and `bufferTurns`: keep as many recent turns as fit this
+    /// many tokens (at least the newest one).
     #[serde(default, deserialize_with = "present")]
     pub keep_recent_tokens: Option<Int<0>>,
     /// Pin the first user message (the task) in the head, before the summary, once a later
@@ -106,7 +117,9 @@ pub struct CompactOptions {
     /// not fit.
     #[serde(default, deserialize_with = "present")]
     pub summary_max_tokens: Option<Int<64, 32_768>>,
-    /// Budget for the identifier ledger line. Default: 1/50 of the window, at least 160.
+    /// Budget for the identifier ledger line. Default: the room the summaries leave within
+    /// `targetRatio`, at least 1/8 of the target and 1/50 of the window (160 tokens or
+    /// more), which a compaction reserves.
     #[serde(default, deserialize_with = "present")]
     pub ledger_max_tokens: Option<Int<0>>,
     /// Summarizer deadline in milliseconds. Default 25000.
@@ -133,7 +146,7 @@ pub struct CompactOptions {
     /// `additive` (default) or `rolling`.
     #[serde(default, deserialize_with = "present")]
     pub strategy: Option<Strategy>,
-    /// Chunks fold into one past this share of the window. Default 0.15.
+    /// Chunks fold into one past this share of the window. Default 0.3.
     #[serde(default, deserialize_with = "present")]
     pub fold_ratio: Option<Ratio>,
     /// What a failed summary falls back to. Default `extractive`.
@@ -161,7 +174,10 @@ impl Config {
             c.threshold_ratio = r.0;
         }
         if let Some(r) = o.buffer_max_ratio {
-            c.buffer_max_ratio = r.0;
+            c.buffer_max_ratio = Some(r.0);
+        }
+        if let Some(r) = o.target_ratio {
+            c.target_ratio = r.0;
         }
         if let Some(r) = o.fold_ratio {
             c.fold_ratio = r.0;

@@ -79,8 +79,12 @@ mod tests {
         let b = Budget::resolve(None, &config).unwrap();
         assert_eq!(
             (b.window, b.reserved_output, b.input, b.threshold),
-            (10_000, 1024, 8976, 7000)
+            (10_000, 1024, 8976, 8976)
         );
+        // 0.9 of the window is past the input budget here: the threshold is the budget.
+        let config =
+            Config::from_json(&serde_json::json!({"contextWindow": 10_000, "thresholdRatio": 0.7})).unwrap();
+        assert_eq!(Budget::resolve(None, &config).unwrap().threshold, 7000);
         let floor =
             Config::from_json(&serde_json::json!({"contextWindow": 5000, "tokenFloor": 4500})).unwrap();
         let b = Budget::resolve(None, &floor).unwrap();

@@ -86,35 +86,87 @@ pub fn head_len(messages: &[Message]) -> usize {
     messages.iter().take_while(|m| m.role == Role::System).count()
 }
 
+/// What the verbatim tail may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TailRoom {
+    /// The tail's target: whole turns are added, newest first, while they fit this many
+    /// tokens (unless `floor_only`), and a newest turn too large for it is cut to it.
+    pub want: usize,
+    /// Keep only the floor's whole turns (a manual compaction: the user asked for room).
+    pub floor_only: bool,
+    /// The newest `floor` turns are kept whatever `want` says, while they fit half of
+    /// `hard` (or `want`, if more).
+    pub floor: usize,
+    /// The most the tail can take (the budget less everything else).
+    pub hard: usize,
+    /// Whether the newest complete exchange counts in the floor.
+    pub exchange: bool,
+}
+
 /// Chooses where the verbatim tail starts.
 ///
-/// `from` is the first message that may be evicted, `tokens[i]` each message's tokens,
-/// `budget` what the tail may take. Tries the last `turns` turns, then fewer (the
-/// degrading guard), down to the newest turn; if that is still too big, keeps the newest
-/// turn's user message (`pinned`) and as many of its most recent steps as fit, cut at
-/// cut points. Returns `(tail_start, pinned)`: messages `tail_start..` are the tail, and
-/// `pinned` (if any) is the newest user message kept although it lies before `tail_start`.
+/// `from` is the first message that may be evicted, `tokens[i]` each message's tokens.
+/// Keeps as many whole turns as fit `room.want` and the newest steps of the turn before
+/// them that still fit (cut at a cut point), and at least the newest `room.floor`
+/// (degrading to fewer when they take more than half of `room.hard`, or `room.want` if
+/// more); with `room.exchange`, the newest complete exchange whenever it fits `room.hard`
+/// (a conversation ending with a user message keeps the turn before it). If the newest turn alone does not fit, keeps its user message (`pinned`) and as
+/// many of its most recent steps as fit the target, cut at cut points. Returns `(tail_start,
+/// pinned)`: messages `tail_start..` are the tail, and `pinned` (if any) is the newest
+/// user message kept although it lies before `tail_start`.
 pub fn choose_tail(
     structure: &Structure,
     tokens: &[usize],
     from: usize,
-    turns: usize,
-    budget: usize,
+    room: TailRoom,
 ) -> (usize, Option<usize>) {
-    let sum = |a: usize| tokens[a..].iter().sum::<usize>();
+    let n = tokens.len();
     let starts: Vec<usize> = structure
         .turn_starts
         .iter()
         .copied()
         .filter(|&s| s >= from)
         .collect();
-    // Whole turns, newest first; at least the newest turn is tried.
-    for k in (1..=turns.max(1).min(starts.len())).rev() {
+    // sums[k]: the tokens of the newest k turns.
+    let mut sums = vec![0usize; starts.len() + 1];
+    let mut end = n;
+    for k in 1..=starts.len() {
         let start = starts[starts.len() - k];
-        if sum(start) <= budget {
+        sums[k] = sums[k - 1] + tokens[start..end].iter().sum::<usize>();
+        end = start;
+    }
+    let wanted = match room.floor_only {
+        true => 0,
+        false => (1..=starts.len())
+            .take_while(|&k| sums[k] <= room.want)
+            .last()
+            .unwrap_or(0),
+    };
+    // A lone user message at the end is no exchange yet: the turn before it counts too.
+    let exchange = 1 + usize::from(room.exchange && starts.last().is_some_and(|&s| s + 1 == n));
+    // The floor's turns may take half of what is left, or the target's room if that is
+    // more (an agent's turns can each be most of the window: four of them are no floor);
+    // the newest complete exchange may take all of it.
+    let floor_room = room.want.max(room.hard / 2).min(room.hard);
+    let floor = room.floor.min(starts.len());
+    let floored = (1..=floor).rev().find(|&k| sums[k] <= floor_room).unwrap_or(0);
+    let exchange = exchange.min(starts.len());
+    let exchanged = (1..=exchange).rev().find(|&k| sums[k] <= room.hard).unwrap_or(0);
+    let k = wanted.max(floored).max(exchanged);
+    if k > 0 {
+        let start = starts[starts.len() - k];
+        if room.floor_only {
             return (start, None);
         }
+        // Room left within the target goes to the newest steps of the turn before (or of the
+        // steps before the first turn), cut at a cut point: the tail is sized by tokens.
+        let lower = starts.len().checked_sub(k + 1).map_or(from, |j| starts[j]);
+        return (
+            steps_that_fit(structure, tokens, lower, room.want).min(start),
+            None,
+        );
     }
+    let budget = room.want.min(room.hard);
     // The newest turn does not fit: keep its user message and its newest steps, and the
     // step with the user's newest words whatever it costs (the fit check says if it cannot).
     let words = structure.newest_words.map_or(tokens.len(), |w| w.max(from));
@@ -156,6 +208,17 @@ mod tests {
     use super::*;
     use crate::messages::Conversation;
     use serde_json::json;
+
+    /// A room whose floor is `floor` turns and whose target and limit are both `tokens`.
+    fn room(floor: usize, tokens: usize) -> TailRoom {
+        TailRoom {
+            want: tokens,
+            floor_only: false,
+            floor,
+            hard: tokens,
+            exchange: true,
+        }
+    }
 
     fn conv(v: serde_json::Value) -> Vec<Message> {
         Conversation::parse(&v, None).unwrap().messages().to_vec()
@@ -214,7 +277,7 @@ mod tests {
         assert_eq!(s.turn_starts, [0]);
         assert_eq!(s.newest_words, Some(3));
         // A budget for nothing but the user message: the last step stays anyway.
-        assert_eq!(choose_tail(&s, &[5, 10, 10, 10, 50], 0, 4, 6), (3, Some(0)));
+        assert_eq!(choose_tail(&s, &[5, 10, 10, 10, 50], 0, room(4, 6)), (3, Some(0)));
         // A plain newest user message needs nothing more.
         assert_eq!(Structure::of(&agent()).newest_words, None);
     }
@@ -225,23 +288,95 @@ mod tests {
         let s = Structure::of(&m);
         let tokens = [5, 10, 20, 30, 30, 10, 20, 30, 10, 10];
         // Both turns fit.
-        assert_eq!(choose_tail(&s, &tokens, 1, 4, 1000), (1, None));
+        assert_eq!(choose_tail(&s, &tokens, 1, room(4, 1000)), (1, None));
         // Only the newest turn fits (20 tokens).
-        assert_eq!(choose_tail(&s, &tokens, 1, 4, 25), (8, None));
+        assert_eq!(choose_tail(&s, &tokens, 1, room(4, 25)), (8, None));
         // With the newest turn at the end of an agent loop: drop the last user turn.
         let tokens = [5, 10, 20, 30, 30, 10, 20, 30, 10, 10];
         let m2 = &m[..8];
         let s2 = Structure::of(m2);
         // Newest turn = messages 1..8 (150 tokens); budget 70: keep the user message (10)
         // and the newest steps that fit at a cut point: 5..8 is 60 tokens.
-        assert_eq!(choose_tail(&s2, &tokens[..8], 1, 4, 70), (5, Some(1)));
+        assert_eq!(choose_tail(&s2, &tokens[..8], 1, room(4, 70)), (5, Some(1)));
         // One token less and the cut moves to the next cut point, never between 6 and 7.
-        assert_eq!(choose_tail(&s2, &tokens[..8], 1, 4, 69), (6, Some(1)));
+        assert_eq!(choose_tail(&s2, &tokens[..8], 1, room(4, 69)), (6, Some(1)));
         // Budget too small for any step: the user message and the newest step, whose results
         // the model is about to read (the engine cuts them to fit first).
         assert_eq!(s2.newest_step, Some(6));
-        assert_eq!(choose_tail(&s2, &tokens[..8], 1, 4, 15), (6, Some(1)));
+        assert_eq!(choose_tail(&s2, &tokens[..8], 1, room(4, 15)), (6, Some(1)));
         // A conversation that ends otherwise has no such step.
         assert_eq!(s.newest_step, None);
+    }
+
+    #[test]
+    fn tail_takes_whole_turns_up_to_the_target_and_keeps_its_floor() {
+        // Five turns of a user message (10) and a reply (30): 40 tokens a turn.
+        let m = conv(json!((0..10)
+            .map(|i| if i % 2 == 0 {
+                json!({"role": "user", "content": "q"})
+            } else {
+                json!({"role": "assistant", "content": "a"})
+            })
+            .collect::<Vec<_>>()));
+        let s = Structure::of(&m);
+        let tokens = [10, 30, 10, 30, 10, 30, 10, 30, 10, 30];
+        let tail = |want, floor, hard| {
+            choose_tail(
+                &s,
+                &tokens,
+                0,
+                TailRoom {
+                    want,
+                    floor_only: false,
+                    floor,
+                    hard,
+                    exchange: true,
+                },
+            )
+            .0
+        };
+        // As many turns as the target holds, beyond a floor of one.
+        assert_eq!(tail(130, 1, 200), 4);
+        assert_eq!(tail(160, 1, 200), 2);
+        // The floor keeps its turns past the target, while they fit half the limit...
+        assert_eq!(tail(50, 4, 400), 2);
+        // ...degrading to fewer when they do not (two turns, 80 tokens, fit 100).
+        assert_eq!(tail(50, 4, 200), 6);
+        // A lone user message at the end keeps the exchange before it, even with no floor.
+        let open = &m[..9];
+        let s = Structure::of(open);
+        assert_eq!(
+            choose_tail(
+                &s,
+                &tokens[..9],
+                0,
+                TailRoom {
+                    want: 0,
+                    floor_only: false,
+                    floor: 0,
+                    hard: 100,
+                    exchange: true
+                }
+            )
+            .0,
+            6
+        );
+        // Without the exchange rule (a manual compaction), no floor keeps nothing but the message.
+        assert_eq!(
+            choose_tail(
+                &s,
+                &tokens[..9],
+                0,
+                TailRoom {
+                    want: 0,
+                    floor_only: true,
+                    floor: 0,
+                    hard: 100,
+                    exchange: false
+                }
+            )
+            .0,
+            8
+        );
     }
 }

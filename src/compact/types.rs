@@ -52,8 +52,12 @@ pub struct Budget {
 #[serde(rename_all = "camelCase")]
 #[ts(rename = "PlanTokens")]
 pub struct Breakdown {
-    /// Everything that would be sent now: the request's input tokens.
+    /// Everything that would be sent now: the request's input tokens (old tool outputs
+    /// pruned where pruning runs).
     pub total: usize,
+    /// The request's input tokens as given: nothing pruned or summarized this call (the
+    /// summaries of earlier compactions applied). The report's `tokensBefore`.
+    pub given: usize,
     /// System prompt(s) and pinned messages.
     pub head: usize,
     /// The summary message of earlier compactions.
@@ -231,7 +235,8 @@ pub enum SummaryRoleUsed {
 #[serde(rename_all = "camelCase")]
 #[ts(rename = "CompactReport")]
 pub struct Report {
-    /// Input tokens of the request as sent before (effective, earlier summaries applied).
+    /// Input tokens of the request as given: before this call's pruning and compaction
+    /// (earlier summaries applied).
     pub tokens_before: usize,
     /// Input tokens of the request returned.
     pub tokens_after: usize,

@@ -387,7 +387,9 @@ export type CompactOptions = {
    */
   preset?: Preset;
   /**
-   * Compact above `max(tokenFloor, thresholdRatio x contextWindow)`. Default 0.7.
+   * Compact above `max(tokenFloor, thresholdRatio x contextWindow)`, at most the input
+   * budget. Default 1: compact when the input would not fit the input budget (the
+   * window less `reservedOutputTokens`).
    */
   thresholdRatio?: number;
   /**
@@ -404,15 +406,25 @@ export type CompactOptions = {
    */
   reservedOutputTokens?: number;
   /**
-   * Recent turns kept verbatim, degrading when they do not fit. Default 4.
+   * After a compaction the input lands near this share of the input budget: the head,
+   * the summaries with their identifier ledgers, and as many recent turns as fit.
+   * Default 0.55.
+   */
+  targetRatio?: number;
+  /**
+   * Recent turns kept verbatim whatever the target (a floor), degrading to fewer when
+   * they do not fit the budget; the newest complete exchange is kept whenever it fits.
+   * Default 4.
    */
   bufferTurns?: number;
   /**
-   * The verbatim tail never takes more than this share of the window. Default 0.3.
+   * The verbatim tail never takes more than this share of the window. Default: no cap
+   * (the target decides); 0.1 in the conservative preset, 0.2 in the aggressive one.
    */
   bufferMaxRatio?: number;
   /**
-   * Instead of `bufferTurns`: keep as many recent turns as fit this many tokens.
+   * Instead of `targetRatio` and `bufferTurns`: keep as many recent turns as fit this
+   * many tokens (at least the newest one).
    */
   keepRecentTokens?: number;
   /**
@@ -450,7 +462,9 @@ export type CompactOptions = {
    */
   summaryMaxTokens?: number;
   /**
-   * Budget for the identifier ledger line. Default: 1/50 of the window, at least 160.
+   * Budget for the identifier ledger line. Default: the room the summaries leave within
+   * `targetRatio`, at least 1/8 of the target and 1/50 of the window (160 tokens or
+   * more), which a compaction reserves.
    */
   ledgerMaxTokens?: number;
   /**
@@ -484,7 +498,7 @@ export type CompactOptions = {
    */
   strategy?: Strategy;
   /**
-   * Chunks fold into one past this share of the window. Default 0.15.
+   * Chunks fold into one past this share of the window. Default 0.3.
    */
   foldRatio?: number;
   /**
@@ -679,9 +693,15 @@ export type Budget = {
  */
 export type PlanTokens = {
   /**
-   * Everything that would be sent now: the request's input tokens.
+   * Everything that would be sent now: the request's input tokens (old tool outputs
+   * pruned where pruning runs).
    */
   total: number;
+  /**
+   * The request's input tokens as given: nothing pruned or summarized this call (the
+   * summaries of earlier compactions applied). The report's `tokensBefore`.
+   */
+  given: number;
   /**
    * System prompt(s) and pinned messages.
    */
@@ -864,7 +884,8 @@ export type Timings = {
  */
 export type CompactReport = {
   /**
-   * Input tokens of the request as sent before (effective, earlier summaries applied).
+   * Input tokens of the request as given: before this call's pruning and compaction
+   * (earlier summaries applied).
    */
   tokensBefore: number;
   /**

@@ -62,6 +62,31 @@ pub fn run_manual(
     ctxfold::compact::run(c, summarizer)
 }
 
+/// What `plan()` says for the same call: the engine's plan, or the error it meets first.
+#[allow(clippy::too_many_arguments)]
+pub fn plan_manual(
+    conv: &Conversation,
+    config: &Config,
+    counter: impl Into<Counter>,
+    window: usize,
+    reserved: usize,
+    manual: bool,
+) -> Result<ctxfold::compact::Plan, Error> {
+    let counter = counter.into();
+    let (counts, _) = Memo::default().counts(conv, &counter);
+    Compaction::new(Input {
+        conv: Rc::new(conv.clone()),
+        counts,
+        config: Rc::new(config.clone()),
+        counter,
+        budget: Budget::new(window, reserved, config),
+        state: None,
+        manual,
+        now: None,
+    })
+    .map(|c| c.plan().clone())
+}
+
 /// Checks what must hold for any output; panics with `what` on a violation.
 pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: usize, what: &str) {
     let rendered = conv.render(&outcome.order);

@@ -103,8 +103,9 @@ test("the built-in summarizers' examples run against both APIs, and a 401 shows 
   assert.match(anthropicBlock, /anthropicSummarizer\(/);
   const llm = await startLlmServer();
   try {
-    // Long enough for gpt-4o's 128k window to compact (about 105k tokens).
-    const long = Array.from({ length: 60 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} about the billing service retries `.repeat(220) }));
+    // Long enough for gpt-4o's 128k window to compact (about 140k tokens, past its input
+    // budget), in one summarizer call.
+    const long = Array.from({ length: 80 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} about the billing service retries `.repeat(220) }));
     long.push({ role: "user", content: "What did we decide?" });
     const history = `const history = ${JSON.stringify(long)};\n`;
     const openai = llm.scenario([{ reply: "ok" }]);

@@ -42,7 +42,7 @@ export const MODEL = { openai: "gpt-4o-mini", anthropic: "claude-haiku-4-5" };
 /** A conversation that compacts at an 8k window with one summarizer call. */
 export function conversation() {
   const messages = [{ role: "system", content: "You help with the billing service." }];
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < 23; i++) {
     messages.push({ role: i % 2 ? "assistant" : "user", content: `turn ${i} about the billing service retries `.repeat(40) });
   }
   messages.push({ role: "user", content: "What did we decide about retries?" });

@@ -31,9 +31,21 @@ struct Layout {
 
 impl Compaction {
     /// Builds the outcome: the layout, fitted, with its state and report.
-    pub(super) fn assemble(self) -> Result<Outcome, Error> {
+    pub(super) fn assemble(mut self) -> Result<Outcome, Error> {
         let mut layout = self.layout();
         self.merge_summary(&mut layout);
+        // Planning reserved a slot for each summary; when what it kept beside them leaves
+        // less (the newest step, the user's newest words), the summaries shrink to what is
+        // left: their real size decides, and only what is never evicted can overflow.
+        let over = self
+            .output_tokens(&layout.order)
+            .saturating_sub(self.input.budget.input);
+        if over > 0 && !self.rounds.chunks.is_empty() {
+            let own = super::chunk_tokens(&self.rounds.chunks, self.counter());
+            self.shrink_summaries(own.saturating_sub(over));
+            layout = self.layout();
+            self.merge_summary(&mut layout);
+        }
         let (tokens_after, truncated_messages) = self.fit(&mut layout.order)?;
         let truncated =
             !truncated_messages.is_empty() || self.rounds.chunks.iter().any(|c| c.text == summary::MARKER);
@@ -182,8 +194,10 @@ impl Compaction {
             tokens_after = self.output_tokens(order);
         }
         if tokens_after > available {
+            let summaries = super::chunk_tokens(&self.rounds.chunks, self.counter());
             return Err(Error::ContextOverflow {
-                needed: tokens_after,
+                needed: tokens_after.saturating_sub(summaries),
+                summaries,
                 available,
                 hint: if cfg.overflow == Overflow::Truncate {
                     "even with the largest messages truncated the input does not fit (an Anthropic top-level system prompt is never truncated)"
@@ -212,7 +226,7 @@ impl Compaction {
             .cloned()
             .collect();
         Report {
-            tokens_before: self.plan.tokens.total,
+            tokens_before: self.plan.tokens.given,
             tokens_after,
             budget: self.input.budget,
             trigger: if compacted { self.plan.trigger } else { None },

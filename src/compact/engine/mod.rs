@@ -41,6 +41,12 @@ pub struct Compaction {
     summary_max: usize,
     /// The most one summarizer call's prompt may take.
     summarizer_input: usize,
+    /// What one summary chunk may take in the input with the reserved ledger (its cap, the
+    /// ledger, framing).
+    summary_slot: usize,
+    /// What the summaries (with their ledgers) may take for the input to land at the
+    /// target: the target less the head, the tail and the reply's priming.
+    summary_room: usize,
     /// The summarizer rounds: requests, replies, chunks, and what they found.
     rounds: rounds::Rounds,
 }
@@ -95,6 +101,10 @@ impl Compaction {
                 plan = plan::plan(&input, &structure, &head, &pruned, sizes, state_reset);
             }
         }
+        let summary_slot = plan::summary_slot(&input, sizes);
+        let summary_room = plan::target_tokens(&input).saturating_sub(
+            plan.tokens.head + plan.tokens.tail + crate::count::REPLY_PRIMING + plan::SUMMARY_FRAMING,
+        );
         let mut c = Compaction {
             rounds: rounds::Rounds::new(state.chunks),
             input,
@@ -106,6 +116,8 @@ impl Compaction {
             digests,
             summary_max,
             summarizer_input,
+            summary_slot,
+            summary_room,
         };
         c.check_fits(&structure)?;
         if c.plan.trigger.is_some() && !c.plan.evict.is_empty() {

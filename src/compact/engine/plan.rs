@@ -1,9 +1,10 @@
 //! Planning: the state checked against the history, the head, the token breakdown, the
 //! trigger, and where the verbatim tail starts (and with it what is evicted).
 
-use super::super::partition::{choose_tail, head_len, Structure};
+use super::super::partition::{choose_tail, head_len, Structure, TailRoom};
 use super::super::prune::Applied;
 use super::super::state::{Mark, State, Trigger, VERSION};
+use super::super::summary::MARKER;
 use super::super::types::{Breakdown, Input, Plan};
 use super::{chunk_tokens, Compaction};
 use crate::config::{Overflow, Preset, Strategy};
@@ -168,6 +169,7 @@ pub(super) fn plan(
         budget: input.budget,
         tokens: Breakdown {
             total,
+            given: unpruned_total(input, head),
             head: head_tokens,
             summaries,
             middle: evict_tokens,
@@ -205,9 +207,23 @@ pub(super) fn unpruned_total(input: &Input, head: &Head) -> usize {
     head.tokens + head.old_pinned.map_or(0, |i| input.counts[i]) + head.summaries + live + REPLY_PRIMING
 }
 
-/// What one summary chunk may take in the input: its cap, the identifier ledger, framing.
-fn summary_slot(input: &Input, sizes: Sizes) -> usize {
-    sizes.summary_max + input.config.ledger_tokens(input.budget.window) + 16
+/// The input's tokens a compaction aims at: `targetRatio` of the input budget.
+pub(super) fn target_tokens(input: &Input) -> usize {
+    (input.config.target_ratio * input.budget.input as f64) as usize
+}
+
+/// Tokens a summary message takes beyond its chunks' (the message framing, the blank
+/// lines between chunks, the ledger line's prefix).
+pub(super) const SUMMARY_FRAMING: usize = 16;
+
+/// What one summary chunk may take in the input: its cap, the reserved identifier ledger,
+/// framing.
+pub(super) fn summary_slot(input: &Input, sizes: Sizes) -> usize {
+    sizes.summary_max
+        + input
+            .config
+            .ledger_tokens(input.budget.window, input.budget.input)
+        + SUMMARY_FRAMING
 }
 
 /// The most the newest step (`step..`) may take in a compacted input: the input budget less
@@ -258,6 +274,7 @@ fn choose_cut(
     let cfg = &input.config;
     let window = input.budget.window;
     let summary_slot = summary_slot(input, sizes);
+    let target = target_tokens(input);
     let mut cut = Cut {
         tail_start: tokens.len(),
         pinned: None,
@@ -266,19 +283,39 @@ fn choose_cut(
     };
     let mut k = 1;
     for _ in 0..4 {
-        let kept_summary = match cfg.strategy {
-            Strategy::Additive => summaries + k * summary_slot,
-            Strategy::Rolling => k * summary_slot,
+        let kept_summary = summary_reservation(input, summary_slot, summaries, k);
+        // The limit reserves a whole summary slot per call, so the output always fits; the
+        // target is where the tail stops growing.
+        let hard = input.budget.input.saturating_sub(fixed + kept_summary);
+        let room = match cfg.keep_recent_tokens {
+            Some(t) => TailRoom {
+                want: t.min(hard),
+                floor_only: false,
+                floor: 1,
+                hard,
+                exchange: !input.manual,
+            },
+            // A manual compaction (`/compact`) keeps the floor's turns: the user asked for room.
+            None => TailRoom {
+                want: target.saturating_sub(fixed + kept_summary),
+                floor_only: input.manual,
+                floor: cfg.buffer_turns,
+                hard,
+                exchange: !input.manual,
+            },
         };
-        let room = input.budget.input.saturating_sub(fixed + kept_summary);
-        let (tail_budget, turns) = match cfg.keep_recent_tokens {
-            Some(t) => (t.min(room), usize::MAX),
-            None => (
-                ((cfg.buffer_max_ratio * window as f64) as usize).min(room),
-                cfg.buffer_turns,
-            ),
+        let room = match cfg.buffer_max_ratio {
+            Some(r) => {
+                let cap = ((r * window as f64) as usize).min(hard);
+                TailRoom {
+                    want: room.want.min(cap),
+                    hard: cap,
+                    ..room
+                }
+            }
+            None => room,
         };
-        let (tail_start, pin) = choose_tail(structure, tokens, head.boundary, turns, tail_budget);
+        let (tail_start, pin) = choose_tail(structure, tokens, head.boundary, room);
         let mut evict: Vec<usize> = Vec::new();
         if let Some(p) = head.old_pinned.filter(|&p| Some(p) != pin) {
             evict.push(p);
@@ -323,30 +360,58 @@ impl Compaction {
     /// The head, the pinned messages, the user's newest words (with the step they answer,
     /// when they came with tool results) and the reply must fit, whatever is summarized.
     pub(super) fn check_fits(&self, structure: &Structure) -> Result<(), Error> {
-        let last_user = self
-            .input
-            .conv
-            .messages()
-            .iter()
-            .rposition(Message::starts_turn)
-            .filter(|&i| i >= self.plan.head_end);
-        let words = match (structure.newest_words, last_user) {
-            // The step with the newest words, from its call to the words.
-            (Some(w), Some(u)) => self.tokens[w.max(self.plan.head_end)..=u].iter().sum(),
-            // Without a pinned message, the newest turn's user message must fit.
-            (None, Some(u)) if self.plan.pinned.is_none() => self.tokens[u],
-            _ => 0,
-        };
+        let head_end = self.plan.head_end;
+        // The newest turn's user message: kept in the tail, or pinned when its turn is split.
+        let last_user = structure
+            .turn_starts
+            .last()
+            .copied()
+            .filter(|&i| i >= head_end.max(self.plan.boundary));
+        // The tail never starts after the step with the user's newest words, nor after the
+        // newest step: from there on everything is kept.
+        let kept_from = [structure.newest_words, structure.newest_step]
+            .into_iter()
+            .flatten()
+            .map(|k| k.max(head_end))
+            .min();
+        let mut words: usize = kept_from.map_or(0, |k| self.tokens[k..].iter().sum());
+        // The newest user message before them (or alone) is kept too.
+        if let Some(u) = last_user.filter(|&u| kept_from.is_none_or(|k| u < k)) {
+            if self.plan.pinned != Some(u) {
+                words += self.tokens[u];
+            }
+        }
         let needed =
             self.plan.tokens.head + self.plan.pinned.map_or(0, |i| self.tokens[i]) + words + REPLY_PRIMING;
+        // The summaries shrink to the room left (down to the marker), so they need at least
+        // the marker's message when there are any.
+        let summaries = match self.plan.evict.is_empty() && self.plan.tokens.summaries == 0 {
+            true => 0,
+            false => count_message(&super::text_message(Role::Assistant, MARKER), &self.input.counter),
+        };
         let available = self.input.budget.input;
-        if needed > available && self.input.config.overflow == Overflow::Error {
+        if needed + summaries > available && self.input.config.overflow == Overflow::Error {
             return Err(Error::ContextOverflow {
                 needed,
+                summaries,
                 available,
-                hint: "raise contextWindow, lower reservedOutputTokens, or set overflow: \"truncate\"",
+                hint: "raise contextWindow, lower reservedOutputTokens or summaryMaxTokens, or set overflow: \"truncate\"",
             });
         }
         Ok(())
     }
+}
+
+/// What a compaction's summaries may take, planned before they are made: a slot per
+/// summarizer call beside the earlier ones (additive), at most what a fold leaves (chunks
+/// past `foldRatio` of the window fold into one; a failed fold falls back to the
+/// extractive one).
+fn summary_reservation(input: &Input, slot: usize, earlier: usize, calls: usize) -> usize {
+    let cfg = &input.config;
+    let fold_cap = ((cfg.fold_ratio * input.budget.window as f64) as usize).max(slot);
+    match cfg.strategy {
+        Strategy::Additive => earlier + calls * slot,
+        Strategy::Rolling => calls * slot,
+    }
+    .min(fold_cap)
 }

@@ -252,7 +252,8 @@ impl Compaction {
                 lost: ids.iter().map(|(i, _)| i.text.clone()).collect(),
             }
         } else {
-            let budget = self.input.config.ledger_tokens(self.input.budget.window);
+            let taken = self.new_chunk_tokens(k);
+            let budget = self.ledger_budget(&text, taken);
             ledger::apply(&text, &ids, self.counter(), budget)
         };
         self.rounds.ids_kept.extend(applied.kept.iter().cloned());
@@ -274,6 +275,86 @@ impl Compaction {
             lost_ids: applied.lost,
             fallback,
         })
+    }
+
+    /// Replaces the summaries with one chunk of at most `room` tokens (the summary message
+    /// included): their extractive fold, or the marker when not even its frame fits. The
+    /// identifiers the chunks kept that the new one does not say are reported lost.
+    pub(super) fn shrink_summaries(&mut self, room: usize) {
+        let text = {
+            let texts: Vec<&str> = self.rounds.chunks.iter().map(|c| c.text.as_str()).collect();
+            let fold = extractive::fold(
+                &texts,
+                self.counter(),
+                room.saturating_sub(super::plan::SUMMARY_FRAMING),
+            );
+            let fits = super::chunk_tokens(
+                &[Chunk {
+                    text: fold.clone(),
+                    ..self.rounds.chunks[0].clone()
+                }],
+                self.counter(),
+            ) <= room;
+            if fits {
+                fold
+            } else {
+                summary::MARKER.to_owned()
+            }
+        };
+        let said = super::super::mentions::Haystack::new(&text);
+        let mut kept = Vec::new();
+        for id in std::mem::take(&mut self.rounds.ids_kept) {
+            if said.mentions(&id) {
+                kept.push(id);
+            } else if !self.rounds.ids_lost.contains(&id) {
+                self.rounds.ids_lost.push(id);
+            }
+        }
+        self.rounds.ids_kept = kept;
+        let last = self.rounds.chunks.last().cloned().expect("chunks to shrink");
+        let (kept_ids, lost_ids) = (self.rounds.ids_kept.clone(), self.rounds.ids_lost.clone());
+        self.rounds.chunks = vec![Chunk {
+            generation: last.generation + 1,
+            tokens: self.counter().count(&text),
+            text,
+            trigger: ChunkTrigger::Fold,
+            kept_ids,
+            lost_ids,
+            ..last
+        }];
+        self.rounds.folded = true;
+    }
+
+    /// The summary tokens the input holds before request `k`'s chunk, and what the later
+    /// requests of this round reserve: the chunks kept from earlier turns (additive), the
+    /// chunks of this round made so far, a whole slot for each one still to come.
+    fn new_chunk_tokens(&self, k: usize) -> usize {
+        // A chunk joins the others with a blank line: a token or two each.
+        let joined = |c: &Chunk| c.tokens + 2;
+        let kept: usize = match self.input.config.strategy {
+            Strategy::Additive => self.rounds.chunks.iter().map(joined).sum(),
+            Strategy::Rolling => 0,
+        };
+        let made: usize = self.rounds.pending[..k]
+            .iter()
+            .filter_map(|p| p.done.as_ref())
+            .map(joined)
+            .sum();
+        let later = self.rounds.pending.len().saturating_sub(k + 1) * self.summary_slot;
+        kept + made + later
+    }
+
+    /// The ledger budget for a summary whose text is `text`, with `taken` tokens of other
+    /// summaries beside it: the room the target leaves (measured now that the text is
+    /// made), at least the reserved ledger; or `ledgerMaxTokens` when it is set.
+    fn ledger_budget(&self, text: &str, taken: usize) -> usize {
+        let cfg = &self.input.config;
+        let reserved = cfg.ledger_tokens(self.input.budget.window, self.input.budget.input);
+        if !cfg.ledger_grows() {
+            return reserved;
+        }
+        let own = self.counter().count(text);
+        self.summary_room.saturating_sub(taken + own).max(reserved)
     }
 
     /// What stands in for a summary that failed: the configured fallback, or the error a
@@ -303,16 +384,35 @@ impl Compaction {
     /// A fold's reply replaces the chunks with one, whose ledger carries the identifiers the
     /// chunks held. It is checked as a summary is: lines outside the sections and lines that
     /// are instructions are dropped and reported, invented identifiers reported. A failed
-    /// fold keeps the chunks as they are: they still fit, or the fit check says so.
+    /// fold is the extractive fold of the chunks, flagged (planning counts on the fold: the
+    /// chunks alone may not fit), or the error a manual compaction or `fallback: "error"`
+    /// asks for.
     fn finish_fold(&mut self, reply: Reply, request: &Request) -> Result<(), Error> {
         let checked = match reply {
-            Reply::Text { text, .. } => summary::check(&text, self.counter(), self.summary_max).ok(),
-            Reply::Failed(_) => None,
+            Reply::Text { text, .. } => {
+                summary::check(&text, self.counter(), self.summary_max).map_err(|r| r.to_string())
+            }
+            Reply::Failed(reason) => Err(reason),
         };
-        let Some(checked) = checked else { return Ok(()) };
-        self.rounds.dropped.extend(checked.dropped);
-        self.rounds.dropped.extend(checked.suspicious);
-        let text = self.verified(checked.text, request, &[]);
+        let text = match checked {
+            Ok(checked) => {
+                self.rounds.dropped.extend(checked.dropped);
+                self.rounds.dropped.extend(checked.suspicious);
+                self.verified(checked.text, request, &[])
+            }
+            Err(reason) if self.input.manual || self.input.config.fallback == Fallback::Error => {
+                return Err(Error::SummarizerFailed { reason });
+            }
+            Err(reason) => {
+                let texts: Vec<&str> = self.rounds.chunks.iter().map(|c| c.text.as_str()).collect();
+                let text = extractive::fold(&texts, self.counter(), self.summary_max);
+                self.rounds.fallback = Some(FallbackUsed {
+                    kind: FallbackKind::Extractive,
+                    reason,
+                });
+                text
+            }
+        };
         let mut ids = Vec::new();
         for c in &self.rounds.chunks {
             for id in crate::ids::extract(&c.text) {
@@ -321,7 +421,7 @@ impl Compaction {
                 }
             }
         }
-        let budget = self.input.config.ledger_tokens(self.input.budget.window);
+        let budget = self.ledger_budget(&text, 0);
         let applied = ledger::apply(&text, &ids, self.counter(), budget);
         // Sets, not searches of the lists: a long conversation loses thousands.
         let lost: HashSet<&str> = applied.lost.iter().map(String::as_str).collect();

@@ -339,7 +339,7 @@ fn a_manual_compaction_fails_loudly_where_a_threshold_one_falls_back() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, messages, None, None),
+            |x| x.prepare(id, agent(40), None, None),
             &mut store,
             Summarizer::Model(&mut failing),
         )
