@@ -240,12 +240,16 @@ function aggregate(window, name) {
     pruneAdvances: 0,
     countMismatches: 0,
     stateResets: 0,
+    compactionGaps: [],
     perConv: {},
   };
   for (const [id, c] of Object.entries(results[window][name].conversations)) {
     const pc = { requests: 0, total: 0, cached: 0, over: 0, refused: 0, invalid: 0, compactions: 0, followUps: 0, extends: 0, breaksWithoutCompaction: 0 };
     let first = true;
+    let lastCompaction = null;
+    let turn = 0;
     for (const t of c.turns) {
+      turn++;
       a.requests++;
       pc.requests++;
       a.ms.push(t.ms);
@@ -291,6 +295,9 @@ function aggregate(window, name) {
       if (t.compacted) {
         a.compactions++;
         pc.compactions++;
+        // Requests since this conversation's previous compaction.
+        if (lastCompaction !== null) a.compactionGaps.push(turn - lastCompaction);
+        lastCompaction = turn;
       }
       if (t.pruneAdvanced) a.pruneAdvances++;
       if (t.countMismatch) a.countMismatches++;
@@ -412,6 +419,50 @@ table(
 
 log("");
 const share = (a, b) => (b === 0 ? null : a / b);
+
+/** Issue 12's lines for one window: each with its figures and whether it holds. */
+function fidelity(w) {
+  const c = summary[w].ctxfold;
+  const none = summary[w]["no compaction"];
+  const uncached = (a) => a.totalTokens - a.cached;
+  const pctOf = (v) => (v === null ? "n/a" : `${(100 * v).toFixed(1)}%`);
+  const others = OTHERS.map((n) => ({ n, a: summary[w][n] }));
+  const answers = (a) => share(a.probesAnswered, a.probesAsked);
+  const bestAnswers = others.reduce((b, o) => (answers(o.a) > answers(b.a) ? o : b));
+  const cheapest = others.reduce((b, o) => (uncached(o.a) < uncached(b.a) ? o : b));
+  // Where ctxfold sends every history whole (nothing compacted or pruned), no method can
+  // send fewer tokens without dropping messages (LangChain's startOn drops leading ones).
+  const whole = c.compactions === 0 && c.pruneAdvances === 0 && uncached(c) === uncached(none);
+  const ratio = uncached(c) / uncached(cheapest.a);
+  const lines = [
+    {
+      text: `answers in input ${pctOf(answers(c))} >= ${pctOf(answers(bestAnswers.a))} (${bestAnswers.n})`,
+      pass: answers(c) >= answers(bestAnswers.a),
+    },
+    {
+      text: `uncached input tokens ${int(uncached(c))} <= ${int(uncached(cheapest.a))} (${cheapest.n}): ${ratio.toFixed(3)}x${whole ? ", the whole history as given (" + int(uncached(none)) + " uncompacted)" : ""}`,
+      pass: ratio <= 1 || whole,
+    },
+  ];
+  if (w <= 8192) {
+    const worst = others.reduce((b, o) => (uncached(o.a) > uncached(b.a) ? o : b));
+    // At most 1/3 of the best other library's: the one that keeps the answers.
+    lines.push({ text: `uncached at most 1/3 of ${bestAnswers.n}'s: ${(uncached(c) / uncached(bestAnswers.a)).toFixed(3)}x (${worst.n}: ${(uncached(c) / uncached(worst.a)).toFixed(3)}x)`, pass: uncached(c) * 3 <= uncached(bestAnswers.a) });
+  }
+  const retention = share(c.idsKept, c.idsAtRisk);
+  const floor = w <= 8192 ? 0.85 : 0.95;
+  lines.push({ text: `id retention ${pctOf(retention)} >= ${pctOf(floor)}`, pass: retention === null || retention >= floor });
+  if (w >= 131072) {
+    const present = share(c.idsPresent, c.idsSeen);
+    lines.push({ text: `ids in input ${pctOf(present)} >= 99.5%`, pass: present === null || present >= 0.995 });
+  }
+  const gaps = c.compactionGaps;
+  lines.push({
+    text: `turns between compactions: median ${gaps.length ? median(gaps) : "n/a"}, ${gaps.filter((g) => g <= 2).length} of ${gaps.length} within 2 turns of the previous one (printed, not a target)`,
+    pass: true,
+  });
+  return lines;
+}
 const OTHERS = ["LangChain trimMessages", "AI SDK prune+drop"];
 for (const w of WINDOWS) {
   const c = summary[w].ctxfold;
@@ -432,6 +483,7 @@ for (const w of WINDOWS) {
       `median ms/turn ${fmtMs(median(c.ms))} vs ${OTHERS.map((n) => `${fmtMs(median(summary[w][n].ms))} (${n})`).join(", ")}`,
   );
   log(`  id retention ${cmp((a) => share(a.idsKept, a.idsAtRisk))}`);
+  for (const line of fidelity(w)) log(`  ${line.text}: ${line.pass ? "PASS" : "FAIL"}`);
   log(`  probe coverage ${cmp((a) => share(a.probesCovered, a.probesAtRisk))}`);
   for (const o of ["locomo", "derived", "unique"])
     log(`    ${{ locomo: "LoCoMo probes", derived: "derived probes", unique: "unique-answer probes" }[o]}: ${cmp((a) => share(a[o][1], a[o][0]))}`);
