@@ -176,6 +176,9 @@ pub struct Config {
     pub alternate_roles: bool,
     /// Keep identifiers a summary invented in its text (they are reported either way).
     pub keep_unsupported_ids: bool,
+    /// The secret that signs the state (`stateKey`).
+    #[serde(skip)]
+    pub state_key: Option<String>,
     /// `additive` or `rolling`.
     pub strategy: Strategy,
     /// Chunks fold into one when together they pass this share of the window (measured:
@@ -218,6 +221,7 @@ impl Config {
             summary_role: SummaryRole::Assistant,
             alternate_roles: false,
             keep_unsupported_ids: false,
+            state_key: None,
             strategy: Strategy::Additive,
             fold_ratio: 0.3,
             fallback: Fallback::Extractive,

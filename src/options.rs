@@ -143,6 +143,13 @@ pub struct CompactOptions {
     /// report lists them in `unsupportedIds`. Default false.
     #[serde(default, deserialize_with = "present")]
     pub keep_unsupported_ids: Option<bool>,
+    /// A secret (at least 16 characters) that signs the returned `state` (HMAC-SHA256), for a
+    /// state kept where others can change it (a cookie, a client): a state passed back
+    /// without a matching signature is discarded (`report.stateReset` says so) and the full
+    /// history compacted afresh, so an edited or forged summary never reaches the model.
+    #[serde(default, deserialize_with = "present")]
+    #[ts(optional, type = "string")]
+    pub state_key: Option<StateKey>,
     /// `additive` (default) or `rolling`.
     #[serde(default, deserialize_with = "present")]
     pub strategy: Option<Strategy>,
@@ -204,6 +211,7 @@ impl Config {
         c.pin_first_user_turn = o.pin_first_user_turn.unwrap_or(c.pin_first_user_turn);
         c.alternate_roles = o.alternate_roles.unwrap_or(c.alternate_roles);
         c.keep_unsupported_ids = o.keep_unsupported_ids.unwrap_or(c.keep_unsupported_ids);
+        c.state_key = o.state_key.as_ref().map(|k| k.0.clone());
         c.default_tool_policy = o.default_tool_policy.unwrap_or(c.default_tool_policy);
         if let Some(p) = &o.tool_policies {
             c.tool_policies = p.iter().map(|(k, v)| (k.clone(), *v)).collect();
@@ -411,6 +419,22 @@ impl<const MIN: usize, const MAX: usize> Int<MIN, MAX> {
     /// The value.
     pub fn get(self) -> usize {
         self.0
+    }
+}
+
+/// A state key: a string of at least 16 characters (a short one is no secret).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateKey(pub String);
+
+impl<'de> Deserialize<'de> for StateKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let key = String::deserialize(d)?;
+        match key.chars().count() {
+            n if n >= 16 => Ok(StateKey(key)),
+            n => Err(de::Error::custom(format!(
+                "{OUT_OF_RANGE}expected a secret of at least 16 characters, got {n}"
+            ))),
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 //! summaries of the middle (with the [`extractive`] summary as the fallback, and
 //! [`injection`] spotting lines that are instructions, not a record), [`ledger`]
 //! keeps identifiers, [`elide`] cuts the middle out of a text that must fit, and [`state`]
-//! is what a stateless caller passes back next turn. [`types`] holds what goes in and out.
+//! is what a stateless caller passes back next turn ([`sign`]ed with `stateKey`). [`types`] holds what goes in and out.
 
 pub mod budget;
 pub mod driver;
@@ -19,6 +19,7 @@ pub mod ledger;
 pub mod mentions;
 pub mod partition;
 pub mod prune;
+pub mod sign;
 pub mod state;
 pub mod summary;
 pub mod types;

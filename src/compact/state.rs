@@ -161,4 +161,9 @@ pub struct State {
     /// Just after the user message kept verbatim although it lies before `boundary` (the
     /// newest user message, when its own turn had to be split).
     pub pinned: Option<Mark>,
+    /// With `stateKey`: the HMAC-SHA256 of the chunks' texts and the marks, in hex. A state
+    /// that comes back without it, or with one that does not match, is discarded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub signature: Option<String>,
 }

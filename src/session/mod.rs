@@ -123,6 +123,9 @@ impl Sessions {
         if options.manual.is_some() {
             return Err(refused("manual"));
         }
+        if options.state_key.is_some() {
+            return Err(refused("stateKey"));
+        }
         // Checked once, here: every call resolves the same options.
         Setup::new(options.clone())?;
         Ok(Sessions {
@@ -294,9 +297,9 @@ impl Sessions {
     }
 }
 
-/// `compact()`'s options a `Compactor` refuses (the store keeps the state; `compact(id)` is
-/// the manual compaction).
-pub const REFUSED_OPTIONS: [&str; 2] = ["state", "manual"];
+/// `compact()`'s options a `Compactor` refuses (the store keeps the state, which no client
+/// sees, so it needs no signature; `compact(id)` is the manual compaction).
+pub const REFUSED_OPTIONS: [&str; 3] = ["state", "manual", "stateKey"];
 
 /// The error for one of [`REFUSED_OPTIONS`], given to a `Compactor`.
 pub fn refused(key: &str) -> Error {
@@ -304,6 +307,7 @@ pub fn refused(key: &str) -> Error {
         argument: format!("options.{key}"),
         expected: match key {
             "state" => "no state: a Compactor keeps each conversation's state in its store",
+            "stateKey" => "no stateKey: a Compactor's state stays in its store, where no client changes it",
             _ => "no manual: call compactor.compact(id, { instructions }) for a manual compaction",
         }
         .into(),

@@ -494,6 +494,13 @@ export type CompactOptions = {
    */
   keepUnsupportedIds?: boolean;
   /**
+   * A secret (at least 16 characters) that signs the returned `state` (HMAC-SHA256), for a
+   * state kept where others can change it (a cookie, a client): a state passed back
+   * without a matching signature is discarded (`report.stateReset` says so) and the full
+   * history compacted afresh, so an edited or forged summary never reaches the model.
+   */
+  stateKey?: string;
+  /**
    * `additive` (default) or `rolling`.
    */
   strategy?: Strategy;
@@ -664,6 +671,11 @@ export type CompactState = {
    * newest user message, when its own turn had to be split).
    */
   pinned: StateMark | null;
+  /**
+   * With `stateKey`: the HMAC-SHA256 of the chunks' texts and the marks, in hex. A state
+   * that comes back without it, or with one that does not match, is discarded.
+   */
+  signature?: string;
 };
 
 /**

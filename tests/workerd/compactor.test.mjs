@@ -121,10 +121,10 @@ test("concurrent requests on one object: one compaction, every message once", as
   const mf = backends.kv;
   const c = toolConversations().find((x) => x.name.startsWith("swe-agent__gpt4"));
   // Under the threshold first, then 20 requests at once, each adding a message; the first
-  // takes the input over the threshold (0.7 x 16384).
+  // takes the input over the threshold (the input budget: 16384 less 1024 for the reply).
   const first = await call(mf, "concurrent", "/turn", { id: "c", messages: c.messages.slice(0, 8) });
   assert.equal(first.record, null);
-  const room = Math.floor(0.7 * 16384) - first.tokensAfter;
+  const room = 16384 - 1024 - first.tokensAfter;
   assert.ok(room > 100, `${room} tokens of room`);
   const news = Array.from({ length: 20 }, (_, i) => ({ role: "user", content: i === 0 ? "word ".repeat(room + 50) : `message ${i}` }));
   const results = await Promise.all(news.map((m) => call(mf, "concurrent", "/shared-turn", { id: "c", messages: [m] })));

@@ -56,7 +56,7 @@ impl Compaction {
         } else {
             ContextStatus::Full
         };
-        let state = State {
+        let mut state = State {
             version: VERSION,
             chunks: self.rounds.chunks.clone(),
             boundary: Some(Mark::at(&self.digests, layout.start)).filter(|_| !self.rounds.chunks.is_empty()),
@@ -64,7 +64,11 @@ impl Compaction {
                 .filter(|_| self.plan.pruned.boundary > self.plan.head_end),
             // Just after the pinned message, so its check covers the message itself.
             pinned: layout.pinned.map(|i| Mark::at(&self.digests, i + 1)),
+            signature: None,
         };
+        if let Some(key) = &self.input.config.state_key {
+            state.signature = Some(super::super::sign::sign(key, &state));
+        }
         let report = self.report(&layout, tokens_after, truncated_messages);
         Ok(Outcome {
             order: layout.order,

@@ -3,6 +3,7 @@
 
 use super::super::partition::{choose_tail, head_len, Structure, TailRoom};
 use super::super::prune::Applied;
+use super::super::sign;
 use super::super::state::{Mark, State, Trigger, VERSION};
 use super::super::summary::MARKER;
 use super::super::types::{Breakdown, Input, Plan};
@@ -22,6 +23,14 @@ pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (State, Option<St
         Some(s) if s.version != VERSION => (
             State::default(),
             Some(format!("state version {} is not {VERSION}", s.version)),
+        ),
+        // Signed state: one changed anywhere a signature covers is not used at all.
+        Some(s) if input.config.state_key.as_deref().is_some_and(|k| !sign::verify(k, &s)) => (
+            State::default(),
+            Some(match s.signature {
+                None => "state.signature is missing (options.stateKey is set); starting over from the full history".into(),
+                Some(_) => "state.signature does not match (the state was changed, or signed with another key); starting over from the full history".into(),
+            }),
         ),
         Some(s) => {
             let marks: [(&str, Option<Mark>); 3] = [
