@@ -86,6 +86,7 @@ pub fn declarations() -> String {
         session::WriteBatch,
         session::ExportedConversation,
         session::InputEstimate,
+        session::PrunedTokens,
         session::PrepareOutcome,
         session::CommitOutcome,
         session::UndoOutcome,

@@ -88,8 +88,8 @@ use call::Context;
 pub use call::{Call, Done, Kind, Piece, Prepared, Step};
 pub use stored::{
     CommitOutcome, CompactionRecord, ConversationStatus, ExportedConversation, InputEstimate, LastCompaction,
-    LastInput, PrepareOutcome, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, UsageAnchor, WriteBatch,
-    EXPORT_KIND, META_SCHEMA,
+    LastInput, PrepareOutcome, PrunedTokens, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, UsageAnchor,
+    WriteBatch, EXPORT_KIND, META_SCHEMA,
 };
 
 /// How many times a call tries to write before `STALE_WRITE`, unless told otherwise.
@@ -169,6 +169,11 @@ impl Sessions {
     /// `compact(id, { instructions })`: a manual compaction.
     pub fn compact(&mut self, id: &str, instructions: Option<String>, now: Option<String>) -> Call {
         self.call(id, Kind::Compact { instructions }, now)
+    }
+
+    /// `prune(id)`: old tool outputs pruned now, without a summary (`/prune`).
+    pub fn prune(&mut self, id: &str, now: Option<String>) -> Call {
+        self.call(id, Kind::Prune, now)
     }
 
     /// `undo(id)`.

@@ -20,7 +20,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::compact::state::{FallbackUsed, State, Trigger};
-use crate::compact::types::{Budget, ContextStatus, Plan, Report, Timings};
+use crate::compact::types::{Breakdown, Budget, ContextStatus, Plan, Report, Timings};
 use crate::compact::Chunk;
 use crate::config::Strategy;
 use crate::messages::Format;
@@ -213,6 +213,11 @@ pub struct CompactionRecord {
     pub instructions: Option<String>,
     /// Milliseconds: planning, waiting for the summarizer, the whole call.
     pub timings: Timings,
+    /// The input after it, by part (head, summaries, kept messages, tool outputs): what a
+    /// notice's breakdown shows. Absent from records stored before ctxfold kept it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub after: Option<Breakdown>,
     /// When (ISO 8601).
     pub created_at: Option<String>,
     /// Whether `undo` undid it (set when read through the `Compactor`; stored `false`).
@@ -292,6 +297,20 @@ pub struct PrepareOutcome {
     pub estimate: InputEstimate,
     /// The record of the compaction this call made, if it made one.
     pub record: Option<CompactionRecord>,
+    /// The messages whose tool outputs are pruned in this input (`report.pruned.messages`):
+    /// their tokens whole and as sent.
+    pub pruned_tokens: PrunedTokens,
+}
+
+/// The tokens of the messages whose tool outputs are pruned, whole and as sent (a `pruned`
+/// notice: `Tool outputs pruned (12.4k -> 2.1k, -83 %)`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PrunedTokens {
+    /// Their tokens with nothing pruned.
+    pub before: usize,
+    /// Their tokens as sent (`before - report.pruned.tokensSaved`).
+    pub after: usize,
 }
 
 /// What `commit` returns.

@@ -1394,6 +1394,11 @@ export type CompactionRecord = {
    */
   timings: Timings;
   /**
+   * The input after it, by part (head, summaries, kept messages, tool outputs): what a
+   * notice's breakdown shows. Absent from records stored before ctxfold kept it.
+   */
+  after?: PlanTokens;
+  /**
    * When (ISO 8601).
    */
   createdAt: string | null;
@@ -1487,6 +1492,21 @@ export type InputEstimate = {
 };
 
 /**
+ * The tokens of the messages whose tool outputs are pruned, whole and as sent (a `pruned`
+ * notice: `Tool outputs pruned (12.4k -> 2.1k, -83 %)`).
+ */
+export type PrunedTokens = {
+  /**
+   * Their tokens with nothing pruned.
+   */
+  before: number;
+  /**
+   * Their tokens as sent (`before - report.pruned.tokensSaved`).
+   */
+  after: number;
+};
+
+/**
  * What `prepare` and `compact` return besides the messages.
  */
 export type PrepareOutcome = {
@@ -1507,6 +1527,11 @@ export type PrepareOutcome = {
    * The record of the compaction this call made, if it made one.
    */
   record: CompactionRecord | null;
+  /**
+   * The messages whose tool outputs are pruned in this input (`report.pruned.messages`):
+   * their tokens whole and as sent.
+   */
+  prunedTokens: PrunedTokens;
 };
 
 /**

@@ -7,13 +7,13 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::{Call, Done, Kind, Phase, Piece, Prepared};
-use crate::compact::types::{Budget, ContextStatus, Timings};
+use crate::compact::types::{Breakdown, Budget, ContextStatus, Timings};
 use crate::compact::{summary, Chunk, Outcome, State};
 use crate::config::Strategy;
 use crate::messages::Out;
 use crate::session::stored::{
     CommitOutcome, CompactionRecord, ConversationStatus, InputEstimate, LastCompaction, LastInput,
-    PrepareOutcome, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, WriteBatch, META_SCHEMA,
+    PrepareOutcome, PrunedTokens, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, WriteBatch, META_SCHEMA,
 };
 use crate::session::usage;
 use crate::Error;
@@ -76,7 +76,11 @@ impl Call {
                 chunk: chunk.clone(),
             })
             .collect();
-        let record = compacted.then(|| self.record(seq, &outcome, &made, run.strategy, timings));
+        let mut record = compacted.then(|| self.record(seq, &outcome, &made, run.strategy, timings));
+        if let Some(r) = &mut record {
+            r.after = Some(self.breakdown(&outcome.state)?);
+        }
+        let pruned_tokens = self.pruned_tokens(&outcome, run.counter);
         let state_changed = outcome.state != old.state;
         let mut meta = self.next_meta();
         meta.state = outcome.state.clone();
@@ -102,13 +106,11 @@ impl Call {
             });
         }
         let estimate = estimate(outcome.report.tokens_before, run.ratio, run.budget);
-        self.done = Some(Done::Prepared(Box::new(self.prepared(
-            outcome,
-            estimate,
-            record.clone(),
-        ))));
-        // A manual compaction that found nothing to do changes nothing stored.
-        if matches!(self.kind, Kind::Compact { .. }) && !compacted && !state_changed {
+        let mut prepared = self.prepared(outcome, estimate, record.clone());
+        prepared.outcome.pruned_tokens = pruned_tokens;
+        self.done = Some(Done::Prepared(Box::new(prepared)));
+        // A manual compaction or a prune that found nothing to do changes nothing stored.
+        if matches!(self.kind, Kind::Compact { .. } | Kind::Prune) && !compacted && !state_changed {
             self.phase = Phase::Done;
             return Ok(());
         }
@@ -158,8 +160,33 @@ impl Call {
                 _ => None,
             },
             timings,
+            after: None,
             created_at: self.now.clone(),
             undone: false,
+        }
+    }
+
+    /// Tokens by part of the input with `state` in force: the plan of a call made now (which
+    /// has nothing to compact), so the parts add up to what the compaction's output holds.
+    fn breakdown(&mut self, state: &State) -> Result<Breakdown, Error> {
+        let (mut setup, ..) = self.setup(false, None)?;
+        setup.state = Some(state.clone());
+        let cache = self.cache.as_mut().expect("a cache");
+        Ok(setup.plan(Rc::clone(&cache.conv), &mut cache.memo)?.tokens)
+    }
+
+    /// The whole and the sent tokens of the messages whose tool outputs `outcome` prunes.
+    fn pruned_tokens(&mut self, outcome: &Outcome, counter: crate::count::Counter) -> PrunedTokens {
+        let pruned = &outcome.report.pruned;
+        if pruned.messages.is_empty() {
+            return PrunedTokens::default();
+        }
+        let cache = self.cache.as_mut().expect("a cache");
+        let (counts, _) = cache.memo.counts(&cache.conv, &counter);
+        let before: usize = pruned.messages.iter().filter_map(|&i| counts.get(i)).sum();
+        PrunedTokens {
+            before,
+            after: before.saturating_sub(pruned.tokens_saved),
         }
     }
 
@@ -193,6 +220,7 @@ impl Call {
                 report: outcome.report,
                 estimate,
                 record,
+                pruned_tokens: PrunedTokens::default(),
             },
         }
     }

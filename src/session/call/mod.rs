@@ -52,6 +52,10 @@ pub enum Kind {
         /// Added to the summarizer's instructions for this compaction.
         instructions: Option<String>,
     },
+    /// Prune old tool outputs now (`/prune`): the prune trigger's pressure and piled-up
+    /// thresholds are lifted for this call, and the compaction threshold is raised to the input
+    /// budget, so nothing is summarized unless the pruned input does not fit at all.
+    Prune,
     /// Restore the state before the latest compaction.
     Undo,
     /// Where the conversation stands.
@@ -152,6 +156,8 @@ struct Run {
     ratio: Option<f64>,
     model: String,
     strategy: crate::config::Strategy,
+    /// The call's counter (the pruned messages' whole tokens are counted with it).
+    counter: crate::count::Counter,
     first: bool,
 }
 
@@ -299,7 +305,9 @@ impl Call {
         self.meta = meta;
         let Some(meta) = &self.meta else {
             match self.kind {
-                Kind::Compact { .. } => return Err(Error::UnknownConversation { id: self.id.clone() }),
+                Kind::Compact { .. } | Kind::Prune => {
+                    return Err(Error::UnknownConversation { id: self.id.clone() })
+                }
                 Kind::Undo => self.finish_with(Done::Undone(None))?,
                 Kind::Status => self.finish_with(Done::Status(None))?,
                 Kind::Prepare { .. } | Kind::Commit { .. } => {
@@ -445,6 +453,7 @@ impl Call {
                 let instructions = instructions.clone();
                 self.start(true, instructions)
             }
+            Kind::Prune => self.start(false, None),
             Kind::Undo => match self.meta.as_ref().and_then(|m| m.undo.as_ref()) {
                 None => self.finish_with(Done::Undone(None)),
                 Some(_) => {
@@ -493,6 +502,10 @@ impl Call {
         if let Some(r) = ratio {
             setup.budget = corrected(budget, r);
         }
+        if matches!(self.kind, Kind::Prune) {
+            // After the correction: the estimate keeps the real threshold.
+            prune_now(&mut setup);
+        }
         Ok((setup, ratio, budget, model))
     }
 
@@ -515,6 +528,7 @@ impl Call {
             ratio,
             model,
             strategy: setup.config.strategy,
+            counter: setup.counting.counter,
             first: true,
         });
         self.after_round()
@@ -560,7 +574,7 @@ impl Call {
     pub fn finish(&mut self, timings: Timings) -> Result<(), Error> {
         self.expect(Phase::Finish, "finish")?;
         match &self.kind {
-            Kind::Prepare { .. } | Kind::Compact { .. } => self.finish_compaction(timings),
+            Kind::Prepare { .. } | Kind::Compact { .. } | Kind::Prune => self.finish_compaction(timings),
             Kind::Commit { usage, .. } => {
                 let usage = usage.clone();
                 self.finish_commit(usage)
@@ -627,6 +641,17 @@ impl Call {
         self.phase = Phase::Done;
         Ok(())
     }
+}
+
+/// `/prune`'s knobs: the prune boundary moves now, up to the protected recent turns, for any
+/// tool output piled up before them (the engine's own rule, without its pressure trigger);
+/// and no compaction unless the input does not fit (then it must compact, as any `prepare`).
+fn prune_now(setup: &mut Setup) {
+    let mut config = (*setup.config).clone();
+    config.prune_ratio = 0.0;
+    config.prune_threshold_tokens = Some(0);
+    setup.config = Rc::new(config);
+    setup.budget.threshold = setup.budget.input;
 }
 
 /// The key a model's usage anchor is kept under: the registry's id (`""` without a model).

@@ -357,6 +357,12 @@ impl CompactorCore {
         Ok(self.call(|s| s.compact(&id, o.instructions, Some(now))))
     }
 
+    /// `prune(id)`.
+    pub fn prune(&self, id: JsValue, now: String) -> Result<CompactorCall, JsValue> {
+        let id = conversation_id(&id)?;
+        Ok(self.call(|s| s.prune(&id, Some(now))))
+    }
+
     /// `undo(id)`.
     pub fn undo(&self, id: JsValue, now: String) -> Result<CompactorCall, JsValue> {
         let id = conversation_id(&id)?;
