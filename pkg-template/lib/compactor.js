@@ -4,7 +4,8 @@
 // durableObjectStore). Everything the core decides (what to read, what to write, what the
 // input is) comes from the CompactorCall; this file only does the awaiting.
 
-import { ask, failure } from "./compact.js";
+import { ask, failure, compactWith } from "./compact.js";
+import { runCommand } from "./commands.js";
 
 const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
@@ -21,6 +22,7 @@ const clock = () => (typeof performance === "object" ? performance.now() : Date.
  * @param {ReturnType<import("./guard.js").guard>} g
  */
 export function compactorWith(raw, g) {
+  const compact = compactWith(raw, g);
   const staleWriteError = g.wrap(raw.staleWriteError);
   const storeError = (operation, id, cause) => {
     const err = raw.__ctxfoldStoreError(operation, id, describeError(cause));
@@ -196,7 +198,7 @@ export function compactorWith(raw, g) {
             for (let k = 0; k < metaLength - step.read; k++) items.push(got[k]);
           } else if (step.summarize) {
             planned ??= clock() - started;
-            if (step.first && events) this.#emit("compactionStart", { conversationId: id, plan: step.plan });
+            if (step.first && events) this.#emit("compactionStart", { type: "compactionStart", conversationId: id, plan: step.plan });
             if (this.#summarizer === null) {
               call.submitExtractive();
               continue;
@@ -276,10 +278,12 @@ export function compactorWith(raw, g) {
 
     #prepared(id, result) {
       const out = this.#input(id, result);
-      const { report, record } = out;
-      if (report.pruned.advanced) this.#emit("pruned", { conversationId: id, pruned: report.pruned });
-      if (report.fallback) this.#emit("fallback", { conversationId: id, fallback: report.fallback, record });
-      if (record) this.#emit("compactionEnd", { conversationId: id, record });
+      const { report, record, prunedTokens } = out;
+      if (report.pruned.advanced) {
+        this.#emit("pruned", { type: "pruned", conversationId: id, pruned: report.pruned, prunedTokens, tokensAfter: report.tokensAfter, budget: report.budget });
+      }
+      if (report.fallback) this.#emit("fallback", { type: "fallback", conversationId: id, fallback: report.fallback, record });
+      if (record) this.#emit("compactionEnd", { type: "compactionEnd", conversationId: id, record });
       return out;
     }
 
@@ -313,6 +317,19 @@ export function compactorWith(raw, g) {
         const result = await this.#step(id, (core) => core.compact(id, options, now()), true);
         return this.#prepared(id, result);
       });
+    }
+
+    prune(conversationId) {
+      return this.#call(conversationId, async (id) => {
+        const result = await this.#step(id, (core) => core.prune(id, now()), true);
+        return this.#prepared(id, result);
+      });
+    }
+
+    async command(conversationId, text) {
+      g.check();
+      const id = this.#id(conversationId);
+      return runCommand(this, id, text, { options: this.#options, compact });
     }
 
     undo(conversationId) {

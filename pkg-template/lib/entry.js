@@ -9,6 +9,9 @@ import { summarizersWith } from "./summarizers.js";
 import { compactorWith } from "./compactor.js";
 import { vocabularyLoader } from "./vocabulary.js";
 import { indexedDBStoreWith } from "./indexeddb.js";
+import { parseCommand } from "./commands.js";
+import { notify, sse } from "./notices.js";
+import { applyAnthropicCacheControl } from "./cache-control.js";
 
 /** wasm-bindgen's and ctxfold's internals: never part of the API. */
 const INTERNAL = new Set([
@@ -49,6 +52,8 @@ export function api(raw, platform) {
   Object.assign(out, summarizersWith(raw, g));
   Object.assign(out, compactorWith(raw, g));
   out.IndexedDBStore = indexedDBStoreWith(raw, g);
+  // Pure JavaScript over JSON shapes: no module call, so no guard.
+  Object.assign(out, { parseCommand, notify, sse, applyAnthropicCacheControl });
   out.loadVocabulary = vocabularyLoader({
     install: g.wrap(raw.installVocabulary),
     has: out.hasVocabulary,

@@ -57,16 +57,25 @@ export type ProviderUsage =
       [other: string]: unknown;
     };
 
-/** The events of a `Compactor`, by name, with what each handler gets. */
+/** The events of a `Compactor`, by name, with what each handler gets (its `type` is the name: `notify` and `sse` read it). */
 export interface CompactorEvents {
   /** A compaction is about to call the summarizer (show progress). */
-  compactionStart: { conversationId: string; plan: CompactPlan };
+  compactionStart: { type: "compactionStart"; conversationId: string; plan: CompactPlan };
   /** A compaction was stored: its record. */
-  compactionEnd: { conversationId: string; record: CompactionRecord };
+  compactionEnd: { type: "compactionEnd"; conversationId: string; record: CompactionRecord };
   /** The prune boundary moved: old tool outputs were shortened. */
-  pruned: { conversationId: string; pruned: PruneReport };
+  pruned: {
+    type: "pruned";
+    conversationId: string;
+    pruned: PruneReport;
+    /** The pruned messages' tokens, whole and as sent. */
+    prunedTokens: PrunedTokens;
+    /** The input's tokens now. */
+    tokensAfter: number;
+    budget: Budget;
+  };
   /** A fallback stood in for a summary the summarizer did not give. */
-  fallback: { conversationId: string; fallback: FallbackUsed; record: CompactionRecord | null };
+  fallback: { type: "fallback"; conversationId: string; fallback: FallbackUsed; record: CompactionRecord | null };
 }
 
 /** Options of a `Compactor`: `compact()`'s (without `state` and `manual`), a store, a summarizer and handlers. */
@@ -150,6 +159,30 @@ export declare class Compactor<M = unknown> {
    * ```
    */
   compact(conversationId: string, options?: ManualCompactOptions): Promise<PrepareResult<M>>;
+  /**
+   * Prunes old tool outputs now (`/prune`), without a summary: those outside the recent
+   * turns (`bufferTurns`) larger than `toolOutputMaxBytes` become their start and end (or a
+   * stub, as `toolPolicies` say), as pruning under pressure would make them; the next turns
+   * keep them so. It compacts only an input that does not fit even pruned. With nothing to
+   * prune it stores nothing (`report.pruned.advanced` is false).
+   *
+   * ```ts
+   * const { report, prunedTokens } = await compactor.prune(id); // prunedTokens: { before: 12400, after: 2100 }
+   * ```
+   */
+  prune(conversationId: string): Promise<PrepareResult<M>>;
+  /**
+   * Runs a chat command (`/compact [instructions]`, `/status`, `/prune`, `/undo`, `/new`,
+   * `/resume [id]`) without calling the model; `null` when `text` is not a command (send it
+   * to the model). `/new` starts a conversation whose head carries a summary of this one
+   * (this one is not changed) and resolves with its id.
+   *
+   * ```ts
+   * const answer = await compactor.command(id, input.value);
+   * if (answer) chat.note(answer.text); else await send(id, input.value);
+   * ```
+   */
+  command(conversationId: string, text: string): Promise<CommandResult<M> | null>;
   /**
    * Undoes the latest compaction: its summaries drop out and the boundaries it moved come
    * back (the history is intact). The next `prepare` builds the input that turn would have

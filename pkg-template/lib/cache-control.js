@@ -1,0 +1,127 @@
+// applyAnthropicCacheControl: Anthropic's prompt-cache breakpoints in a Messages request,
+// where a compacted conversation's prefix stays the same from one request to the next.
+// Anthropic takes at most 4 `cache_control` markers in a request (tools, system and
+// messages together) and only on some block types; the cache is read for the longest prefix
+// that ends at a marker and was written before.
+
+const MAX = 4;
+/** Blocks a breakpoint may go on (not thinking, redacted_thinking, or an empty text). */
+const ALLOWED = new Set(["text", "image", "tool_use", "tool_result", "document"]);
+const MARK = () => ({ type: "ephemeral" });
+
+function fail(Kind, code, message) {
+  const err = new Kind(message);
+  err.code = code;
+  return err;
+}
+
+const kindOf = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const marked = (block) => isObject(block) && block.cache_control !== undefined && block.cache_control !== null;
+const allowed = (block) => isObject(block) && ALLOWED.has(block.type) && !(block.type === "text" && (typeof block.text !== "string" || block.text === ""));
+
+/** Markers already in the request: on tools, system blocks, message blocks (and inside tool results), and at the top. */
+function existing(request) {
+  let n = marked(request) ? 1 : 0;
+  const blocks = (list) => {
+    if (!Array.isArray(list)) return;
+    for (const b of list) {
+      if (marked(b)) n++;
+      if (isObject(b) && b.type === "tool_result") blocks(b.content);
+    }
+  };
+  blocks(request.tools);
+  blocks(request.system);
+  for (const m of request.messages) if (isObject(m)) blocks(m.content);
+  return n;
+}
+
+/** The index of the block a breakpoint goes on in `content` (a string counts as one text block), or -1. */
+function target(content) {
+  if (typeof content === "string") return content === "" ? -1 : 0;
+  if (!Array.isArray(content)) return -1;
+  for (let k = content.length - 1; k >= 0; k--) if (allowed(content[k])) return k;
+  return -1;
+}
+
+/** `content` with a breakpoint on block `k` (a string becomes one text block); copies, never changes. */
+function withMark(content, k) {
+  const blocks = typeof content === "string" ? [{ type: "text", text: content }] : [...content];
+  if (!marked(blocks[k])) blocks[k] = { ...blocks[k], cache_control: MARK() };
+  return blocks;
+}
+
+function checkBreakpoints(report, count) {
+  if (report === undefined || report === null) return [];
+  if (!isObject(report)) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument report: expected a compaction report (with cacheBreakpoints), got ${kindOf(report)}`);
+  const list = report.cacheBreakpoints;
+  if (!Array.isArray(list)) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument report.cacheBreakpoints: expected an array of message indexes, got ${kindOf(list)}`);
+  return list.map((i, k) => {
+    if (!Number.isInteger(i) || i < 0) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument report.cacheBreakpoints[${k}]: expected a message index, got ${JSON.stringify(i)}`);
+    if (i >= count) {
+      throw fail(RangeError, "OUT_OF_RANGE", `report.cacheBreakpoints[${k}] out of range: ${i}, but the request has ${count} messages (is the report this request's?)`);
+    }
+    return i;
+  });
+}
+
+/**
+ * The request with up to 4 `cache_control: { type: "ephemeral" }` breakpoints, counting the
+ * ones it holds already: at the end of the system prompt, where the report says the prefix
+ * is stable (after the head, after the summary, at the prune boundary), and on the last
+ * message. When fewer are free, the later ones win (a breakpoint caches the whole prefix
+ * before it). A breakpoint goes on the last block of its message that may carry one (text,
+ * image, tool_use, tool_result, document); a message without one passes it to the nearest
+ * such block before it. A new request: the input is not changed, and the parts not changed
+ * are shared with it.
+ */
+export function applyAnthropicCacheControl(request, report) {
+  if (!isObject(request)) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument request: expected an Anthropic Messages request ({ system?, messages, ... }), got ${kindOf(request)}`);
+  if (!Array.isArray(request.messages)) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument request.messages: expected an array of messages, got ${kindOf(request.messages)}`);
+  const { system } = request;
+  if (system !== undefined && system !== null && typeof system !== "string" && !Array.isArray(system)) {
+    throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument request.system: expected a string or an array of blocks, got ${kindOf(system)}`);
+  }
+  const messages = request.messages;
+  const stable = checkBreakpoints(report, messages.length);
+  const free = MAX - existing(request);
+  const out = { ...request };
+  if (free <= 0) return out;
+
+  // Candidates in request order: the system prompt (-1), then message indexes.
+  const wanted = new Set(stable);
+  if (messages.length > 0) wanted.add(messages.length - 1);
+  const places = [];
+  const systemAt = typeof system === "string" ? (system === "" ? -1 : 0) : Array.isArray(system) ? target(system) : -1;
+  if (systemAt >= 0) places.push({ system: true, block: systemAt });
+  let floor = -1;
+  for (const i of [...wanted].sort((a, b) => a - b)) {
+    // The nearest block at or before message i that may carry a breakpoint, after the one before.
+    for (let j = i; j > floor; j--) {
+      const k = isObject(messages[j]) ? target(messages[j].content) : -1;
+      if (k >= 0) {
+        places.push({ message: j, block: k });
+        floor = j;
+        break;
+      }
+    }
+  }
+  // Markers already where one would go take no slot.
+  const fresh = places.filter((p) => {
+    const content = p.system ? system : messages[p.message].content;
+    return typeof content === "string" || !marked(content[p.block]);
+  });
+  const chosen = fresh.slice(Math.max(0, fresh.length - free));
+  if (chosen.length === 0) return out;
+  let copied = null;
+  for (const p of chosen) {
+    if (p.system) {
+      out.system = withMark(system, p.block);
+      continue;
+    }
+    copied ??= [...messages];
+    copied[p.message] = { ...messages[p.message], content: withMark(messages[p.message].content, p.block) };
+  }
+  if (copied) out.messages = copied;
+  return out;
+}

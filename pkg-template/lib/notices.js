@@ -1,0 +1,179 @@
+// Notices: the lines a chat UI shows when a Compactor compacts or prunes (notify), and the
+// same news as server-sent-event lines for a streaming response (sse). They read what the
+// records and the Compactor's events hold (src/session/stored.rs, CompactorEvents) and
+// nothing else; no wasm call is involved, so they work before and after a trap alike.
+
+/** `12400` -> `"12.4k"`, `157000` -> `"157k"`, `300` -> `"300"`. */
+export function tokens(n) {
+  if (typeof n !== "number" || !Number.isFinite(n)) return "?";
+  const abs = Math.abs(n);
+  if (abs < 1000) return String(Math.round(n));
+  if (abs < 100_000) return `${trim((n / 1000).toFixed(1))}k`;
+  if (abs < 999_500) return `${Math.round(n / 1000)}k`;
+  return `${trim((n / 1_000_000).toFixed(1))}M`;
+}
+
+const trim = (s) => s.replace(/\.0$/, "");
+
+/** `part` of `whole` in whole percent, as `"6 %"`. */
+export function percent(part, whole) {
+  if (!(whole > 0)) return "? %";
+  return `${Math.round((100 * part) / whole)} %`;
+}
+
+function invalid(expected, value) {
+  const err = new TypeError(`invalid argument ${expected.argument}: expected ${expected.what}, got ${kindOf(value)}`);
+  err.code = "INVALID_ARGUMENT";
+  return err;
+}
+
+function kindOf(v) {
+  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v;
+}
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isRecord = (v) => isObject(v) && typeof v.seq === "number" && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number";
+
+const EVENT_TYPES = ["compactionStart", "compactionEnd", "pruned", "fallback"];
+
+/** What `notify` and `sse` were given: `{ type, event }`, a record read as a compactionEnd. */
+function classify(value, argument) {
+  const expected = { argument, what: "a CompactionRecord or a Compactor event" };
+  if (!isObject(value)) throw invalid(expected, value);
+  if (value.type === undefined && isRecord(value)) return { type: "compactionEnd", event: { conversationId: null, record: value } };
+  if (!EVENT_TYPES.includes(value.type)) throw invalid(expected, value);
+  const needs = { compactionStart: "plan", compactionEnd: "record", pruned: "pruned", fallback: "fallback" }[value.type];
+  if (!isObject(value[needs])) throw invalid({ argument: `${argument}.${needs}`, what: "an object" }, value[needs]);
+  if (value.type === "compactionEnd" && !isRecord(value.record)) throw invalid({ argument: `${argument}.record`, what: "a CompactionRecord" }, value.record);
+  return { type: value.type, event: value };
+}
+
+/** The headline of a compaction: `Compacted (157k -> 9.1k)`. */
+function compactedLine(record) {
+  return `Compacted (${tokens(record.tokensBefore)} -> ${tokens(record.tokensAfter)})${record.undone ? " (undone)" : ""}`;
+}
+
+/** The headline of pruning: `Tool outputs pruned (12.4k -> 2.1k, -83 %)`. */
+function prunedLine(event) {
+  const t = event.prunedTokens;
+  if (isObject(t) && t.before > 0) {
+    return `Tool outputs pruned (${tokens(t.before)} -> ${tokens(t.after)}, -${percent(t.before - t.after, t.before)})`;
+  }
+  if (event.pruned.tokensSaved > 0) return `Tool outputs pruned (-${tokens(event.pruned.tokensSaved)} tokens)`;
+  return "Tool outputs pruned (none was over the size limit)";
+}
+
+function fallbackLine(fallback) {
+  return `Summary fallback: ${fallback.kind} (${fallback.reason})`;
+}
+
+function startLine(plan) {
+  const n = Array.isArray(plan.evict) ? plan.evict.length : 0;
+  return `Compacting ${tokens(plan.tokens?.total)} tokens (${n} message${n === 1 ? "" : "s"} to summarize)`;
+}
+
+/**
+ * The notice for a compaction record or a Compactor event, as coding agents show them:
+ *
+ *   Compacted (157k -> 9.1k)
+ *     System: 1.8k tokens
+ *     Summary: 3.2k tokens
+ *     Kept context: 2.7k tokens
+ *     Tool outputs: 1.4k tokens
+ *     Total: 9.1k/150k (6 %)
+ *
+ *   Tool outputs pruned (12.4k -> 2.1k, -83 %)
+ *     Context: 18.5k/150k (12 %)
+ */
+export function notify(value) {
+  const { type, event } = classify(value, "record");
+  switch (type) {
+    case "compactionStart":
+      return startLine(event.plan);
+    case "fallback":
+      return fallbackLine(event.fallback);
+    case "pruned": {
+      const lines = [prunedLine(event)];
+      const window = event.budget?.window;
+      if (typeof event.tokensAfter === "number" && window > 0) {
+        lines.push(`  Context: ${tokens(event.tokensAfter)}/${tokens(window)} (${percent(event.tokensAfter, window)})`);
+      }
+      return lines.join("\n");
+    }
+    default: {
+      const r = event.record;
+      const lines = [compactedLine(r)];
+      const a = r.after;
+      if (isObject(a)) {
+        lines.push(`  System: ${tokens(a.head)} tokens`);
+        lines.push(`  Summary: ${tokens(a.summaries)} tokens`);
+        lines.push(`  Kept context: ${tokens(a.tail + a.middle)} tokens`);
+        if (a.tools > 0) lines.push(`  Tool outputs: ${tokens(a.tools)} tokens`);
+      }
+      if (r.fallback) lines.push(`  ${fallbackLine(r.fallback)}`);
+      const window = r.budget?.window;
+      if (window > 0) lines.push(`  Total: ${tokens(r.tokensAfter)}/${tokens(window)} (${percent(r.tokensAfter, window)})`);
+      return lines.join("\n");
+    }
+  }
+}
+
+/** The first line of `notify`'s notice. */
+export function headline(value) {
+  return notify(value).split("\n", 1)[0];
+}
+
+/**
+ * One server-sent event for a streaming response: `data: {"event":"compaction",...}\n\n`.
+ * `compactionStart` and `compactionEnd` (or a record) are `event: "compaction"` with `phase`
+ * `start` or `end`; `pruned` and `fallback` are events of their own. Each carries `text`,
+ * the notice's first line.
+ */
+export function sse(value) {
+  const { type, event } = classify(value, "event");
+  const conversationId = typeof event.conversationId === "string" ? event.conversationId : null;
+  let data;
+  switch (type) {
+    case "compactionStart": {
+      const p = event.plan;
+      data = { event: "compaction", phase: "start", conversationId, tokens: p.tokens?.total ?? null, window: p.budget?.window ?? null, evict: Array.isArray(p.evict) ? p.evict.length : 0, text: startLine(p) };
+      break;
+    }
+    case "compactionEnd": {
+      const r = event.record;
+      data = {
+        event: "compaction",
+        phase: "end",
+        conversationId,
+        seq: r.seq,
+        trigger: r.trigger ?? null,
+        tokensBefore: r.tokensBefore,
+        tokensAfter: r.tokensAfter,
+        window: r.budget?.window ?? null,
+        evicted: Array.isArray(r.evicted) ? r.evicted.length : 0,
+        fallback: r.fallback?.kind ?? null,
+        text: compactedLine(r),
+      };
+      break;
+    }
+    case "pruned": {
+      const t = isObject(event.prunedTokens) ? event.prunedTokens : null;
+      data = {
+        event: "pruned",
+        conversationId,
+        before: t?.before ?? null,
+        after: t?.after ?? null,
+        tokensSaved: event.pruned.tokensSaved,
+        messages: Array.isArray(event.pruned.messages) ? event.pruned.messages.length : 0,
+        tokensAfter: typeof event.tokensAfter === "number" ? event.tokensAfter : null,
+        window: event.budget?.window ?? null,
+        text: prunedLine(event),
+      };
+      break;
+    }
+    default:
+      data = { event: "fallback", conversationId, kind: event.fallback.kind, reason: event.fallback.reason, text: fallbackLine(event.fallback) };
+  }
+  // JSON has no raw line breaks, so the event is one data line.
+  return `data: ${JSON.stringify(data)}\n\n`;
+}

@@ -1,0 +1,190 @@
+//! The TypeScript of what a chat UI uses around a `Compactor`: commands (`parseCommand`,
+//! `compactor.command`), notices (`notify`, `sse`) and Anthropic's prompt-cache breakpoints
+//! (`applyAnthropicCacheControl`). They are JavaScript over JSON shapes the core already
+//! declares (records, reports, statuses), in `pkg-template/lib/{commands,notices,cache-control}.js`;
+//! only their own shapes are declared here, once.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_CHAT: &str = r#"
+/**
+ * A chat command as `parseCommand` reads it. `unknown`: a `/name` that is no command;
+ * `invalid`: arguments to a command that takes none.
+ */
+export type ParsedCommand =
+  | { command: "compact"; /** Instructions for this compaction's summarizer (`/compact keep the API decisions`). */ instructions: string | null }
+  | { command: "status" }
+  | { command: "prune" }
+  | { command: "undo" }
+  | { command: "new" }
+  | { command: "resume"; /** The conversation to resume; `null`: list them. */ id: string | null }
+  | { command: "unknown"; /** The name typed, lowercased, without the slash. */ name: string }
+  | { command: "invalid"; name: string; /** What was wrong (`/status takes no arguments`). */ reason: string };
+
+/**
+ * Reads a chat command: `/compact [instructions]`, `/status`, `/prune`, `/undo`, `/new`,
+ * `/resume [id]` (`/name` at the start, then a space or the end; case-insensitive). `null`
+ * for text that is not a command (`hello`, `/etc/hosts is gone`): send that to the model.
+ * A `/name` that is no command is `{ command: "unknown" }`, and arguments to a command that
+ * takes none `{ command: "invalid" }`; only a non-string throws (`TypeError`).
+ *
+ * ```ts
+ * parseCommand("/compact keep the API decisions"); // { command: "compact", instructions: "keep the API decisions" }
+ * parseCommand("hello"); // null
+ * ```
+ */
+export function parseCommand(text: string): ParsedCommand | null;
+
+/** What every command result holds: `text` is one line for the chat. */
+export interface CommandResultBase {
+  /** Whether the command did what it asks (`false`: nothing to compact, prune or undo, no such conversation, not a command). */
+  ok: boolean;
+  /** A short line to show (`Compacted (157k -> 9.1k)`, `Nothing to undo`). */
+  text: string;
+}
+
+/** What `compactor.command(id, text)` resolves to (`null` when `text` is not a command). */
+export type CommandResult<M = unknown> =
+  | (CommandResultBase & {
+      command: "compact";
+      conversationId: string;
+      /** The manual compaction's input and record (`null`: no such conversation). */
+      result: PrepareResult<M> | null;
+    })
+  | (CommandResultBase & {
+      command: "prune";
+      conversationId: string;
+      /** The input with old tool outputs pruned (`null`: no such conversation). */
+      result: PrepareResult<M> | null;
+    })
+  | (CommandResultBase & { command: "undo"; conversationId: string; undone: UndoOutcome | null })
+  | (CommandResultBase & { command: "status"; conversationId: string; status: ConversationStatus | null })
+  | (CommandResultBase & {
+      command: "new";
+      /** The new conversation's id. */
+      conversationId: string;
+      /** The conversation it continues. */
+      previous: string;
+      /** Whether its head carries a summary of the previous one. */
+      summarized: boolean;
+      /** The new conversation's first input (its head). */
+      result: PrepareResult<M>;
+    })
+  | (CommandResultBase & {
+      command: "resume";
+      /** The conversation to resume (`null`: the ids were listed). */
+      conversationId: string | null;
+      /** `/resume` without an id: the stored conversations' ids. */
+      conversations: string[] | null;
+      /** `/resume id`: its status (`null`: no such conversation, or a list). */
+      status: ConversationStatus | null;
+    })
+  | (CommandResultBase & { command: "unknown"; conversationId: string; name: string })
+  | (CommandResultBase & { command: "invalid"; conversationId: string; name: string; reason: string });
+
+/** Any event a `Compactor` emits, with its `type`. */
+export type CompactorEvent = CompactorEvents[keyof CompactorEvents];
+
+/**
+ * The notice for a compaction record or a Compactor event, as coding agents show them: a
+ * record (or `compactionEnd`) with its breakdown, `pruned` with the context's use,
+ * `compactionStart` and `fallback` as one line.
+ *
+ * ```ts
+ * compactor.on("compactionEnd", (e) => chat.note(notify(e)));
+ * // Compacted (157k -> 9.1k)
+ * //   System: 1.8k tokens
+ * //   Summary: 3.2k tokens
+ * //   Kept context: 2.7k tokens
+ * //   Tool outputs: 1.4k tokens
+ * //   Total: 9.1k/150k (6 %)
+ * compactor.on("pruned", (e) => chat.note(notify(e)));
+ * // Tool outputs pruned (12.4k -> 2.1k, -83 %)
+ * //   Context: 18.5k/150k (12 %)
+ * ```
+ */
+export function notify(record: CompactionRecord | CompactorEvent): string;
+
+/** What `sse` puts on its `data:` line (as JSON). `text` is the notice's first line. */
+export type CompactionSseData =
+  | {
+      event: "compaction";
+      phase: "start";
+      conversationId: string | null;
+      /** The input's tokens before. */
+      tokens: number | null;
+      window: number | null;
+      /** Messages to summarize. */
+      evict: number;
+      text: string;
+    }
+  | {
+      event: "compaction";
+      phase: "end";
+      conversationId: string | null;
+      seq: number;
+      trigger: Trigger | null;
+      tokensBefore: number;
+      tokensAfter: number;
+      window: number | null;
+      /** Messages summarized. */
+      evicted: number;
+      fallback: FallbackKind | null;
+      text: string;
+    }
+  | {
+      event: "pruned";
+      conversationId: string | null;
+      /** The pruned messages' tokens whole (`null`: not known). */
+      before: number | null;
+      /** Their tokens as sent. */
+      after: number | null;
+      tokensSaved: number;
+      /** Messages whose outputs are pruned. */
+      messages: number;
+      /** The input's tokens now. */
+      tokensAfter: number | null;
+      window: number | null;
+      text: string;
+    }
+  | { event: "fallback"; conversationId: string | null; kind: FallbackKind; reason: string; text: string };
+
+/**
+ * One server-sent event for a streaming response: `data: {"event":"compaction",...}\n\n`
+ * (`CompactionSseData` as JSON on one line).
+ *
+ * ```ts
+ * compactor.on("compactionStart", (e) => res.write(sse(e)));
+ * compactor.on("compactionEnd", (e) => res.write(sse(e)));
+ * ```
+ */
+export function sse(event: CompactorEvent | CompactionRecord): string;
+
+/** What `applyAnthropicCacheControl` reads of an Anthropic Messages request; other keys pass through. */
+export interface AnthropicRequestLike {
+  /** A string, or text blocks. */
+  system?: string | readonly unknown[] | null;
+  messages: readonly { role: string; content: string | readonly unknown[] }[];
+  tools?: readonly unknown[];
+  [key: string]: unknown;
+}
+
+/**
+ * An Anthropic Messages request with up to 4 `cache_control: { type: "ephemeral" }`
+ * breakpoints (counting those it has): after the system prompt, where the report says the
+ * prefix is stable (after the head, after the summaries, at the prune boundary), and on the
+ * last message; when fewer are free, the later ones. Only on text, image, tool_use,
+ * tool_result and document blocks (a string `system` or content becomes a text block where
+ * one goes). Returns a new request; the input is not changed.
+ *
+ * ```ts
+ * const { system, messages, report } = await compactor.prepare(id, [userMessage]);
+ * const body = applyAnthropicCacheControl({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages }, report);
+ * ```
+ */
+export function applyAnthropicCacheControl<R extends AnthropicRequestLike>(
+  request: R,
+  report?: Pick<CompactReport, "cacheBreakpoints"> | null,
+): Omit<R, "system" | "messages"> & { system?: R["system"] | unknown[]; messages: (R["messages"][number] | { role: string; content: unknown[] })[] };
+"#;
