@@ -64,6 +64,12 @@
 //!   run under the Web Lock `ctxfold:<lockName>:<id>` where `navigator.locks` exists. The
 //!   version check is the backstop everywhere (two `Compactor`s over one store, Worker
 //!   isolates, stores without a name).
+//! - **Prune now** (`/prune`). [`Sessions::prune`] is a `prepare` with no new messages whose
+//!   prune trigger is lifted (no pressure or piled-up minimum: every tool output before the
+//!   recent turns that is over the size limit is pruned, as pressure would prune it) and whose
+//!   compaction threshold is the input budget, so it summarizes only an input that does not
+//!   fit even pruned. It writes the new prune boundary in the state (nothing, if it has
+//!   nothing to prune); the next turns keep it, as they keep one pressure moved.
 //! - **Events** (the face). `compactionStart` before the summarizer is first called in an
 //!   attempt (again if a stale write makes the call start over); then, once the write
 //!   landed, `pruned` when the prune boundary moved, `fallback` when a fallback stood in

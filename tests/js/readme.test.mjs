@@ -174,6 +174,15 @@ test("the store of the Compactor stores section keeps the store contract", async
   for (const r of results) assert.ok(r.ok, `${r.name}: ${r.error}`);
 });
 
+test("the chat commands example runs, and its numbers are right", async () => {
+  const [code] = blocks("### Chat commands, notices and prompt caching");
+  assert.match(code, /applyAnthropicCacheControl/);
+  const { stdout } = await runModule("commands.mjs", code);
+  // The line the README shows in a comment is the one printed.
+  const shown = /\/\/ (Context: .*)$/m.exec(code)[1];
+  assert.equal(stdout.trim(), shown);
+});
+
 test("the lite example runs", async () => {
   const [code] = blocks("### Lite build");
   await runModule("lite.mjs", code);
