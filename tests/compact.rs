@@ -696,6 +696,40 @@ fn a_fold_is_checked_as_a_summary_is() {
     );
 }
 
+/// A fold that fails is the configured fallback, flagged (planning counted on the fold):
+/// the extractive fold of the chunks, or the marker; or the error `fallback: "error"` asks for.
+#[test]
+fn a_failed_fold_falls_back() {
+    let mut fake = |r: &Request| match r.kind {
+        RequestKind::Fold => Reply::Failed("the model is down".into()),
+        _ => schema_reply(GOOD),
+    };
+    let base = json!({"foldRatio": 0.01, "summarizerInputTokens": 1500});
+    let o = run_with(&mut fake, base.clone()).unwrap();
+    assert!(
+        o.report.folded && o.report.summary_chunks == 1,
+        "one folded chunk"
+    );
+    let fallback = o.report.fallback.clone().expect("flagged");
+    assert_eq!(fallback.kind, FallbackKind::Extractive);
+    assert!(fallback.reason.contains("the model is down"));
+    assert!(
+        summary_texts(&o)[0].contains("/srv/app/module_0.py"),
+        "the chunks' content, folded"
+    );
+    let mut marker = base.clone();
+    marker["fallback"] = json!("marker");
+    let o = run_with(&mut fake, marker).unwrap();
+    assert_eq!(o.report.fallback.expect("flagged").kind, FallbackKind::Marker);
+    assert_eq!(o.context_status, ContextStatus::Truncated);
+    let mut error = base;
+    error["fallback"] = json!("error");
+    assert_eq!(
+        run_with(&mut fake, error).unwrap_err().code(),
+        "SUMMARIZER_FAILED"
+    );
+}
+
 #[test]
 fn a_good_summary_is_used_with_its_ledger() {
     let o = run_with(&mut |_| schema_reply(GOOD), json!({})).unwrap();

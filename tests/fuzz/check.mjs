@@ -358,7 +358,7 @@ function checkCompact(desc, f, { messages, options, result, detected, planned, s
   f.check(["full", "summarized", "truncated"].includes(result.contextStatus), "contextStatus", result.contextStatus);
   if (report.trigger === null) f.check(report.evicted.length === 0, "nothing evicted without a trigger", () => `${report.evicted.length} evicted`);
   if (planned) {
-    f.check(report.tokensBefore === planned.tokens.total, "tokensBefore is plan's total", () => `${report.tokensBefore} != ${planned.tokens.total}`);
+    f.check(report.tokensBefore === planned.tokens.given, "tokensBefore is the input plan was given", () => `${report.tokensBefore} != ${planned.tokens.given}`);
     const want = planned.trigger && planned.evict.length ? planned.evict : [];
     f.check(deepEqual(report.evicted, want), "evicted is what plan said", () => `compact evicted [${report.evicted.slice(0, 12)}], plan [${want.slice(0, 12)}]`);
   }

@@ -384,9 +384,9 @@ impl Compaction {
     /// A fold's reply replaces the chunks with one, whose ledger carries the identifiers the
     /// chunks held. It is checked as a summary is: lines outside the sections and lines that
     /// are instructions are dropped and reported, invented identifiers reported. A failed
-    /// fold is the extractive fold of the chunks, flagged (planning counts on the fold: the
-    /// chunks alone may not fit), or the error a manual compaction or `fallback: "error"`
-    /// asks for.
+    /// fold is the configured fallback (the extractive fold of the chunks, or the marker),
+    /// flagged, since planning counts on the fold (the chunks alone may not fit); or the error
+    /// a manual compaction or `fallback: "error"` asks for.
     fn finish_fold(&mut self, reply: Reply, request: &Request) -> Result<(), Error> {
         let checked = match reply {
             Reply::Text { text, .. } => {
@@ -404,12 +404,18 @@ impl Compaction {
                 return Err(Error::SummarizerFailed { reason });
             }
             Err(reason) => {
-                let texts: Vec<&str> = self.rounds.chunks.iter().map(|c| c.text.as_str()).collect();
-                let text = extractive::fold(&texts, self.counter(), self.summary_max);
-                self.rounds.fallback = Some(FallbackUsed {
-                    kind: FallbackKind::Extractive,
-                    reason,
-                });
+                let (kind, text) = match self.input.config.fallback {
+                    Fallback::Marker => (FallbackKind::Marker, summary::MARKER.to_owned()),
+                    _ => {
+                        let texts: Vec<&str> = self.rounds.chunks.iter().map(|c| c.text.as_str()).collect();
+                        (
+                            FallbackKind::Extractive,
+                            extractive::fold(&texts, self.counter(), self.summary_max),
+                        )
+                    }
+                };
+                // The first failure of the turn is the one reported.
+                self.rounds.fallback.get_or_insert(FallbackUsed { kind, reason });
                 text
             }
         };
@@ -421,8 +427,16 @@ impl Compaction {
                 }
             }
         }
-        let budget = self.ledger_budget(&text, 0);
-        let applied = ledger::apply(&text, &ids, self.counter(), budget);
+        let applied = if text == summary::MARKER {
+            ledger::Applied {
+                text,
+                kept: Vec::new(),
+                lost: ids.iter().map(|(i, _)| i.text.clone()).collect(),
+            }
+        } else {
+            let budget = self.ledger_budget(&text, 0);
+            ledger::apply(&text, &ids, self.counter(), budget)
+        };
         // Sets, not searches of the lists: a long conversation loses thousands.
         let lost: HashSet<&str> = applied.lost.iter().map(String::as_str).collect();
         self.rounds.ids_kept.retain(|k| !lost.contains(k.as_str()));
