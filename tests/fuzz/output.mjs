@@ -106,7 +106,9 @@ function truncatedCopyProblem(format, orig, o) {
   if (!cut) return "a truncated copy without a marker line";
   const head = cutText.slice(0, cut.index);
   const tail = cutText.slice(cut.index + cut[0].length);
-  return text.startsWith(head) && text.endsWith(tail) ? null : "a truncated copy that is not the original's start and end";
+  // A cut text went through UTF-8: a lone surrogate of the original is U+FFFD in it.
+  const whole = text.toWellFormed();
+  return whole.startsWith(head) && whole.endsWith(tail) ? null : "a truncated copy that is not the original's start and end";
 }
 
 /** Why `o` is not a documented copy of input `j` (null if it is one). */
