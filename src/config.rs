@@ -41,12 +41,14 @@ pub enum Preset {
     /// input budget it is `CONTEXT_OVERFLOW`, or with `overflow: "truncate"` its largest
     /// messages are cut to fit.
     Off,
-    /// The defaults below.
+    /// The defaults below: compact when the input would not fit, land at 55 % of the budget.
     #[default]
     Default,
-    /// Compact later, keep less verbatim tail.
+    /// Seed 001's conservative mode: compact at 75 % of the window, land at half the
+    /// budget, a verbatim tail of at most 10 % of the window.
     Conservative,
-    /// Compact earlier, prune harder.
+    /// Seed 001's aggressive mode: compact at 60 % of the window, land at a quarter of the
+    /// budget, keep 2 turns, prune outputs past 1 KB.
     Aggressive,
 }
 
