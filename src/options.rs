@@ -327,7 +327,7 @@ impl<'de> Deserialize<'de> for Extractive {
 /// An option that is given must have a value: `null` is an error like any other wrong type
 /// (`options.thresholdRatio: expected a number, got null`), not a silent default. (The state,
 /// which a first turn passes as `null`, and the two prompts take `null` as absent.)
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
     T::deserialize(d).map(Some)
 }
 

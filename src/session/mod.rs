@@ -77,6 +77,7 @@
 
 mod cache;
 pub mod call;
+pub mod guards;
 pub mod memory;
 pub mod stored;
 pub mod usage;
@@ -92,6 +93,7 @@ use crate::Error;
 use cache::Cached;
 use call::Context;
 pub use call::{Call, Done, Kind, Piece, Prepared, Step};
+use guards::{GuardOptions, Tuning};
 pub use stored::{
     CommitOutcome, CompactionRecord, ConversationStatus, ExportedConversation, InputEstimate, LastCompaction,
     LastInput, PrepareOutcome, PrunedTokens, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, UsageAnchor,
@@ -138,12 +140,25 @@ impl Sessions {
             ctx: Rc::new(Context {
                 options,
                 attempts: attempts.max(1),
+                guards: Tuning::default(),
             }),
             caches: HashMap::new(),
             cached: DEFAULT_CACHED,
             seed,
             made: 0,
         })
+    }
+
+    /// Tunes (or turns off) the guards: `options.guards` of a `Compactor`
+    /// ([`guards::GuardOptions`]).
+    pub fn with_guards(mut self, options: &GuardOptions) -> Self {
+        let ctx = Context {
+            options: self.ctx.options.clone(),
+            attempts: self.ctx.attempts,
+            guards: Tuning::new(options),
+        };
+        self.ctx = Rc::new(ctx);
+        self
     }
 
     /// Keeps at most `n` conversations' histories parsed (at least one).
@@ -248,9 +263,13 @@ impl Sessions {
             )));
         }
         let mut meta = data.meta;
-        if meta.schema != META_SCHEMA {
-            return Err(bad(format!("meta.schema {META_SCHEMA}, got {}", meta.schema)));
+        if !stored::reads_schema(meta.schema) {
+            return Err(bad(format!(
+                "meta.schema 1 to {META_SCHEMA}, got {}",
+                meta.schema
+            )));
         }
+        meta.schema = META_SCHEMA;
         if meta.length != data.messages.len() {
             return Err(bad(format!(
                 "meta.length ({}) equal to the number of messages ({})",

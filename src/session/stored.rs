@@ -14,6 +14,21 @@
 //! and `batch.messages` (where the messages go), and the `seq` of summaries and records
 //! (unique and increasing per conversation: a store may key them by it). Everything else is
 //! the core's, versioned by [`META_SCHEMA`].
+//!
+//! # Schema rules
+//!
+//! - A field added to the meta reads as a default when absent (`#[serde(default)]`), and
+//!   raises [`META_SCHEMA`]. This build reads every schema from 1 up to its own (an older
+//!   meta loads with the defaults of what it lacks, and the next write stores it at this
+//!   build's schema) and refuses a newer one: a newer ctxfold's meta may hold what this one
+//!   would drop on its next write.
+//! - Records and summaries are written once and never rewritten: a field added to them is
+//!   optional in their TypeScript (`after`, `guards`), absent from those stored before.
+//!
+//! | schema | added |
+//! | --- | --- |
+//! | 1 | the first layout |
+//! | 2 | `guards`: the guards' state (turns, recent compactions, back-off, breaker) |
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -24,15 +39,21 @@ use crate::compact::types::{Breakdown, Budget, ContextStatus, Plan, Report, Timi
 use crate::compact::Chunk;
 use crate::config::Strategy;
 use crate::messages::Format;
+use crate::session::guards::{GuardNotes, GuardState};
 
-/// The layout of [`StoredMeta`] this build writes and reads.
-pub const META_SCHEMA: u32 = 1;
+/// The layout of [`StoredMeta`] this build writes (it reads every one from 1 up to it).
+pub const META_SCHEMA: u32 = 2;
+
+/// Whether this build reads a meta of `schema`.
+pub fn reads_schema(schema: u32) -> bool {
+    (1..=META_SCHEMA).contains(&schema)
+}
 
 /// A conversation's meta: small, read on every call, replaced by every write.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StoredMeta {
-    /// The layout of this object (1).
+    /// The layout of this object (2; 1 before the guards).
     pub schema: u32,
     /// The conversation's id.
     pub id: String,
@@ -81,6 +102,10 @@ pub struct StoredMeta {
     /// When it was last written (ISO 8601).
     #[serde(default)]
     pub updated_at: Option<String>,
+    /// The guards' state: turns, the latest compactions, the back-off, the circuit breaker
+    /// (schema 2; a schema-1 meta reads as none of them yet).
+    #[serde(default)]
+    pub guards: GuardState,
 }
 
 /// The state before a compaction, kept so `undo` can restore it.
@@ -218,6 +243,12 @@ pub struct CompactionRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub after: Option<Breakdown>,
+    /// What the guards did: a guard it overrode (the input did not fit without it), the
+    /// back-off it started, the breaker, the automatic compactions suppressed before it.
+    /// Absent from records stored before the guards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub guards: Option<GuardNotes>,
     /// When (ISO 8601).
     pub created_at: Option<String>,
     /// Whether `undo` undid it (set when read through the `Compactor`; stored `false`).
@@ -300,6 +331,8 @@ pub struct PrepareOutcome {
     /// The messages whose tool outputs are pruned in this input (`report.pruned.messages`):
     /// their tokens whole and as sent.
     pub pruned_tokens: PrunedTokens,
+    /// What the guards did on this call: a compaction suppressed, a back-off, the breaker.
+    pub guards: GuardNotes,
 }
 
 /// The tokens of the messages whose tool outputs are pruned, whole and as sent (a `pruned`
@@ -368,6 +401,9 @@ pub struct ConversationStatus {
     pub can_undo: bool,
     /// Per model: the estimate's error against the provider's reports, and the correction.
     pub usage: Vec<UsageAnchor>,
+    /// The guards' state: the turn count, the back-off, the circuit breaker, the latest
+    /// suppression.
+    pub guards: GuardState,
     /// When the conversation was made (ISO 8601).
     pub created_at: Option<String>,
     /// When it was last written (ISO 8601).

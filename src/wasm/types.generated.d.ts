@@ -1060,11 +1060,292 @@ export type SummarizerOptions = {
 };
 
 /**
+ * `guards` of a `Compactor`: each guard's knobs (`0` turns a guard off where it says so).
+ */
+export type GuardOptions = {
+  /**
+   * An automatic compaction is suppressed when it repeats one made this many seconds ago
+   * or less (the caller's clock). Default 60; 0 turns the idempotency guard off.
+   */
+  idempotencySeconds?: number;
+  /**
+   * The share of that compaction's span the new one must cover to be a repeat. Default 0.7.
+   */
+  idempotencyCoverage?: number;
+  /**
+   * A compaction freeing less than this share of the window starts (or grows) the
+   * back-off. Default 0.1.
+   */
+  backoffFreedRatio?: number;
+  /**
+   * The input passing the threshold again within this many turns of a compaction starts
+   * (or grows) the back-off. Default 2; 0: refills do not.
+   */
+  backoffRefillTurns?: number;
+  /**
+   * Turns without automatic compactions when the back-off starts, doubling each time it
+   * grows. Default 2; 0 turns the back-off off.
+   */
+  backoffTurns?: number;
+  /**
+   * The most turns the back-off skips. Default 32.
+   */
+  backoffMaxTurns?: number;
+  /**
+   * Consecutive summarizer failures that open the circuit breaker. Default 3; 0 turns it
+   * off.
+   */
+  breakerFailures?: number;
+  /**
+   * Turns the breaker stays open (compactions use the fallback without calling the
+   * summarizer) before one call tries the summarizer again. Default 10.
+   */
+  breakerCooldownTurns?: number;
+};
+
+/**
+ * What the guards keep in the meta (`meta.guards`; a meta stored before them reads as
+ * this type's defaults).
+ */
+export type GuardState = {
+  /**
+   * `prepare` calls so far: the guards count turns in them.
+   */
+  turn: number;
+  /**
+   * The latest compactions (at most 4), oldest first.
+   */
+  recent: Array<RecentCompaction>;
+  /**
+   * The back-off.
+   */
+  backoff: BackoffState;
+  /**
+   * The circuit breaker.
+   */
+  breaker: BreakerState;
+  /**
+   * Automatic compactions suppressed since the latest compaction.
+   */
+  suppressed: number;
+  /**
+   * The latest suppression.
+   */
+  lastSuppressed: Suppression | null;
+};
+
+/**
+ * A compaction, as the guards remember it.
+ */
+export type RecentCompaction = {
+  /**
+   * Its record's `seq`.
+   */
+  seq: number;
+  /**
+   * The turn it was made in.
+   */
+  turn: number;
+  /**
+   * When (ISO 8601, the caller's clock).
+   */
+  at: string | null;
+  /**
+   * The history indexes whose text its summarizer read, as `[from, to)` ranges.
+   */
+  span: Array<[number, number]>;
+  /**
+   * Input tokens it freed.
+   */
+  freed: number;
+  /**
+   * It freed at least `backoffFreedRatio` of the window.
+   */
+  enough: boolean;
+  /**
+   * The input passed the threshold again within `backoffRefillTurns` after it.
+   */
+  refilled: boolean;
+  /**
+   * Made by the threshold, not by `compact(id)`.
+   */
+  automatic: boolean;
+  /**
+   * `undo` undid it: the input passing the threshold again after it is no refill (it
+   * still counts for the idempotency guard: redoing it at once is a repeat).
+   */
+  undone: boolean;
+};
+
+/**
+ * The back-off: level 0 is none.
+ */
+export type BackoffState = {
+  /**
+   * How many times it grew since it last ended.
+   */
+  level: number;
+  /**
+   * Automatic compactions are skipped while the turn is below this.
+   */
+  until: number;
+  /**
+   * Why it last grew.
+   */
+  reason: string | null;
+};
+
+/**
+ * The circuit breaker: closed unless `openUntil` is set.
+ */
+export type BreakerState = {
+  /**
+   * Consecutive compactions whose summarizer failed.
+   */
+  failures: number;
+  /**
+   * Open: compactions use the fallback without calling the summarizer while the turn is
+   * below this; from this turn on it is half-open (the next compaction calls it).
+   */
+  openUntil: number | null;
+  /**
+   * When it last opened (ISO 8601).
+   */
+  openedAt: string | null;
+};
+
+/**
+ * Which guard suppressed a compaction.
+ */
+export type GuardKind = "idempotency" | "backoff";
+
+/**
+ * An automatic compaction a guard suppressed (or, as `overridden`, would have suppressed
+ * had the input fit the budget without it).
+ */
+export type Suppression = {
+  /**
+   * `idempotency` or `backoff`.
+   */
+  guard: GuardKind;
+  /**
+   * Why, in a sentence.
+   */
+  reason: string;
+  /**
+   * The input's tokens (ctxfold's count).
+   */
+  tokens: number;
+  /**
+   * The threshold it passed.
+   */
+  threshold: number;
+  /**
+   * The input budget (a suppressed input is at most this).
+   */
+  input: number;
+  /**
+   * Idempotency: the `seq` of the compaction it would repeat.
+   */
+  of: number | null;
+  /**
+   * Idempotency: the share of that compaction's span it covers.
+   */
+  coverage: number | null;
+  /**
+   * Idempotency: seconds since that compaction.
+   */
+  seconds: number | null;
+  /**
+   * Back-off: the turn from which automatic compactions run again.
+   */
+  untilTurn: number | null;
+};
+
+/**
+ * The back-off started, grew (`level` > 0) or ended (`level` 0).
+ */
+export type BackoffNote = {
+  /**
+   * Its level now (0: ended).
+   */
+  level: number;
+  /**
+   * Turns it skips automatic compactions for (0: ended).
+   */
+  turns: number;
+  /**
+   * The turn from which automatic compactions run again.
+   */
+  untilTurn: number;
+  /**
+   * Why, in a sentence.
+   */
+  reason: string;
+};
+
+/**
+ * What the circuit breaker did.
+ */
+export type BreakerChange = "opened" | "closed" | "skipped";
+
+/**
+ * The circuit breaker on a call.
+ */
+export type BreakerNote = {
+  /**
+   * `opened`, `closed` or `skipped`.
+   */
+  change: BreakerChange;
+  /**
+   * Consecutive summarizer failures.
+   */
+  failures: number;
+  /**
+   * While open: the turn from which the summarizer is tried again.
+   */
+  untilTurn: number | null;
+  /**
+   * Why, in a sentence.
+   */
+  reason: string;
+};
+
+/**
+ * What the guards did on a call (`prepare`'s outcome) or a compaction (its record).
+ */
+export type GuardNotes = {
+  /**
+   * The automatic compaction a guard suppressed on this call (none ran; the input passed
+   * the threshold but fits the budget): a `suppressed` event.
+   */
+  suppressed: Suppression | null;
+  /**
+   * The guard that would have suppressed this compaction had the input fit the budget:
+   * it ran, since a guard never makes an input exceed the budget.
+   */
+  overridden: Suppression | null;
+  /**
+   * The back-off started, grew or ended: a `backoff` event.
+   */
+  backoff: BackoffNote | null;
+  /**
+   * The circuit breaker opened, closed, or stood in for the summarizer.
+   */
+  breaker: BreakerNote | null;
+  /**
+   * Automatic compactions the guards suppressed between the previous compaction and this
+   * one (records only).
+   */
+  suppressedBefore: number;
+};
+
+/**
  * A conversation's meta: small, read on every call, replaced by every write.
  */
 export type StoredMeta = {
   /**
-   * The layout of this object (1).
+   * The layout of this object (2; 1 before the guards).
    */
   schema: number;
   /**
@@ -1135,6 +1416,11 @@ export type StoredMeta = {
    * When it was last written (ISO 8601).
    */
   updatedAt: string | null;
+  /**
+   * The guards' state: turns, the latest compactions, the back-off, the circuit breaker
+   * (schema 2; a schema-1 meta reads as none of them yet).
+   */
+  guards: GuardState;
 };
 
 /**
@@ -1399,6 +1685,12 @@ export type CompactionRecord = {
    */
   after?: PlanTokens;
   /**
+   * What the guards did: a guard it overrode (the input did not fit without it), the
+   * back-off it started, the breaker, the automatic compactions suppressed before it.
+   * Absent from records stored before the guards.
+   */
+  guards?: GuardNotes;
+  /**
    * When (ISO 8601).
    */
   createdAt: string | null;
@@ -1532,6 +1824,10 @@ export type PrepareOutcome = {
    * their tokens whole and as sent.
    */
   prunedTokens: PrunedTokens;
+  /**
+   * What the guards did on this call: a compaction suppressed, a back-off, the breaker.
+   */
+  guards: GuardNotes;
 };
 
 /**
@@ -1625,6 +1921,11 @@ export type ConversationStatus = {
    * Per model: the estimate's error against the provider's reports, and the correction.
    */
   usage: Array<UsageAnchor>;
+  /**
+   * The guards' state: the turn count, the back-off, the circuit breaker, the latest
+   * suppression.
+   */
+  guards: GuardState;
   /**
    * When the conversation was made (ISO 8601).
    */

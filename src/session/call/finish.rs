@@ -11,6 +11,7 @@ use crate::compact::types::{Breakdown, Budget, ContextStatus, Timings};
 use crate::compact::{summary, Chunk, Outcome, State};
 use crate::config::Strategy;
 use crate::messages::Out;
+use crate::session::guards::{self, Compacted, GuardNotes, GuardState};
 use crate::session::stored::{
     CommitOutcome, CompactionRecord, ConversationStatus, InputEstimate, LastCompaction, LastInput,
     PrepareOutcome, PrunedTokens, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, WriteBatch, META_SCHEMA,
@@ -42,6 +43,7 @@ impl Call {
             last_compaction: None,
             created_at: self.now.clone(),
             updated_at: None,
+            guards: GuardState::default(),
         })
     }
 
@@ -50,6 +52,7 @@ impl Call {
         let mut meta = self.base_meta();
         let cache = self.cache.as_ref().expect("a cache");
         meta.version += 1;
+        meta.schema = META_SCHEMA;
         meta.length = cache.len();
         meta.format = cache.conv.format();
         meta.system = cache.system.clone();
@@ -77,13 +80,37 @@ impl Call {
             })
             .collect();
         let mut record = compacted.then(|| self.record(seq, &outcome, &made, run.strategy, timings));
+        let (mut guards, mut notes) = (run.guards, run.notes);
         if let Some(r) = &mut record {
             r.after = Some(self.breakdown(&outcome.state)?);
+            let span = match outcome.report.folded {
+                // A fold re-summarizes every chunk: from where the summarized history starts.
+                true => guards::widen(&run.span, run.head_end),
+                false => run.span,
+            };
+            let c = Compacted {
+                seq,
+                automatic: !matches!(self.kind, Kind::Compact { .. }),
+                span,
+                freed: r.tokens_before.saturating_sub(r.tokens_after),
+                window: r.budget.window,
+                at: self.now.clone(),
+                asked: run.asked,
+                failure: (outcome.report.fallback.as_ref())
+                    .filter(|_| run.asked)
+                    .map(|f| f.reason.clone()),
+            };
+            notes.suppressed_before = guards.suppressed;
+            let (backoff, breaker) = guards.compacted(&self.ctx.guards, &c);
+            notes.backoff = backoff.or(notes.backoff);
+            notes.breaker = breaker.or(notes.breaker);
+            r.guards = Some(notes.clone());
         }
         let pruned_tokens = self.pruned_tokens(&outcome, run.counter);
         let state_changed = outcome.state != old.state;
         let mut meta = self.next_meta();
         meta.state = outcome.state.clone();
+        meta.guards = guards;
         meta.summaries += summaries.len() as u32;
         meta.last_input = Some(LastInput {
             model: run.model.clone(),
@@ -108,6 +135,7 @@ impl Call {
         let estimate = estimate(outcome.report.tokens_before, run.ratio, run.budget);
         let mut prepared = self.prepared(outcome, estimate, record.clone());
         prepared.outcome.pruned_tokens = pruned_tokens;
+        prepared.outcome.guards = notes;
         self.done = Some(Done::Prepared(Box::new(prepared)));
         // A manual compaction or a prune that found nothing to do changes nothing stored.
         if matches!(self.kind, Kind::Compact { .. } | Kind::Prune) && !compacted && !state_changed {
@@ -161,6 +189,7 @@ impl Call {
             },
             timings,
             after: None,
+            guards: None,
             created_at: self.now.clone(),
             undone: false,
         }
@@ -221,6 +250,7 @@ impl Call {
                 estimate,
                 record,
                 pruned_tokens: PrunedTokens::default(),
+                guards: GuardNotes::default(),
             },
         }
     }
@@ -276,10 +306,12 @@ impl Call {
         let undo = old.undo.clone().expect("an undo point");
         let mut meta = old.clone();
         meta.version += 1;
+        meta.schema = META_SCHEMA;
         meta.updated_at = self.now.clone();
         meta.state = undo.state.clone();
         meta.undo = None;
         meta.undone.push(undo.compaction);
+        meta.guards.undone(undo.compaction);
         // The input changed: a usage report no longer pairs with the one returned before.
         meta.last_input = None;
         self.batch = Some(WriteBatch {
@@ -325,6 +357,7 @@ impl Call {
             last_compaction: meta.last_compaction.clone(),
             can_undo: meta.undo.is_some(),
             usage: meta.anchors.clone(),
+            guards: meta.guards.clone(),
             created_at: meta.created_at.clone(),
             updated_at: meta.updated_at.clone(),
         })

@@ -16,14 +16,17 @@
 //! ([`Call::assume_cached`]); one that turns out to need the summarizer loads after all.
 
 mod finish;
+mod guarded;
 
 use std::rc::Rc;
 
 use serde_json::Value;
 
 use super::cache::Cached;
+use super::guards::{GuardNotes, GuardState, Tuning};
 use super::stored::{
-    CommitOutcome, ConversationStatus, PrepareOutcome, StoredMeta, UndoOutcome, WriteBatch, META_SCHEMA,
+    reads_schema, CommitOutcome, ConversationStatus, PrepareOutcome, StoredMeta, UndoOutcome, WriteBatch,
+    META_SCHEMA,
 };
 use crate::compact::types::{Budget, Timings};
 use crate::compact::{Compaction, Outcome, Plan, Reply, Request, Setup};
@@ -135,6 +138,7 @@ pub enum Done {
 pub(super) struct Context {
     pub options: CompactOptions,
     pub attempts: u32,
+    pub guards: Tuning,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +163,17 @@ struct Run {
     /// The call's counter (the pruned messages' whole tokens are counted with it).
     counter: crate::count::Counter,
     first: bool,
+    /// The guards' state after this attempt (written with the meta), and what they did.
+    guards: GuardState,
+    notes: GuardNotes,
+    /// The span the compaction summarizes (see `session::guards`), and where the summarized
+    /// history starts (a fold re-summarizes from there).
+    span: super::guards::Span,
+    head_end: usize,
+    /// The breaker is open: the fallback answers, the summarizer is not called (why).
+    breaker_skip: Option<String>,
+    /// A summarizer's replies were submitted (not the extractive summary's).
+    asked: bool,
 }
 
 /// One call in progress.
@@ -289,11 +304,11 @@ impl Call {
     pub fn loaded(&mut self, meta: Option<StoredMeta>, face_len: usize) -> Result<usize, Error> {
         self.expect(Phase::Load, "loaded")?;
         if let Some(m) = &meta {
-            if m.schema != META_SCHEMA {
+            if !reads_schema(m.schema) {
                 return Err(self.store_error(
                     "load",
                     format!(
-                        "the meta's schema is {}; this ctxfold reads {META_SCHEMA}",
+                        "the meta's schema is {}; this ctxfold reads 1 to {META_SCHEMA}",
                         m.schema
                     ),
                 ));
@@ -509,50 +524,12 @@ impl Call {
         Ok((setup, ratio, budget, model))
     }
 
-    /// Plans the compaction over the cached history and the stored state.
-    fn start(&mut self, manual: bool, instructions: Option<String>) -> Result<(), Error> {
-        let (setup, ratio, budget, model) = self.setup(manual, instructions)?;
-        let cache = self.cache.as_mut().expect("a cache when ready");
-        let compaction = setup.start(Rc::clone(&cache.conv), &mut cache.memo, self.now.clone())?;
-        if self.assumed && !compaction.requests().is_empty() {
-            // The summarizer is about to be asked: make sure of the history first.
-            self.assumed = false;
-            self.rollback();
-            self.phase = Phase::Load;
-            return Ok(());
-        }
-        self.run = Some(Run {
-            compaction: Some(compaction),
-            outcome: None,
-            budget,
-            ratio,
-            model,
-            strategy: setup.config.strategy,
-            counter: setup.counting.counter,
-            first: true,
-        });
-        self.after_round()
-    }
-
-    /// More summaries to ask for, or the compaction's outcome.
-    fn after_round(&mut self) -> Result<(), Error> {
-        let run = self.run.as_mut().expect("a run");
-        let pending = run.compaction.as_ref().is_some_and(|c| !c.requests().is_empty());
-        if pending {
-            self.phase = Phase::Summarize;
-            return Ok(());
-        }
-        let compaction = run.compaction.take().expect("a compaction to finish");
-        run.outcome = Some(compaction.finish()?);
-        self.phase = Phase::Finish;
-        Ok(())
-    }
-
     /// The replies to [`Step::Summarize`]'s requests, in order.
     pub fn submit(&mut self, replies: Vec<Reply>) -> Result<(), Error> {
         self.expect(Phase::Summarize, "submit")?;
         let run = self.run.as_mut().expect("a run");
         run.first = false;
+        run.asked = true;
         run.compaction.as_mut().expect("a compaction").submit(replies)?;
         self.after_round()
     }

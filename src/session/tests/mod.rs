@@ -3,6 +3,7 @@
 //! them, cold and warm caches and racing writers; [`calls`], each call's own behaviour.
 
 mod calls;
+mod guards;
 mod prune;
 mod replay;
 
