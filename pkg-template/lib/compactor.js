@@ -7,10 +7,10 @@
 import { ask, failure, compactWith } from "./compact.js";
 import { runCommand } from "./commands.js";
 
-const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback"];
+const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
 /** Keys of the options that JavaScript keeps (the rest go to the core). */
-const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations"]);
+const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations", "guards"]);
 const DEFAULT_RETRIES = 4;
 const DEFAULT_CACHED = 100;
 
@@ -37,6 +37,7 @@ export function compactorWith(raw, g) {
 
   class Compactor {
     #options;
+    #guards;
     #summarizer;
     #attempts;
     #cached;
@@ -72,6 +73,7 @@ export function compactorWith(raw, g) {
       const core = {};
       for (const [k, v] of Object.entries(options)) if (!JS_OPTIONS.has(k)) core[k] = v;
       this.#options = core;
+      this.#guards = options.guards;
       this.#summarizer = typeof core.summarizer === "function" ? core.summarizer : null;
       this.#attempts = writeRetries + 1;
       this.store = store;
@@ -89,7 +91,7 @@ export function compactorWith(raw, g) {
         this.#items.clear();
         this.#since = g.restarts();
         try {
-          this.#core = new raw.CompactorCore(this.#options, this.#attempts, this.#cached, Math.floor(Math.random() * 2 ** 52));
+          this.#core = new raw.CompactorCore(this.#options, this.#guards, this.#attempts, this.#cached, Math.floor(Math.random() * 2 ** 52));
         } catch (e) {
           throw g.recover(e);
         }
@@ -283,6 +285,14 @@ export function compactorWith(raw, g) {
         this.#emit("pruned", { type: "pruned", conversationId: id, pruned: report.pruned, prunedTokens, tokensAfter: report.tokensAfter, budget: report.budget });
       }
       if (report.fallback) this.#emit("fallback", { type: "fallback", conversationId: id, fallback: report.fallback, record });
+      const { guards } = out;
+      if (guards.suppressed) this.#emit("suppressed", { type: "suppressed", conversationId: id, suppressed: guards.suppressed });
+      if (guards.backoff) this.#emit("backoff", { type: "backoff", conversationId: id, backoff: guards.backoff, record });
+      const change = guards.breaker?.change;
+      if (change === "opened" || change === "closed") {
+        const type = change === "opened" ? "breakerOpen" : "breakerClosed";
+        this.#emit(type, { type, conversationId: id, breaker: guards.breaker, record });
+      }
       if (record) this.#emit("compactionEnd", { type: "compactionEnd", conversationId: id, record });
       return out;
     }

@@ -34,7 +34,7 @@ function kindOf(v) {
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isRecord = (v) => isObject(v) && typeof v.seq === "number" && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number";
 
-const EVENT_TYPES = ["compactionStart", "compactionEnd", "pruned", "fallback"];
+const EVENT_TYPES = ["compactionStart", "compactionEnd", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 
 /** What `notify` and `sse` were given: `{ type, event }`, a record read as a compactionEnd. */
 function classify(value, argument) {
@@ -42,11 +42,31 @@ function classify(value, argument) {
   if (!isObject(value)) throw invalid(expected, value);
   if (value.type === undefined && isRecord(value)) return { type: "compactionEnd", event: { conversationId: null, record: value } };
   if (!EVENT_TYPES.includes(value.type)) throw invalid(expected, value);
-  const needs = { compactionStart: "plan", compactionEnd: "record", pruned: "pruned", fallback: "fallback" }[value.type];
+  const needs = { compactionStart: "plan", compactionEnd: "record", pruned: "pruned", fallback: "fallback", suppressed: "suppressed", backoff: "backoff", breakerOpen: "breaker", breakerClosed: "breaker" }[value.type];
   if (!isObject(value[needs])) throw invalid({ argument: `${argument}.${needs}`, what: "an object" }, value[needs]);
   if (value.type === "compactionEnd" && !isRecord(value.record)) throw invalid({ argument: `${argument}.record`, what: "a CompactionRecord" }, value.record);
   return { type: value.type, event: value };
 }
+
+/** The line of a guard's event: `Compaction skipped (backoff): ...`, `Backing off: ...`. */
+function guardLine(type, event) {
+  switch (type) {
+    case "suppressed": {
+      const s = event.suppressed;
+      return `Compaction skipped (${s.guard}, ${tokens(s.tokens)}/${tokens(s.input)} fits): ${s.reason}`;
+    }
+    case "backoff": {
+      const b = event.backoff;
+      return b.level > 0 ? `Backing off: ${b.reason}` : `Back-off ended: ${b.reason}`;
+    }
+    case "breakerOpen":
+      return `Summarizer circuit open: ${event.breaker.reason}`;
+    default:
+      return `Summarizer circuit closed: ${event.breaker.reason}`;
+  }
+}
+
+const GUARD_TYPES = ["suppressed", "backoff", "breakerOpen", "breakerClosed"];
 
 /** The headline of a compaction: `Compacted (157k -> 9.1k)`. */
 function compactedLine(record) {
@@ -87,6 +107,7 @@ function startLine(plan) {
  */
 export function notify(value) {
   const { type, event } = classify(value, "record");
+  if (GUARD_TYPES.includes(type)) return guardLine(type, event);
   switch (type) {
     case "compactionStart":
       return startLine(event.plan);
@@ -134,6 +155,14 @@ export function sse(value) {
   const conversationId = typeof event.conversationId === "string" ? event.conversationId : null;
   let data;
   switch (type) {
+    case "suppressed":
+    case "backoff":
+    case "breakerOpen":
+    case "breakerClosed": {
+      const { type: _, conversationId: __, record: ___, ...rest } = event;
+      data = { event: type, conversationId, ...rest, text: guardLine(type, event) };
+      break;
+    }
     case "compactionStart": {
       const p = event.plan;
       data = { event: "compaction", phase: "start", conversationId, tokens: p.tokens?.total ?? null, window: p.budget?.window ?? null, evict: Array.isArray(p.evict) ? p.evict.length : 0, text: startLine(p) };

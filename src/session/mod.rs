@@ -58,7 +58,14 @@
 //!   before it, followed by every message appended since. Unless that passes the threshold:
 //!   then the next `prepare` compacts again (a manual compaction undone usually stays
 //!   undone; a threshold one is redone, by a summarizer that may now write a better
-//!   summary). A compaction is not undone twice; an undo after an undo resolves to `null`.
+//!   summary), unless the idempotency guard suppresses the redo: within its 60 s, and only
+//!   while the input fits the budget (see [`guards`]). A compaction is not undone twice; an
+//!   undo after an undo resolves to `null`.
+//! - **Guards** ([`guards`]). The idempotency guard, the back-off and the circuit breaker,
+//!   with their state in the meta (`meta.guards`) and what they did in each call's outcome
+//!   and each record (`guards`). A suppressed compaction writes no record: the call's
+//!   outcome says so, the meta keeps the latest suppression and counts them, and the next
+//!   record says how many came before it (`guards.suppressedBefore`).
 //! - **Locks** (the face). Calls on one conversation through one `Compactor` run one after
 //!   another; a store that names itself with `lockName` (one shared by tabs) also gets them
 //!   run under the Web Lock `ctxfold:<lockName>:<id>` where `navigator.locks` exists. The
@@ -73,7 +80,8 @@
 //! - **Events** (the face). `compactionStart` before the summarizer is first called in an
 //!   attempt (again if a stale write makes the call start over); then, once the write
 //!   landed, `pruned` when the prune boundary moved, `fallback` when a fallback stood in
-//!   for a summary, and `compactionEnd` with the record.
+//!   for a summary, `suppressed`, `backoff`, `breakerOpen` and `breakerClosed` as the
+//!   guards say, and `compactionEnd` with the record.
 
 mod cache;
 pub mod call;

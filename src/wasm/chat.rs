@@ -89,7 +89,8 @@ export type CompactorEvent = CompactorEvents[keyof CompactorEvents];
 /**
  * The notice for a compaction record or a Compactor event, as coding agents show them: a
  * record (or `compactionEnd`) with its breakdown, `pruned` with the context's use,
- * `compactionStart` and `fallback` as one line.
+ * `compactionStart`, `fallback` and the guards' events (`suppressed`, `backoff`,
+ * `breakerOpen`, `breakerClosed`) as one line.
  *
  * ```ts
  * compactor.on("compactionEnd", (e) => chat.note(notify(e)));
@@ -148,7 +149,10 @@ export type CompactionSseData =
       window: number | null;
       text: string;
     }
-  | { event: "fallback"; conversationId: string | null; kind: FallbackKind; reason: string; text: string };
+  | { event: "fallback"; conversationId: string | null; kind: FallbackKind; reason: string; text: string }
+  | { event: "suppressed"; conversationId: string | null; suppressed: Suppression; text: string }
+  | { event: "backoff"; conversationId: string | null; backoff: BackoffNote; text: string }
+  | { event: "breakerOpen" | "breakerClosed"; conversationId: string | null; breaker: BreakerNote; text: string };
 
 /**
  * One server-sent event for a streaming response: `data: {"event":"compaction",...}\n\n`

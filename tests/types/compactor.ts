@@ -70,6 +70,7 @@ async function chatApp(): Promise<void> {
     writeRetries: 2,
     maxCachedConversations: 50,
     thresholdRatio: 0.6,
+    guards: { idempotencySeconds: 30, backoffTurns: 0, breakerFailures: 5, breakerCooldownTurns: 20 },
   };
   const compactor = new Compactor<ChatMessage>(options);
   const result: PrepareResult<ChatMessage> = await compactor.prepare("chat-1", [{ role: "user", content: "hi" }]);
@@ -93,6 +94,13 @@ async function chatApp(): Promise<void> {
   const ids: string[] = await compactor.list();
   const stop: () => void = compactor.on("compactionStart", (e) => void e.plan.trigger);
   compactor.on("fallback", (e) => void e.fallback.reason);
+  compactor.on("suppressed", (e) => void (e.suppressed.guard satisfies "idempotency" | "backoff"));
+  compactor.on("backoff", (e) => void (e.backoff.turns + e.backoff.level));
+  compactor.on("breakerOpen", (e) => void e.breaker.untilTurn);
+  compactor.on("breakerClosed", (e) => void (e.breaker.change satisfies "opened" | "closed" | "skipped"));
+  const suppressed: boolean = result.guards.suppressed !== null;
+  const before: number | undefined = record?.guards?.suppressedBefore;
+  const failures: number | undefined = status?.guards.breaker.failures;
   compactor.off("pruned", (e) => void e.pruned.boundary);
   expectType<Equal<Parameters<Parameters<typeof compactor.on<"compactionEnd">>[1]>[0], CompactorEvents["compactionEnd"]>>();
   try {
@@ -110,13 +118,15 @@ async function chatApp(): Promise<void> {
   await compactor.prepare("chat-1", [{ role: "user", text: "hi" }]);
   // @ts-expect-error: not an event
   compactor.on("compacted", () => {});
+  // @ts-expect-error: not a guard knob
+  new Compactor({ model: "gpt-4o", guards: { breakerFailure: 3 } });
   // @ts-expect-error: not usage
   await compactor.commit("chat-1", { role: "assistant", content: "x" }, "12 tokens");
   // @ts-expect-error: instructions are a string
   await compactor.compact("chat-1", { instructions: 5 });
   // @ts-expect-error: undo resolves to an outcome or null
   const wrong: UndoOutcome = await compactor.undo("chat-1");
-  void [messages, tokens, estimate, record, committed, manual, undone, first, by, use, id, ids, stop, wrong];
+  void [messages, tokens, estimate, record, committed, manual, undone, first, by, use, id, ids, stop, wrong, suppressed, before, failures];
 }
 
 /** Cloudflare's DurableObjectStorage, as @cloudflare/workers-types declares what is used of it. */

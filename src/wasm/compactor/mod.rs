@@ -25,6 +25,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{invalid_argument, to_js};
 use super::options::{self, json_arg};
 use crate::options::{ImportOptions, ManualCompactOptions};
+use crate::session::guards::GuardOptions;
 use crate::session::{refused, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
 use crate::Error;
 use call::CompactorCall;
@@ -76,6 +77,14 @@ export interface CompactorEvents {
   };
   /** A fallback stood in for a summary the summarizer did not give. */
   fallback: { type: "fallback"; conversationId: string; fallback: FallbackUsed; record: CompactionRecord | null };
+  /** A guard suppressed an automatic compaction the input did not need (it passed the threshold but fits the budget): the idempotency guard (a repeat of one made within `idempotencySeconds`) or the back-off. */
+  suppressed: { type: "suppressed"; conversationId: string; suppressed: Suppression };
+  /** The back-off started or grew (`backoff.level` > 0: automatic compactions are skipped for `backoff.turns` turns), or ended (`level` 0). */
+  backoff: { type: "backoff"; conversationId: string; backoff: BackoffNote; record: CompactionRecord | null };
+  /** The circuit breaker opened: compactions use the fallback without calling the summarizer until turn `breaker.untilTurn`. */
+  breakerOpen: { type: "breakerOpen"; conversationId: string; breaker: BreakerNote; record: CompactionRecord | null };
+  /** A summarizer call succeeded after the breaker had opened: it is closed. */
+  breakerClosed: { type: "breakerClosed"; conversationId: string; breaker: BreakerNote; record: CompactionRecord | null };
 }
 
 /** Options of a `Compactor`: `compact()`'s (without `state` and `manual`), a store, a summarizer and handlers. */
@@ -90,6 +99,8 @@ export interface CompactorOptions extends Omit<CompactOptions, "state" | "manual
   writeRetries?: number;
   /** How many conversations' histories are kept in memory, parsed and counted, between calls; the least recently used go first, and their next call reads the history from the store again. Default 100. */
   maxCachedConversations?: number;
+  /** The guards (idempotency, back-off, circuit breaker): their knobs, each with its default; `0` turns a guard off where its doc says so. */
+  guards?: GuardOptions;
 }
 
 /** The input `prepare` and `compact` return: send `messages` (and `system`, for Anthropic). */
@@ -298,10 +309,17 @@ fn items_arg(argument: &str, value: &JsValue, one: bool) -> Result<Vec<Value>, J
 #[wasm_bindgen(js_class = CompactorCore)]
 impl CompactorCore {
     /// `options`: `compact()`'s, less what JS keeps (`store`, `on`, `writeRetries`,
-    /// `maxCachedConversations`; the summarizer function is taken out here). `attempts`:
-    /// writes tried before `STALE_WRITE`; `cached`: conversations kept parsed.
+    /// `maxCachedConversations`, `guards`; the summarizer function is taken out here).
+    /// `guards`: `options.guards` (undefined: the defaults). `attempts`: writes tried before
+    /// `STALE_WRITE`; `cached`: conversations kept parsed.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue, attempts: u32, cached: u32, seed: f64) -> Result<CompactorCore, JsValue> {
+    pub fn new(
+        options: JsValue,
+        guards: JsValue,
+        attempts: u32,
+        cached: u32,
+        seed: f64,
+    ) -> Result<CompactorCore, JsValue> {
         let read =
             options::read::<serde_json::Map<String, Value>>("options", &options, &["summarizer"], false)?;
         // Refused by their keys: `state: null` would read as no state.
@@ -309,8 +327,10 @@ impl CompactorCore {
             return Err(to_js(refused(key)));
         }
         let value = crate::options::from_value("options", &Value::Object(read.value)).map_err(to_js)?;
+        let guards = options::read::<GuardOptions>("options.guards", &guards, &[], true)?;
         let sessions = Sessions::new(value, attempts, seed as u64)
             .map_err(to_js)?
+            .with_guards(&guards.value)
             .with_cache_limit(cached as usize);
         Ok(CompactorCore {
             sessions: Rc::new(RefCell::new(sessions)),
