@@ -423,3 +423,71 @@ fn guard_options_are_checked_at_their_path() {
     assert_eq!(bad(json!({"breakerFailure": 3})).code(), "INVALID_ARGUMENT");
     assert_eq!(bad(json!({"backoffTurns": null})).code(), "INVALID_ARGUMENT");
 }
+
+#[test]
+fn rolling_summaries_refilling_fast_are_not_summarized_again_within_the_minute() {
+    let messages = refilling(30);
+    let replay = |guards: Value| {
+        let options = json!({"model": "gpt-4o", "contextWindow": 10_000, "thresholdRatio": 0.6,
+            "toolOutputMaxBytes": 100_000, "strategy": "rolling"});
+        let mut t = Turns::new(with(options, guards), 5);
+        let mut notes = Vec::new();
+        for k in calls(&messages) {
+            let p = t.turn(&messages, k, Summarizer::Extractive);
+            fits(&p);
+            notes.push((p.outcome.guards.clone(), p.outcome.record.is_some()));
+        }
+        notes
+    };
+    // The back-off off: only the idempotency guard acts.
+    let notes = replay(json!({"backoffTurns": 0}));
+    let repeats: Vec<_> = notes.iter().filter_map(|(n, _)| n.suppressed.as_ref()).collect();
+    assert!(
+        !repeats.is_empty(),
+        "a rolling re-summary within the minute is a repeat"
+    );
+    for s in &repeats {
+        assert_eq!(s.guard, GuardKind::Idempotency);
+        assert!(s.coverage.unwrap() >= 0.7 && s.seconds.unwrap() < 60.0, "{s:?}");
+    }
+    let with_guard = notes.iter().filter(|(_, compacted)| *compacted).count();
+    let without = replay(json!({"backoffTurns": 0, "idempotencySeconds": 0}));
+    assert!(without.iter().all(|(n, _)| n.suppressed.is_none()));
+    let plain = without.iter().filter(|(_, compacted)| *compacted).count();
+    println!("rolling, refilling: {plain} compactions, {with_guard} with the idempotency guard");
+    assert!(with_guard < plain);
+}
+
+#[test]
+fn a_compaction_that_frees_too_little_backs_off() {
+    // Recent turns kept verbatim whatever the target: once they alone pass the threshold, a
+    // compaction frees next to nothing.
+    let messages = agent(60);
+    let options = json!({"model": "gpt-4o", "contextWindow": 10_000, "thresholdRatio": 0.6,
+        "toolOutputMaxBytes": 100_000});
+    let mut t = Turns::new(with(options, json!({"backoffRefillTurns": 0})), 5);
+    let mut little = None;
+    for k in calls(&messages) {
+        let p = t.turn(&messages, k, Summarizer::Extractive);
+        fits(&p);
+        if let Some(r) = &p.outcome.record {
+            let freed = r.tokens_before.saturating_sub(r.tokens_after);
+            if (freed as f64) < 0.1 * r.budget.window as f64 {
+                let b = r
+                    .guards
+                    .as_ref()
+                    .and_then(|g| g.backoff.clone())
+                    .expect("a back-off");
+                assert!(b.level >= 1 && b.reason.contains("less than 10 %"), "{b:?}");
+                little = Some(b);
+                break;
+            }
+        }
+    }
+    println!(
+        "{}",
+        little
+            .expect("the test needs a compaction that frees little")
+            .reason
+    );
+}
