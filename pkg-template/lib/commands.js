@@ -61,6 +61,9 @@ function statusLine(s) {
   if (s.chunks > 0) parts.push(plural(s.chunks, "summary chunk"));
   parts.push(plural(s.compactions, "compaction"));
   if (s.plan.trigger) parts.push("the next message compacts");
+  const g = s.guards;
+  if (g && g.turn < g.backoff.until) parts.push(`backing off until turn ${g.backoff.until} (now ${g.turn})`);
+  if (g && g.breaker.openUntil !== null && g.turn < g.breaker.openUntil) parts.push(`summarizer circuit open until turn ${g.breaker.openUntil}`);
   return parts.join(", ");
 }
 

@@ -134,6 +134,8 @@ test("three failing summarizer calls open the breaker; after the cool-down a wor
       openedAt = steps.length;
       callsWhenOpened = calls;
       failing = false;
+      const answer = await compactor.command("k", "/status");
+      assert.match(answer.text, /, summarizer circuit open until turn \d+$/);
       // Another Compactor over the same store (a reload, another tab) goes on from here.
       reloaded = new Compactor(options);
       for (const name of ["breakerClosed", "compactionEnd"]) reloaded.on(name, (e) => events[name].push(e));
