@@ -164,5 +164,7 @@ test("guard options are checked where they are given", () => {
   assert.throws(() => new Compactor({ ...WINDOW, guards: { idempotencyCoverage: 2 } }), (e) => e.code === "OUT_OF_RANGE" && /options\.guards\.idempotencyCoverage/.test(e.message));
   assert.throws(() => new Compactor({ ...WINDOW, guards: { breakerFailure: 3 } }), (e) => e.code === "INVALID_ARGUMENT" && /breakerFailure/.test(e.message));
   assert.throws(() => new Compactor({ ...WINDOW, guards: 3 }), (e) => e.code === "INVALID_ARGUMENT");
+  assert.throws(() => new Compactor({ ...WINDOW, guards: null }), (e) => e.code === "INVALID_ARGUMENT" && /options\.guards/.test(e.message));
+  assert.ok(new Compactor({ ...WINDOW, guards: undefined }));
   assert.ok(new Compactor({ ...WINDOW, guards: OFF }));
 });

@@ -327,10 +327,14 @@ impl CompactorCore {
             return Err(to_js(refused(key)));
         }
         let value = crate::options::from_value("options", &Value::Object(read.value)).map_err(to_js)?;
-        let guards = options::read::<GuardOptions>("options.guards", &guards, &[], true)?;
+        // Given means given: `guards: null` is an error, as any option's null is.
+        let guards = match guards.is_undefined() {
+            true => GuardOptions::default(),
+            false => options::read::<GuardOptions>("options.guards", &guards, &[], false)?.value,
+        };
         let sessions = Sessions::new(value, attempts, seed as u64)
             .map_err(to_js)?
-            .with_guards(&guards.value)
+            .with_guards(&guards)
             .with_cache_limit(cached as usize);
         Ok(CompactorCore {
             sessions: Rc::new(RefCell::new(sessions)),
