@@ -93,6 +93,7 @@ impl Call {
                 automatic: !matches!(self.kind, Kind::Compact { .. }),
                 span,
                 freed: r.tokens_before.saturating_sub(r.tokens_after),
+                optional: r.budget.threshold < r.budget.input,
                 window: r.budget.window,
                 at: self.now.clone(),
                 asked: run.asked,

@@ -84,8 +84,11 @@ impl Call {
         if !automatic || compaction.plan().trigger != Some(Trigger::Threshold) {
             return Ok(compaction);
         }
-        if let Some(grew) = guards.refilled(&t) {
-            notes.backoff = Some(grew);
+        // At a threshold below the budget only: at the budget nothing is optional to skip.
+        if setup.budget.threshold < setup.budget.input {
+            if let Some(grew) = guards.refilled(&t) {
+                notes.backoff = Some(grew);
+            }
         }
         let plan = compaction.plan();
         let planned = guards::span(&plan.evict, plan.head_end, resummarizes);

@@ -30,7 +30,8 @@
 //!   not fit). When the input does not fit, the compaction runs and its record says which
 //!   guard it overrode (`guards.overridden`). With the default threshold (the input budget
 //!   itself) every automatic compaction is one whose input does not fit, so the guards
-//!   suppress only with a lower `thresholdRatio` (or `tokenFloor`).
+//!   suppress only with a lower `thresholdRatio` (or `tokenFloor`); and the back-off, which
+//!   would have nothing to skip, does not start.
 //! - **Circuit breaker.** A compaction whose summarizer calls failed (a rejection, a
 //!   timeout, a reply that is not a summary: the fallback stood in) counts a failure; one
 //!   whose summaries were all used resets the count. After `breakerFailures` (3) failures in
@@ -370,7 +371,7 @@ impl GuardState {
             self.recent.remove(0);
         }
         self.suppressed = 0;
-        let backoff = (c.automatic && !enough && t.backoff_turns > 0).then(|| {
+        let backoff = (c.automatic && c.optional && !enough && t.backoff_turns > 0).then(|| {
             let why = format!(
                 "compaction #{} freed {} tokens, {:.1} % of the window (less than {:.0} %)",
                 c.seq,
@@ -435,6 +436,9 @@ pub struct Compacted {
     pub span: Span,
     /// Input tokens before less after.
     pub freed: usize,
+    /// The threshold is below the input budget: there are compactions the back-off could
+    /// skip (at the default threshold, the budget itself, there are none, and it never starts).
+    pub optional: bool,
     pub window: usize,
     pub at: Option<String>,
     /// The summarizer was called (not the built-in extractive summary, nor the breaker's

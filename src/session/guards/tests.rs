@@ -71,6 +71,7 @@ fn the_breaker_opens_after_the_failures_and_half_opens_after_the_cool_down() {
         automatic: true,
         span: vec![[seq as usize, seq as usize + 1]],
         freed: 5000,
+        optional: true,
         window: 10_000,
         at: None,
         asked: true,

@@ -491,3 +491,24 @@ fn a_compaction_that_frees_too_little_backs_off() {
             .reason
     );
 }
+
+#[test]
+fn at_the_default_threshold_nothing_is_optional_and_nothing_backs_off() {
+    // The conversation whose compactions free nothing at a threshold of 0.6 (above).
+    let messages = agent(60);
+    let options = json!({"model": "gpt-4o", "contextWindow": 10_000, "toolOutputMaxBytes": 100_000});
+    let mut t = Turns::new(with(options, json!({})), 5);
+    let mut compactions = 0;
+    for k in calls(&messages) {
+        let p = t.turn(&messages, k, Summarizer::Extractive);
+        fits(&p);
+        let g = &p.outcome.guards;
+        assert!(
+            g.suppressed.is_none() && g.backoff.is_none() && g.overridden.is_none(),
+            "{g:?}"
+        );
+        compactions += usize::from(p.outcome.record.is_some());
+    }
+    assert!(compactions >= 3, "{compactions}");
+    assert_eq!(t.meta().guards.backoff.level, 0);
+}
