@@ -155,6 +155,9 @@ test("three failing summarizer calls open the breaker; after the cool-down a wor
   assert.equal(calls, callsWhenOpened + 1, "one call tried the summarizer again");
   assert.ok(steps.length - openedAt >= 6, "not before the cool-down");
   assert.equal(events.breakerClosed[0].record.fallback, null);
+  assert.match(notify(events.breakerClosed[0]), /^Summarizer circuit closed: /);
+  const data = JSON.parse(sse(events.breakerClosed[0]).slice("data: ".length));
+  assert.deepEqual([data.event, data.conversationId, data.breaker.change], ["breakerClosed", "k", "closed"]);
   const status = await reloaded.status("k");
   assert.deepEqual([status.guards.breaker.failures, status.guards.breaker.openUntil], [0, null]);
   console.log(`breaker: opened after ${callsWhenOpened} failing calls at turn ${openedAt}, ${skipped} compaction(s) without the summarizer, closed at turn ${steps.length}`);
