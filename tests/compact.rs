@@ -1537,3 +1537,25 @@ fn a_signed_state_that_was_changed_is_discarded() {
     let e = Config::from_json(&json!({"stateKey": "short"})).unwrap_err();
     assert_eq!(e.code(), "OUT_OF_RANGE");
 }
+
+/// A threshold below the budget: the compaction lands at `targetRatio` of the threshold, so
+/// it frees tokens and the next turn does not compact again (it once landed at the target
+/// share of the budget, above what had triggered it).
+#[test]
+fn a_low_threshold_compaction_lands_below_it() {
+    let input = long_conversation(30);
+    let conv = Conversation::parse(&input, None).unwrap();
+    for ratio in [0.3, 0.5, 0.6] {
+        let cfg = config(json!({"thresholdRatio": ratio}));
+        let (o, _) = run(&conv, &cfg, enc(), 16_000, 1_000, None, Summarizer::Extractive).unwrap();
+        let r = &o.report;
+        assert!(r.trigger.is_some(), "{ratio}: the case compacts");
+        assert!(
+            r.tokens_after < r.budget.threshold && r.tokens_after < r.tokens_before,
+            "{ratio}: {} -> {} with the threshold at {}",
+            r.tokens_before,
+            r.tokens_after,
+            r.budget.threshold
+        );
+    }
+}

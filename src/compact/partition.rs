@@ -94,9 +94,12 @@ pub struct TailRoom {
     pub want: usize,
     /// Keep only the floor's whole turns (a manual compaction: the user asked for room).
     pub floor_only: bool,
-    /// The newest `floor` turns are kept whatever `want` says, while they fit half of
-    /// `hard` (or `want`, if more).
+    /// The newest `floor` turns are kept whatever `want` says, while they fit `floor_cap`
+    /// (or `want`, if more).
     pub floor: usize,
+    /// What the floor's turns may take: half of `hard`, and no more than keeps the input
+    /// under the threshold.
+    pub floor_cap: usize,
     /// The most the tail can take (the budget less everything else).
     pub hard: usize,
     /// Whether the newest complete exchange counts in the floor.
@@ -108,7 +111,7 @@ pub struct TailRoom {
 /// `from` is the first message that may be evicted, `tokens[i]` each message's tokens.
 /// Keeps as many whole turns as fit `room.want` and the newest steps of the turn before
 /// them that still fit (cut at a cut point), and at least the newest `room.floor`
-/// (degrading to fewer when they take more than half of `room.hard`, or `room.want` if
+/// (degrading to fewer when they take more than `room.floor_cap`, or `room.want` if
 /// more); with `room.exchange`, the newest complete exchange whenever it fits `room.hard`
 /// (a conversation ending with a user message keeps the turn before it). If the newest turn alone does not fit, keeps its user message (`pinned`) and as
 /// many of its most recent steps as fit the target, cut at cut points. Returns `(tail_start,
@@ -144,10 +147,11 @@ pub fn choose_tail(
     };
     // A lone user message at the end is no exchange yet: the turn before it counts too.
     let exchange = 1 + usize::from(room.exchange && starts.last().is_some_and(|&s| s + 1 == n));
-    // The floor's turns may take half of what is left, or the target's room if that is
-    // more (an agent's turns can each be most of the window: four of them are no floor);
+    // The floor's turns may take half of what is left (short of the threshold), or the
+    // target's room if that is more (an agent's turns can each be most of the window: four
+    // of them are no floor);
     // the newest complete exchange may take all of it.
-    let floor_room = room.want.max(room.hard / 2).min(room.hard);
+    let floor_room = room.want.max(room.floor_cap).min(room.hard);
     let floor = room.floor.min(starts.len());
     let floored = (1..=floor).rev().find(|&k| sums[k] <= floor_room).unwrap_or(0);
     let exchange = exchange.min(starts.len());
@@ -215,6 +219,7 @@ mod tests {
             want: tokens,
             floor_only: false,
             floor,
+            floor_cap: tokens / 2,
             hard: tokens,
             exchange: true,
         }

@@ -216,9 +216,10 @@ pub(super) fn unpruned_total(input: &Input, head: &Head) -> usize {
     head.tokens + head.old_pinned.map_or(0, |i| input.counts[i]) + head.summaries + live + REPLY_PRIMING
 }
 
-/// The input's tokens a compaction aims at: `targetRatio` of the input budget.
+/// The input's tokens a compaction aims at: `targetRatio` of the input budget, or of the
+/// threshold when that is lower (a compaction must land below what triggers the next one).
 pub(super) fn target_tokens(input: &Input) -> usize {
-    (input.config.target_ratio * input.budget.input as f64) as usize
+    (input.config.target_ratio * input.budget.threshold.min(input.budget.input) as f64) as usize
 }
 
 /// Tokens a summary message takes beyond its chunks' (the message framing, the blank
@@ -296,11 +297,15 @@ fn choose_cut(
         // The limit reserves a whole summary slot per call, so the output always fits; the
         // target is where the tail stops growing.
         let hard = input.budget.input.saturating_sub(fixed + kept_summary);
+        // The floor may take half of that, short of the threshold (past it, the next turn
+        // would compact again).
+        let floor_cap = (hard / 2).min(input.budget.threshold.saturating_sub(fixed + kept_summary + 1));
         let room = match cfg.keep_recent_tokens {
             Some(t) => TailRoom {
                 want: t.min(hard),
                 floor_only: false,
                 floor: 1,
+                floor_cap,
                 hard,
                 exchange: !input.manual,
             },
@@ -309,6 +314,7 @@ fn choose_cut(
                 want: target.saturating_sub(fixed + kept_summary),
                 floor_only: input.manual,
                 floor: cfg.buffer_turns,
+                floor_cap,
                 hard,
                 exchange: !input.manual,
             },
@@ -318,6 +324,7 @@ fn choose_cut(
                 let cap = ((r * window as f64) as usize).min(hard);
                 TailRoom {
                     want: room.want.min(cap),
+                    floor_cap: room.floor_cap.min(cap),
                     hard: cap,
                     ..room
                 }
