@@ -334,6 +334,7 @@ mod tests {
                     want,
                     floor_only: false,
                     floor,
+                    floor_cap: hard / 2,
                     hard,
                     exchange: true,
                 },
@@ -359,6 +360,7 @@ mod tests {
                     want: 0,
                     floor_only: false,
                     floor: 0,
+                    floor_cap: 50,
                     hard: 100,
                     exchange: true
                 }
@@ -376,6 +378,7 @@ mod tests {
                     want: 0,
                     floor_only: true,
                     floor: 0,
+                    floor_cap: 50,
                     hard: 100,
                     exchange: false
                 }

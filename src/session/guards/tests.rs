@@ -106,3 +106,34 @@ fn the_breaker_opens_after_the_failures_and_half_opens_after_the_cool_down() {
         assert!(s.compacted(&off, &c(seq, Some("x"))).1.is_none());
     }
 }
+
+#[test]
+fn a_compaction_that_frees_too_little_starts_the_back_off() {
+    // (A conversation whose compactions freed nothing was an engine defect, fixed: a
+    // compaction now lands below its threshold; the rule is checked here.)
+    let t = Tuning::new(&GuardOptions::default());
+    let c = |seq, freed, optional| Compacted {
+        seq,
+        automatic: true,
+        span: vec![[1, 5]],
+        freed,
+        optional,
+        window: 10_000,
+        at: None,
+        asked: false,
+        failure: None,
+    };
+    let mut s = GuardState::default();
+    // A tenth of the window is enough.
+    assert!(s.compacted(&t, &c(1, 1_000, true)).0.is_none());
+    let b = s.compacted(&t, &c(2, 999, true)).0.expect("a back-off");
+    assert!(b.level >= 1 && b.turns >= 2, "{b:?}");
+    assert!(
+        b.reason.contains("freed 999 tokens") && b.reason.contains("less than 10 %"),
+        "{}",
+        b.reason
+    );
+    // At the default threshold (the input budget) no compaction is optional: none to skip.
+    let mut s = GuardState::default();
+    assert!(s.compacted(&t, &c(1, 0, false)).0.is_none());
+}
