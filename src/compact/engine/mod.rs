@@ -119,7 +119,7 @@ impl Compaction {
             summary_slot,
             summary_room,
         };
-        c.check_fits(&structure)?;
+        c.check_fits()?;
         if c.plan.trigger.is_some() && !c.plan.evict.is_empty() {
             c.request_summaries();
         }

@@ -270,8 +270,8 @@ struct Cut {
     calls: usize,
 }
 
-/// The tail, and with it the middle, assuming `k` summarizer calls (each with a summary
-/// slot); `k` is then checked against what the middle needs, at most four times.
+/// The tail, and with it the middle, beside the head and one summary slot (however many
+/// summarizer calls the middle needs: their chunks fold, or shrink to what is left).
 fn choose_cut(
     input: &Input,
     structure: &Structure,
@@ -285,17 +285,10 @@ fn choose_cut(
     let window = input.budget.window;
     let summary_slot = summary_slot(input, sizes);
     let target = target_tokens(input);
-    let mut cut = Cut {
-        tail_start: tokens.len(),
-        pinned: None,
-        evict: Vec::new(),
-        calls: 0,
-    };
-    let mut k = 1;
-    for _ in 0..4 {
-        let kept_summary = summary_reservation(input, summary_slot, summaries, k);
-        // The limit reserves a whole summary slot per call, so the output always fits; the
-        // target is where the tail stops growing.
+    {
+        let kept_summary = summary_reservation(input, summary_slot, summaries);
+        // The limit reserves a summary slot, so the output fits (more chunks fold, or shrink
+        // to the room left); the target is where the tail stops growing.
         let hard = input.budget.input.saturating_sub(fixed + kept_summary);
         // The floor may take half of that, short of the threshold (past it, the next turn
         // would compact again).
@@ -338,18 +331,13 @@ fn choose_cut(
         }
         evict.extend((head.boundary..tail_start).filter(|&i| Some(i) != pin && Some(i) != head.pinned_first));
         let calls = calls_needed(&evict, tokens, sizes.summarizer_input);
-        cut = Cut {
+        Cut {
             tail_start,
             pinned: pin.or(head.old_pinned.filter(|&p| Some(p) == pin)),
             evict,
             calls,
-        };
-        if calls <= k {
-            break;
         }
-        k = calls;
     }
-    cut
 }
 
 /// Summarizer calls for `evict`, bounded from the cached counts without rendering: a
@@ -373,37 +361,24 @@ fn calls_needed(evict: &[usize], tokens: &[usize], per_call: usize) -> usize {
 }
 
 impl Compaction {
-    /// The head, the pinned messages, the user's newest words (with the step they answer,
-    /// when they came with tool results) and the reply must fit, whatever is summarized.
-    pub(super) fn check_fits(&self, structure: &Structure) -> Result<(), Error> {
-        let head_end = self.plan.head_end;
-        // The newest turn's user message: kept in the tail, or pinned when its turn is split.
-        let last_user = structure
-            .turn_starts
-            .last()
-            .copied()
-            .filter(|&i| i >= head_end.max(self.plan.boundary));
-        // The tail never starts after the step with the user's newest words, nor after the
-        // newest step: from there on everything is kept.
-        let kept_from = [structure.newest_words, structure.newest_step]
-            .into_iter()
-            .flatten()
-            .map(|k| k.max(head_end))
-            .min();
-        let mut words: usize = kept_from.map_or(0, |k| self.tokens[k..].iter().sum());
-        // The newest user message before them (or alone) is kept too.
-        if let Some(u) = last_user.filter(|&u| kept_from.is_none_or(|k| u < k)) {
-            if self.plan.pinned != Some(u) {
-                words += self.tokens[u];
-            }
-        }
-        let needed =
-            self.plan.tokens.head + self.plan.pinned.map_or(0, |i| self.tokens[i]) + words + REPLY_PRIMING;
+    /// What goes out verbatim and the smallest summary must fit: plan() and compact() meet
+    /// `CONTEXT_OVERFLOW` here, at the same place.
+    pub(super) fn check_fits(&self) -> Result<(), Error> {
+        let tokens = &self.plan.tokens;
+        // What goes out verbatim: the head, the tail as planned (never less than the
+        // newest user message and the step the model is about to read: planning keeps
+        // those whatever they cost), the reply's priming.
+        let needed = tokens.total - tokens.summaries - tokens.middle;
         // The summaries shrink to the room left (down to the marker), so they need at least
         // the marker's message when there are any.
-        let summaries = match self.plan.evict.is_empty() && self.plan.tokens.summaries == 0 {
+        let summaries = match self.plan.evict.is_empty() && tokens.summaries == 0 {
             true => 0,
-            false => count_message(&super::text_message(Role::Assistant, MARKER), &self.input.counter),
+            // In whichever role it goes out.
+            false => [Role::Assistant, Role::User, Role::System]
+                .map(|r| count_message(&super::text_message(r, MARKER), &self.input.counter))
+                .into_iter()
+                .max()
+                .unwrap_or(0),
         };
         let available = self.input.budget.input;
         if needed + summaries > available && self.input.config.overflow == Overflow::Error {
@@ -411,23 +386,26 @@ impl Compaction {
                 needed,
                 summaries,
                 available,
-                hint: "raise contextWindow, lower reservedOutputTokens or summaryMaxTokens, or set overflow: \"truncate\"",
+                hint: match self.input.config.preset {
+                    Preset::Off => "preset: \"off\" sends the conversation as it is, and it is larger than the input budget; use another preset, or set overflow: \"truncate\"",
+                    _ => "raise contextWindow, lower reservedOutputTokens or summaryMaxTokens, or set overflow: \"truncate\"",
+                },
             });
         }
         Ok(())
     }
 }
 
-/// What a compaction's summaries may take, planned before they are made: a slot per
-/// summarizer call beside the earlier ones (additive), at most what a fold leaves (chunks
-/// past `foldRatio` of the window fold into one; a failed fold falls back to the
-/// extractive one).
-fn summary_reservation(input: &Input, slot: usize, earlier: usize, calls: usize) -> usize {
+/// What a compaction's summaries may take, planned before they are made: one slot beside
+/// the earlier ones (additive), at most what a fold leaves (chunks past `foldRatio` of the
+/// window fold into one; a failed fold falls back). Not a slot per summarizer call: the
+/// summaries take their real size, and what does not fit shrinks (`shrink_summaries`).
+fn summary_reservation(input: &Input, slot: usize, earlier: usize) -> usize {
     let cfg = &input.config;
     let fold_cap = ((cfg.fold_ratio * input.budget.window as f64) as usize).max(slot);
     match cfg.strategy {
-        Strategy::Additive => earlier + calls * slot,
-        Strategy::Rolling => calls * slot,
+        Strategy::Additive => earlier + slot,
+        Strategy::Rolling => slot,
     }
     .min(fold_cap)
 }

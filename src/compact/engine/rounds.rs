@@ -14,6 +14,9 @@ use crate::ids::Identifier;
 use crate::messages::{Message, Part};
 use crate::Error;
 
+/// Tokens a summary message's framing may differ by between roles (estimated models).
+const ROLE_SLACK: usize = 4;
+
 /// One summary chunk being made this turn: the identifiers of the messages it covers, and
 /// the chunk once its reply came.
 struct Pending {
@@ -288,13 +291,15 @@ impl Compaction {
                 self.counter(),
                 room.saturating_sub(super::plan::SUMMARY_FRAMING),
             );
+            // Counted as an assistant message; a few tokens spare for another role's framing.
             let fits = super::chunk_tokens(
                 &[Chunk {
                     text: fold.clone(),
                     ..self.rounds.chunks[0].clone()
                 }],
                 self.counter(),
-            ) <= room;
+            ) + ROLE_SLACK
+                <= room;
             if fits {
                 fold
             } else {
