@@ -656,6 +656,17 @@ fn summary_texts(o: &ctxfold::compact::Outcome) -> Vec<String> {
         .collect()
 }
 
+/// The caller's messages an output sends (whole, or with tool results pruned).
+fn kept_indexes(o: &ctxfold::compact::Outcome) -> Vec<usize> {
+    o.order
+        .iter()
+        .filter_map(|x| match x {
+            Out::Keep(i) | Out::Edited { index: i, .. } => Some(*i),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Whether a report list has an entry containing `needle`.
 fn lists(list: &[String], needle: &str) -> bool {
     list.iter().any(|l| l.contains(needle))
@@ -1429,14 +1440,7 @@ fn a_small_window_is_used_and_keeps_what_was_planted() {
         .iter()
         .rposition(|m| m.role == Role::User)
         .unwrap();
-    let kept: Vec<usize> = outcome
-        .order
-        .iter()
-        .filter_map(|o| match o {
-            Out::Keep(i) | Out::Edited { index: i, .. } => Some(*i),
-            _ => None,
-        })
-        .collect();
+    let kept = kept_indexes(&outcome);
     assert!((last_user..n).all(|i| kept.contains(&i)), "{kept:?}");
 }
 
@@ -1467,14 +1471,7 @@ fn a_small_chat_window_keeps_the_newest_exchange() {
         )
         .unwrap();
         check_invariants(&conv, &outcome, budget, "chat");
-        let kept: Vec<usize> = outcome
-            .order
-            .iter()
-            .filter_map(|o| match o {
-                Out::Keep(i) | Out::Edited { index: i, .. } => Some(*i),
-                _ => None,
-            })
-            .collect();
+        let kept = kept_indexes(&outcome);
         assert!((n - 3..n).all(|i| kept.contains(&i)), "window {window}: {kept:?}");
         // What is left under the target is the summary slot the summary did not use and
         // less than a turn: the tail took as many turns as fit, by tokens.

@@ -351,40 +351,16 @@ mod tests {
         // A lone user message at the end keeps the exchange before it, even with no floor.
         let open = &m[..9];
         let s = Structure::of(open);
-        assert_eq!(
-            choose_tail(
-                &s,
-                &tokens[..9],
-                0,
-                TailRoom {
-                    want: 0,
-                    floor_only: false,
-                    floor: 0,
-                    floor_cap: 50,
-                    hard: 100,
-                    exchange: true
-                }
-            )
-            .0,
-            6
-        );
+        let nothing_but = |floor_only: bool| TailRoom {
+            want: 0,
+            floor_only,
+            floor: 0,
+            floor_cap: 50,
+            hard: 100,
+            exchange: !floor_only,
+        };
+        assert_eq!(choose_tail(&s, &tokens[..9], 0, nothing_but(false)).0, 6);
         // Without the exchange rule (a manual compaction), no floor keeps nothing but the message.
-        assert_eq!(
-            choose_tail(
-                &s,
-                &tokens[..9],
-                0,
-                TailRoom {
-                    want: 0,
-                    floor_only: true,
-                    floor: 0,
-                    floor_cap: 50,
-                    hard: 100,
-                    exchange: false
-                }
-            )
-            .0,
-            8
-        );
+        assert_eq!(choose_tail(&s, &tokens[..9], 0, nothing_but(true)).0, 8);
     }
 }

@@ -167,8 +167,9 @@ pub fn http_date_ms(s: &str) -> Option<f64> {
     Some(((days * 86_400 + h * 3600 + m * 60 + sec) * 1000) as f64)
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm); the
+/// guards' clock reads ISO dates with it too.
+pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;

@@ -68,7 +68,7 @@ impl Compaction {
                 boundary: head.boundary,
                 previous: state.prune_boundary.map(|m| m.index),
                 window: input.budget.window,
-                input_tokens: plan::unpruned_total(&input, &head),
+                input_tokens: head.given,
             },
             &input.config,
             &input.counter,

@@ -74,6 +74,9 @@ pub(super) struct Head {
     pub tokens: usize,
     /// The tokens of the summary message the state's chunks make (0: none).
     pub summaries: usize,
+    /// The input's tokens as given: nothing pruned or compacted now (earlier summaries
+    /// applied): the prune trigger's measure and the report's `tokensBefore`.
+    pub given: usize,
 }
 
 impl Head {
@@ -106,14 +109,17 @@ impl Head {
             .conv
             .system()
             .map_or(0, |s| count_message(&s, &input.counter));
-        Head {
+        let mut head = Head {
             end,
             pinned_first,
             boundary,
             old_pinned,
             tokens: system + raw[..end].iter().sum::<usize>() + pinned_first.map_or(0, |i| raw[i]),
             summaries: chunk_tokens(&state.chunks, &input.counter),
-        }
+            given: 0,
+        };
+        head.given = unpruned_total(input, &head);
+        head
     }
 }
 
@@ -178,7 +184,7 @@ pub(super) fn plan(
         budget: input.budget,
         tokens: Breakdown {
             total,
-            given: unpruned_total(input, head),
+            given: head.given,
             head: head_tokens,
             summaries,
             middle: evict_tokens,
@@ -208,7 +214,7 @@ pub(super) fn plan(
 
 /// The input's tokens as it would go out with nothing pruned or compacted now (the
 /// summaries of earlier compactions included).
-pub(super) fn unpruned_total(input: &Input, head: &Head) -> usize {
+fn unpruned_total(input: &Input, head: &Head) -> usize {
     let live: usize = (head.boundary..input.counts.len())
         .filter(|&i| Some(i) != head.pinned_first)
         .map(|i| input.counts[i])

@@ -248,17 +248,7 @@ impl Compaction {
         if fallback.is_some() {
             self.rounds.fallback = fallback.clone();
         }
-        let applied = if text == summary::MARKER {
-            ledger::Applied {
-                text,
-                kept: Vec::new(),
-                lost: ids.iter().map(|(i, _)| i.text.clone()).collect(),
-            }
-        } else {
-            let taken = self.new_chunk_tokens(k);
-            let budget = self.ledger_budget(&text, taken);
-            ledger::apply(&text, &ids, self.counter(), budget)
-        };
+        let applied = self.with_ledger(text, &ids, self.new_chunk_tokens(k));
         self.rounds.ids_kept.extend(applied.kept.iter().cloned());
         self.rounds.ids_lost.extend(applied.lost.iter().cloned());
         let tokens = self.counter().count(&applied.text);
@@ -349,6 +339,20 @@ impl Compaction {
         kept + made + later
     }
 
+    /// `text` with its identifier ledger (within [`Compaction::ledger_budget`], beside `taken`
+    /// tokens of other summaries); the marker carries none, and loses every identifier.
+    fn with_ledger(&self, text: String, ids: &[(Identifier, usize)], taken: usize) -> ledger::Applied {
+        if text == summary::MARKER {
+            return ledger::Applied {
+                text,
+                kept: Vec::new(),
+                lost: ids.iter().map(|(i, _)| i.text.clone()).collect(),
+            };
+        }
+        let budget = self.ledger_budget(&text, taken);
+        ledger::apply(&text, ids, self.counter(), budget)
+    }
+
     /// The ledger budget for a summary whose text is `text`, with `taken` tokens of other
     /// summaries beside it: the room the target leaves (measured now that the text is
     /// made), at least the reserved ledger; or `ledgerMaxTokens` when it is set.
@@ -432,16 +436,7 @@ impl Compaction {
                 }
             }
         }
-        let applied = if text == summary::MARKER {
-            ledger::Applied {
-                text,
-                kept: Vec::new(),
-                lost: ids.iter().map(|(i, _)| i.text.clone()).collect(),
-            }
-        } else {
-            let budget = self.ledger_budget(&text, 0);
-            ledger::apply(&text, &ids, self.counter(), budget)
-        };
+        let applied = self.with_ledger(text, &ids, 0);
         // Sets, not searches of the lists: a long conversation loses thousands.
         let lost: HashSet<&str> = applied.lost.iter().map(String::as_str).collect();
         self.rounds.ids_kept.retain(|k| !lost.contains(k.as_str()));

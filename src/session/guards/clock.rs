@@ -1,6 +1,8 @@
 //! The caller's clock, read from the ISO 8601 strings calls carry (`now`): the core has no
 //! clock of its own, so the idempotency guard measures time between two of those strings.
 
+use crate::providers::retry::days_from_civil;
+
 /// Milliseconds since 1970-01-01T00:00:00Z of `iso` (`2026-11-26T02:00:00.123Z`, with `Z`,
 /// an offset `+01:00` / `+0100`, or no zone, read as UTC), or `None` when it does not read.
 pub fn millis(iso: &str) -> Option<i64> {
@@ -52,17 +54,6 @@ pub fn millis(iso: &str) -> Option<i64> {
     };
     let days = days_from_civil(y, mo, d);
     Some((((days * 24 + h) * 60 + mi - offset) * 60 + sec) * 1000 + ms)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// Seconds from `earlier` to `later` (both ISO 8601), when both read.
