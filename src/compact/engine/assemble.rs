@@ -16,8 +16,8 @@ use crate::messages::{Format, Message, NewMessage, Out, Part, Role};
 use crate::Error;
 
 /// The output's order, before it is checked against the budget.
-struct Layout {
-    order: Vec<Out>,
+pub(super) struct Layout {
+    pub(super) order: Vec<Out>,
     breakpoints: Vec<usize>,
     summary_role: Option<SummaryRoleUsed>,
     /// Where the summary message is in `order`, if there is one.
@@ -78,13 +78,19 @@ impl Compaction {
         })
     }
 
-    fn compacted(&self) -> bool {
+    pub(super) fn compacted(&self) -> bool {
         self.plan.trigger.is_some() && !self.plan.evict.is_empty()
     }
 
     /// `[head] [summary] [pinned newest user message] [tail]`, with the breakpoints after
     /// the head, after the summary (and the pinned message), and at the prune boundary.
     fn layout(&self) -> Layout {
+        let summary = (!self.rounds.chunks.is_empty()).then(|| join_chunks(&self.rounds.chunks));
+        self.layout_with(summary)
+    }
+
+    /// The layout with `summary` as the summary message's text (`None`: no summary).
+    pub(super) fn layout_with(&self, summary: Option<String>) -> Layout {
         let conv = &self.input.conv;
         let messages = conv.messages();
         let start = if self.compacted() {
@@ -104,7 +110,7 @@ impl Compaction {
         }
         let mut summary_role = None;
         let mut summary_at = None;
-        if !self.rounds.chunks.is_empty() {
+        if let Some(text) = summary {
             let any_user_before = order
                 .iter()
                 .any(|o| matches!(o, Out::Keep(i) if messages[*i].starts_turn()));
@@ -118,10 +124,7 @@ impl Compaction {
                 SummaryRole::System => (Role::System, SummaryRoleUsed::System),
             };
             summary_role = Some(used);
-            order.push(Out::New(NewMessage {
-                role,
-                text: join_chunks(&self.rounds.chunks),
-            }));
+            order.push(Out::New(NewMessage { role, text }));
             summary_at = Some(order.len() - 1);
         }
         // The newest user message of a split turn follows the summary of the steps before
@@ -162,7 +165,7 @@ impl Compaction {
 
     /// With `alternateRoles`, a summary followed by a message of its own side goes at the
     /// start of that message; the breakpoint after the summary then follows the two.
-    fn merge_summary(&self, layout: &mut Layout) {
+    pub(super) fn merge_summary(&self, layout: &mut Layout) {
         let at = layout.summary_at;
         let conv = &self.input.conv;
         if let (true, Some(s)) = (self.input.config.alternate_roles, at) {
@@ -204,7 +207,7 @@ impl Compaction {
                 summaries,
                 available,
                 hint: if cfg.overflow == Overflow::Truncate {
-                    "even with the largest messages truncated the input does not fit (an Anthropic top-level system prompt is never truncated)"
+                    TRUNCATED_DOES_NOT_FIT
                 } else if cfg.preset == Preset::Off {
                     "preset: \"off\" sends the conversation as it is, and it is larger than the input budget; use another preset, or set overflow: \"truncate\""
                 } else {
@@ -261,7 +264,7 @@ impl Compaction {
     }
 
     /// Input tokens of an output order.
-    fn output_tokens(&self, order: &[Out]) -> usize {
+    pub(super) fn output_tokens(&self, order: &[Out]) -> usize {
         let counter = self.counter();
         let conv = &self.input.conv;
         let system = conv.system().map_or(0, |s| count_message(&s, counter));
@@ -287,7 +290,7 @@ impl Compaction {
 
     /// Cuts the largest kept text messages (system or user, text only) to their start and
     /// end around a marker until `over` tokens are gone. Returns the indexes cut.
-    fn truncate_to_fit(&self, order: &mut [Out], mut over: usize) -> Vec<usize> {
+    pub(super) fn truncate_to_fit(&self, order: &mut [Out], mut over: usize) -> Vec<usize> {
         let conv = Rc::clone(&self.input.conv);
         let messages = conv.messages();
         let counter = self.counter();
@@ -334,6 +337,9 @@ impl Compaction {
         cut
     }
 }
+
+/// Why an input does not fit with `overflow: "truncate"`.
+pub(super) const TRUNCATED_DOES_NOT_FIT: &str = "even with the largest messages truncated the input does not fit (an Anthropic top-level system prompt is never truncated)";
 
 /// The marker of a message cut to fit (`overflow: "truncate"`).
 fn truncation(removed: usize) -> String {

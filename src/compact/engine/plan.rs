@@ -387,7 +387,10 @@ impl Compaction {
                 .unwrap_or(0),
         };
         let available = self.input.budget.input;
-        if needed + summaries > available && self.input.config.overflow == Overflow::Error {
+        if self.input.config.overflow == Overflow::Truncate {
+            return self.check_truncated_fits(summaries);
+        }
+        if needed + summaries > available {
             return Err(Error::ContextOverflow {
                 needed,
                 summaries,
@@ -399,6 +402,32 @@ impl Compaction {
             });
         }
         Ok(())
+    }
+}
+
+impl Compaction {
+    /// With `overflow: "truncate"`: whether the input fits at its smallest, as `assemble`
+    /// would make it: the summaries shrunk to the marker, then the largest text messages cut
+    /// (the same layout and the same cuts, so `plan()` refuses exactly what `compact()` does).
+    fn check_truncated_fits(&self, marker: usize) -> Result<(), Error> {
+        let summarized = self.compacted() || !self.rounds.chunks.is_empty();
+        let mut layout = self.layout_with(summarized.then(|| MARKER.to_owned()));
+        self.merge_summary(&mut layout);
+        let available = self.input.budget.input;
+        let over = self.output_tokens(&layout.order).saturating_sub(available);
+        if over > 0 {
+            self.truncate_to_fit(&mut layout.order, over);
+        }
+        let smallest = self.output_tokens(&layout.order);
+        if smallest <= available {
+            return Ok(());
+        }
+        Err(Error::ContextOverflow {
+            needed: smallest.saturating_sub(marker),
+            summaries: marker,
+            available,
+            hint: super::assemble::TRUNCATED_DOES_NOT_FIT,
+        })
     }
 }
 
