@@ -84,6 +84,7 @@ fn main() {
             budget: Budget::new(128_000, 8_000, &config),
             state: None,
             manual: false,
+            ahead: false,
             now: None,
         })
         .unwrap();

@@ -1106,6 +1106,7 @@ fn new_chunks_counts_the_chunks_made_not_the_planned_calls() {
         counter,
         state: None,
         manual: false,
+        ahead: false,
         now: None,
     })
     .unwrap();

@@ -10,11 +10,14 @@ import { runCommand } from "./commands.js";
 const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
 /** Keys of the options that JavaScript keeps (the rest go to the core). */
-const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations", "guards"]);
+const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations", "guards", "prepareAhead", "waitUntil", "compactWhenCold"]);
 const DEFAULT_RETRIES = 4;
 const DEFAULT_CACHED = 100;
 
 const now = () => new Date().toISOString();
+
+/** What makes two summarizer requests the same request: a summary made for one answers the other. */
+const requestKey = (r) => JSON.stringify([r.kind, r.maxTokens, r.system, r.prompt]);
 const clock = () => (typeof performance === "object" ? performance.now() : Date.now());
 
 /**
@@ -48,6 +51,15 @@ export function compactorWith(raw, g) {
     /** Per conversation: the tail of its chain of calls. */
     #chains = new Map();
     #handlers = new Map(EVENTS.map((e) => [e, new Set()]));
+    /** `prepareAhead` as the core reads it (undefined: off), and `waitUntil`. */
+    #ahead;
+    #waitUntil;
+    /** `compactWhenCold`, as the core reads it. */
+    #cold;
+    /** Per conversation: summaries made ahead, `{ key, reply }` (the key is the request's). */
+    #made = new Map();
+    /** Per conversation: the background work in flight. */
+    #pending = new Map();
 
     constructor(options) {
       g.check();
@@ -74,6 +86,14 @@ export function compactorWith(raw, g) {
       for (const [k, v] of Object.entries(options)) if (!JS_OPTIONS.has(k)) core[k] = v;
       this.#options = core;
       this.#guards = options.guards;
+      const { prepareAhead, waitUntil } = options;
+      if (prepareAhead !== undefined && typeof prepareAhead !== "boolean" && (prepareAhead === null || typeof prepareAhead !== "object")) {
+        throw typeError("options.prepareAhead", `a boolean or { threshold }, got ${kindOf(prepareAhead)}`);
+      }
+      if (waitUntil !== undefined && typeof waitUntil !== "function") throw typeError("options.waitUntil", `a function (ctx.waitUntil.bind(ctx)), got ${kindOf(waitUntil)}`);
+      this.#ahead = prepareAhead === false ? undefined : prepareAhead;
+      this.#cold = options.compactWhenCold;
+      this.#waitUntil = waitUntil;
       this.#summarizer = typeof core.summarizer === "function" ? core.summarizer : null;
       this.#attempts = writeRetries + 1;
       this.store = store;
@@ -91,7 +111,7 @@ export function compactorWith(raw, g) {
         this.#items.clear();
         this.#since = g.restarts();
         try {
-          this.#core = new raw.CompactorCore(this.#options, this.#guards, this.#attempts, this.#cached, Math.floor(Math.random() * 2 ** 52));
+          this.#core = new raw.CompactorCore(this.#options, this.#guards, this.#attempts, this.#cached, Math.floor(Math.random() * 2 ** 52), this.#ahead, this.#cold);
         } catch (e) {
           throw g.recover(e);
         }
@@ -170,6 +190,7 @@ export function compactorWith(raw, g) {
       const started = clock();
       let planned = null;
       let waited = 0;
+      let preparedAhead = 0;
       const resumed = () => {
         if (g.restarts() !== since) {
           call = null;
@@ -206,7 +227,15 @@ export function compactorWith(raw, g) {
               continue;
             }
             const t = clock();
-            const replies = await Promise.all(step.summarize.map((r) => ask(this.#summarizer, r)));
+            const replies = await Promise.all(
+              step.summarize.map((r) => {
+                const made = this.#takeMade(id, r);
+                if (made === null) return ask(this.#summarizer, r);
+                preparedAhead++;
+                // A summary that failed ahead is asked for again, now.
+                return made.then((reply) => (reply.failed === undefined ? reply : ask(this.#summarizer, r)));
+              }),
+            );
             waited += clock() - t;
             resumed();
             firstRejection ??= replies.find((r) => r.rejection !== undefined)?.rejection;
@@ -233,6 +262,7 @@ export function compactorWith(raw, g) {
           } else if (step.done) {
             const result = call.result();
             for (const m of appended) items.push(m);
+            if (preparedAhead > 0) result.preparedAhead = preparedAhead;
             return result;
           } else {
             throw new Error(`unknown step ${JSON.stringify(step)}`);
@@ -280,7 +310,10 @@ export function compactorWith(raw, g) {
 
     #prepared(id, result) {
       const out = this.#input(id, result);
+      out.preparedAhead ??= 0;
       const { report, record, prunedTokens } = out;
+      // What was made ahead for the state before this compaction answers nothing after it.
+      if (record) this.#made.delete(id);
       if (report.pruned.advanced) {
         this.#emit("pruned", { type: "pruned", conversationId: id, pruned: report.pruned, prunedTokens, tokensAfter: report.tokensAfter, budget: report.budget });
       }
@@ -315,11 +348,75 @@ export function compactorWith(raw, g) {
     }
 
     commit(conversationId, reply, usage) {
-      return this.#call(conversationId, (id) => {
+      return this.#call(conversationId, async (id) => {
         const copy = jsonCopy(reply);
         const adding = Array.isArray(copy) ? copy : copy !== null && typeof copy === "object" ? [copy] : null;
-        return this.#step(id, (core) => core.commit(id, copy, usage, now()), false, adding);
+        const committed = await this.#step(id, (core) => core.commit(id, copy, usage, now()), false, adding);
+        if (this.#ahead !== undefined && this.#summarizer !== null) this.#planAhead(id);
+        return committed;
       });
+    }
+
+    /**
+     * Resolves when the summaries `prepareAhead` is making for `conversationId` are made (at
+     * once when none are), with how many it made.
+     */
+    whenPrepared(conversationId) {
+      try {
+        g.check();
+        return this.#pending.get(this.#id(conversationId)) ?? Promise.resolve(0);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+
+    /**
+     * Starts making, in the background, the summaries the next turn's compaction will ask
+     * for (the core says which: none below the soft threshold). A request already made or
+     * in flight is not asked again. Queued behind the commit that started it (it runs after
+     * the commit's lock is released); only the planning takes the lock, not the summarizer.
+     */
+    #planAhead(id) {
+      const previous = this.#pending.get(id) ?? Promise.resolve();
+      const work = previous
+        .then(() => this.#locked(id, () => this.#step(id, (core) => core.ahead(id, now()), false)))
+        .then((requests) => {
+          if (requests.length === 0) return 0;
+          // What is made or in flight for the same request is kept; one that failed is asked again.
+          const old = new Map((this.#made.get(id) ?? []).filter((e) => !e.failed).map((e) => [e.key, e]));
+          const entries = requests.map((r) => {
+            const key = requestKey(r);
+            const kept = old.get(key);
+            if (kept) return kept;
+            const entry = { key, failed: false, reply: ask(this.#summarizer, r) };
+            entry.reply.then((reply) => (entry.failed = reply.failed !== undefined));
+            return entry;
+          });
+          this.#made.set(id, entries);
+          return Promise.all(entries.map((e) => e.reply)).then((replies) => replies.filter((r) => r.failed === undefined).length);
+        })
+        .catch((e) => {
+          // Background work reports and ends: the turn that needs the summary makes it.
+          if (typeof globalThis.reportError === "function") globalThis.reportError(e);
+          return 0;
+        });
+      this.#pending.set(id, work);
+      work.then(() => {
+        if (this.#pending.get(id) === work) this.#pending.delete(id);
+      });
+      if (this.#waitUntil !== undefined) this.#waitUntil(work);
+    }
+
+    /** The summary made ahead for exactly `request`, taken (`null`: none). */
+    #takeMade(id, request) {
+      const entries = this.#made.get(id);
+      if (entries === undefined) return null;
+      const key = requestKey(request);
+      const k = entries.findIndex((e) => e.key === key);
+      if (k < 0) return null;
+      const [entry] = entries.splice(k, 1);
+      if (entries.length === 0) this.#made.delete(id);
+      return entry.reply;
     }
 
     compact(conversationId, options) {
@@ -438,6 +535,7 @@ export function compactorWith(raw, g) {
 
     #forget(id) {
       this.#items.delete(id);
+      this.#made.delete(id);
       if (this.#core !== null && this.#since === g.restarts()) {
         try {
           this.#core.forget(id);

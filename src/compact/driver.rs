@@ -30,6 +30,8 @@ pub struct Setup {
     pub state: Option<State>,
     /// A manual compaction (`/compact`).
     pub manual: bool,
+    /// See [`Input::ahead`].
+    pub ahead: bool,
     /// The messages' format, if the caller named it.
     pub format: Option<Format>,
 }
@@ -67,6 +69,7 @@ impl Setup {
                 .map(|raw| crate::options::parse::<State>("options.state", raw.get()))
                 .transpose()?,
             manual: options.manual.unwrap_or(false),
+            ahead: false,
             format,
         })
     }
@@ -88,6 +91,7 @@ impl Setup {
             budget: self.budget,
             state: self.state.clone(),
             manual: self.manual,
+            ahead: self.ahead,
             now,
         })
     }

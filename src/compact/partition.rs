@@ -86,6 +86,30 @@ pub fn head_len(messages: &[Message]) -> usize {
     messages.iter().take_while(|m| m.role == Role::System).count()
 }
 
+/// Recent inputs looked at to bound the next one.
+const RECENT_INPUTS: usize = 4;
+
+/// What the next input may take (`results`: tool results; else the user's message): the
+/// largest input of its kind in `messages` so far, and at least twice the largest of the
+/// recent ones. A compaction planned before that input leaves it this much room (so what
+/// it evicts does not depend on the input: `prepareAhead` plans it before the input comes),
+/// and `prepareAhead` plans only when the input now and this much more may pass the
+/// threshold.
+pub fn input_bound(messages: &[Message], counts: &[usize], results: bool) -> usize {
+    let of_kind = |m: &Message| match results {
+        true => m.result_ids().next().is_some(),
+        false => m.starts_turn(),
+    };
+    let sizes: Vec<usize> = (0..messages.len())
+        .rev()
+        .filter(|&i| of_kind(&messages[i]))
+        .map(|i| counts[i])
+        .collect();
+    let recent = sizes.iter().take(RECENT_INPUTS).max().copied().unwrap_or(0);
+    let largest = sizes.iter().max().copied().unwrap_or(0);
+    (2 * recent).max(largest)
+}
+
 /// What the verbatim tail may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TailRoom {

@@ -29,6 +29,9 @@ pub struct Input {
     pub state: Option<State>,
     /// A manual compaction (`/compact`): runs below the threshold, and fails loudly.
     pub manual: bool,
+    /// Planning ahead (`prepareAhead`): the compaction the next turn would make, as if its
+    /// input were over the threshold.
+    pub ahead: bool,
     /// Now, as ISO 8601, for chunk records (the core has no clock).
     pub now: Option<String>,
 }

@@ -1,7 +1,7 @@
 //! Writing output in the caller's format: kept items as they came, tool results replaced
 //! by pruning, messages cut to fit, summaries as new messages or merged into a message.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::json::Path;
 use super::{
@@ -100,6 +100,48 @@ impl Conversation {
     pub fn merged_message(&self, index: usize, text: &str) -> Option<Message> {
         let item = self.merged_item(index, text)?;
         parse_item(self.format, &item, &Path::root("messages").index(index)).ok()
+    }
+
+    /// A text message in this conversation's format.
+    pub fn text_item(&self, role: Role, text: &str) -> Value {
+        self.new_item(&NewMessage {
+            role,
+            text: text.to_owned(),
+        })
+    }
+
+    /// Results for `calls` (`(id, tool name)`), each saying `text`, as this conversation's
+    /// format writes them: a message (or item) per result, or one message holding them all.
+    pub fn result_items(&self, calls: &[(&str, &str)], text: &str) -> Vec<Value> {
+        match self.format {
+            Format::OpenAiChat => calls
+                .iter()
+                .map(|(id, _)| json!({ "role": "tool", "tool_call_id": id, "content": text }))
+                .collect(),
+            Format::OpenAiResponses => calls
+                .iter()
+                .map(|(id, _)| json!({ "type": "function_call_output", "call_id": id, "output": text }))
+                .collect(),
+            Format::Anthropic => vec![json!({
+                "role": "user",
+                "content": calls
+                    .iter()
+                    .map(|(id, _)| json!({ "type": "tool_result", "tool_use_id": id, "content": text }))
+                    .collect::<Vec<_>>(),
+            })],
+            Format::AiSdk => vec![json!({
+                "role": "tool",
+                "content": calls
+                    .iter()
+                    .map(|(id, name)| json!({
+                        "type": "tool-result",
+                        "toolCallId": id,
+                        "toolName": name,
+                        "output": { "type": "text", "value": text },
+                    }))
+                    .collect::<Vec<_>>(),
+            })],
+        }
     }
 
     /// A new text message (a summary, a marker) in this conversation's format.

@@ -83,8 +83,10 @@
 //!   for a summary, `suppressed`, `backoff`, `breakerOpen` and `breakerClosed` as the
 //!   guards say, and `compactionEnd` with the record.
 
+pub mod ahead;
 mod cache;
 pub mod call;
+pub mod cold;
 pub mod guards;
 pub mod memory;
 pub mod stored;
@@ -149,6 +151,8 @@ impl Sessions {
                 options,
                 attempts: attempts.max(1),
                 guards: Tuning::default(),
+                ahead: None,
+                cold: None,
             }),
             caches: HashMap::new(),
             cached: DEFAULT_CACHED,
@@ -160,12 +164,21 @@ impl Sessions {
     /// Tunes (or turns off) the guards: `options.guards` of a `Compactor`
     /// ([`guards::GuardOptions`]).
     pub fn with_guards(mut self, options: &GuardOptions) -> Self {
-        let ctx = Context {
-            options: self.ctx.options.clone(),
-            attempts: self.ctx.attempts,
-            guards: Tuning::new(options),
-        };
-        self.ctx = Rc::new(ctx);
+        Rc::make_mut(&mut self.ctx).guards = Tuning::new(options);
+        self
+    }
+
+    /// Turns `prepareAhead` on (`Some`) or off: [`Kind::Ahead`] calls plan from its soft
+    /// threshold on.
+    pub fn with_ahead(mut self, options: Option<&ahead::AheadOptions>) -> Self {
+        Rc::make_mut(&mut self.ctx).ahead = options.map(ahead::AheadOptions::soft_threshold);
+        self
+    }
+
+    /// Turns `compactWhenCold` on (`Some`) or off: a `prepare` that comes after the
+    /// provider's cache lifetime compacts at a lower threshold.
+    pub fn with_cold(mut self, options: Option<&cold::ColdOptions>) -> Self {
+        Rc::make_mut(&mut self.ctx).cold = options.map(cold::Cold::from);
         self
     }
 
@@ -213,6 +226,13 @@ impl Sessions {
     /// `status(id)`.
     pub fn status(&mut self, id: &str) -> Call {
         self.call(id, Kind::Status, None)
+    }
+
+    /// The summarizer requests the next turn's compaction would make, to make them now
+    /// (`prepareAhead`): none when it is off, below its soft threshold, or when the next
+    /// turn continues a tool call.
+    pub fn ahead(&mut self, id: &str, now: Option<String>) -> Call {
+        self.call(id, Kind::Ahead, now)
     }
 
     /// Ends `call`, finished or not: its cache comes back (cut back to what the store holds

@@ -1104,6 +1104,47 @@ export type GuardOptions = {
 };
 
 /**
+ * `prepareAhead` of a `Compactor` (`true`: these defaults).
+ */
+export type PrepareAheadOptions = {
+  /**
+   * After a `commit` that leaves the input past this share of the window, the summary
+   * the next compaction needs is made in the background. Default 0.6.
+   */
+  threshold?: number;
+};
+
+/**
+ * `compactWhenCold` of a `Compactor`.
+ */
+export type CompactWhenColdOptions = {
+  /**
+   * The provider's prompt-cache lifetime in seconds (Anthropic's default is 300): a
+   * `prepare` this long or longer after the conversation's last call finds it cold.
+   */
+  ttlSeconds: number;
+  /**
+   * The compaction threshold while the cache is cold, a share of the window (it only
+   * ever lowers the threshold). Default 0.6.
+   */
+  thresholdRatio?: number;
+};
+
+/**
+ * A `prepare` that found the provider's cache cold: the threshold it compacted at.
+ */
+export type ColdCacheNote = {
+  /**
+   * Seconds since the conversation's last call.
+   */
+  idleSeconds: number;
+  /**
+   * The threshold in force for this call (tokens).
+   */
+  threshold: number;
+};
+
+/**
  * What the guards keep in the meta (`meta.guards`; a meta stored before them reads as
  * this type's defaults).
  */
@@ -1338,6 +1379,10 @@ export type GuardNotes = {
    * one (records only).
    */
   suppressedBefore: number;
+  /**
+   * The provider's prompt cache was cold (`compactWhenCold`): the threshold was lowered.
+   */
+  coldCache: ColdCacheNote | null;
 };
 
 /**

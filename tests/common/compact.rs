@@ -53,6 +53,7 @@ pub fn run_manual(
         budget: Budget::new(window, reserved, config),
         state,
         manual,
+        ahead: false,
         now: Some("2026-11-22T00:00:00Z".into()),
     })?;
     let summarizer = match summarizer {
@@ -82,6 +83,7 @@ pub fn plan_manual(
         budget: Budget::new(window, reserved, config),
         state: None,
         manual,
+        ahead: false,
         now: None,
     })
     .map(|c| c.plan().clone())

@@ -68,7 +68,11 @@ impl Compaction {
                 boundary: head.boundary,
                 previous: state.prune_boundary.map(|m| m.index),
                 window: input.budget.window,
-                input_tokens: head.given,
+                // Ahead of a turn, pruning runs as it will when that turn passes the threshold.
+                input_tokens: match input.ahead {
+                    true => head.given.max(input.budget.threshold + 1),
+                    false => head.given,
+                },
             },
             &input.config,
             &input.counter,

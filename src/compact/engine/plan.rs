@@ -1,7 +1,7 @@
 //! Planning: the state checked against the history, the head, the token breakdown, the
 //! trigger, and where the verbatim tail starts (and with it what is evicted).
 
-use super::super::partition::{choose_tail, head_len, Structure, TailRoom};
+use super::super::partition::{choose_tail, head_len, input_bound, Structure, TailRoom};
 use super::super::prune::Applied;
 use super::super::sign;
 use super::super::state::{Mark, State, Trigger, VERSION};
@@ -10,7 +10,7 @@ use super::super::types::{Breakdown, Input, Plan};
 use super::{chunk_tokens, Compaction};
 use crate::config::{Overflow, Preset, Strategy};
 use crate::count::{count_message, REPLY_PRIMING};
-use crate::messages::{Message, Role};
+use crate::messages::{Message, Part, Role};
 use crate::Error;
 
 /// Tokens a rendered message may take beyond its own count (the `[role calls tool]` prefix).
@@ -159,6 +159,7 @@ pub(super) fn plan(
     let trigger = match input.config.preset {
         Preset::Off => None,
         _ if input.manual => Some(Trigger::Manual),
+        _ if input.ahead => Some(Trigger::Threshold),
         _ if total > input.budget.threshold => Some(Trigger::Threshold),
         _ => None,
     };
@@ -330,7 +331,8 @@ fn choose_cut(
             }
             None => room,
         };
-        let (tail_start, pin) = choose_tail(structure, tokens, head.boundary, room);
+        let (tail_start, pin) = settled_tail(input, structure, head, tokens, room)
+            .unwrap_or_else(|| choose_tail(structure, tokens, head.boundary, room));
         let mut evict: Vec<usize> = Vec::new();
         if let Some(p) = head.old_pinned.filter(|&p| Some(p) != pin) {
             evict.push(p);
@@ -344,6 +346,62 @@ fn choose_cut(
             calls,
         }
     }
+}
+
+/// When the conversation ends with what a turn adds (the user's new message, a turn of its
+/// own so far, or the results of the newest step's calls and nothing else): the tail chosen
+/// on the conversation before it, leaving room for an input as large as the largest of its
+/// kind so far ([`input_bound`]), with what it adds after, if that is a cut of the whole
+/// conversation that keeps the newest step with its call and fits what the tail may take.
+/// What a compaction evicts then does not depend on what the turn adds, so the summary
+/// `prepareAhead` makes before the turn (planned with a stand-in for what it adds) is the
+/// one the turn asks for. `None`: the whole conversation decides.
+fn settled_tail(
+    input: &Input,
+    structure: &Structure,
+    head: &Head,
+    tokens: &[usize],
+    room: TailRoom,
+) -> Option<(usize, Option<usize>)> {
+    let messages = input.conv.messages();
+    // A manual compaction keeps its floor's turns, the message one of them.
+    let s = newest_input(messages, structure).filter(|&s| !input.manual && s > head.boundary)?;
+    let before = Structure::of(&messages[..s]);
+    // Room for an input as large as the largest of its kind so far, whatever it turns out to be.
+    let results = !messages[s].starts_turn();
+    let hard = room
+        .hard
+        .saturating_sub(input_bound(&messages[..s], &input.counts, results));
+    let planned = TailRoom {
+        want: room.want.min(hard),
+        floor_cap: room.floor_cap.min(hard),
+        hard,
+        ..room
+    };
+    let (start, pin) = choose_tail(&before, &tokens[..s], head.boundary, planned);
+    let verbatim: usize = tokens[start..].iter().sum::<usize>() + pin.map_or(0, |p| tokens[p]);
+    let keeps = |mark: Option<usize>| mark.is_none_or(|m| start <= m);
+    (structure.cut[start]
+        && keeps(structure.newest_step)
+        && keeps(structure.newest_words)
+        && verbatim <= room.hard)
+        .then_some((start, pin))
+}
+
+/// Where what the newest turn added starts: the user's message when it ends the
+/// conversation as a turn of its own, or the results that end it when nothing but results
+/// follows the calls.
+fn newest_input(messages: &[Message], structure: &Structure) -> Option<usize> {
+    let last = messages.len().checked_sub(1)?;
+    if structure.turn_starts.last() == Some(&last) {
+        return Some(last);
+    }
+    let results_only =
+        |m: &Message| !m.parts.is_empty() && m.parts.iter().all(|p| matches!(p, Part::ToolResult { .. }));
+    (0..messages.len())
+        .rev()
+        .take_while(|&i| results_only(&messages[i]))
+        .last()
 }
 
 /// Summarizer calls for `evict`, bounded from the cached counts without rendering: a

@@ -333,7 +333,7 @@ impl Call {
 
     /// Where the conversation stands: the plan over the cached history and the stored state.
     pub(super) fn status(&mut self) -> Result<ConversationStatus, Error> {
-        let (setup, ratio, budget, _) = self.setup(false, None)?;
+        let (setup, ratio, budget, ..) = self.setup(false, None)?;
         let meta = self.meta.as_ref().expect("status of a stored conversation");
         let cache = self.cache.as_mut().expect("a cache when ready");
         let plan = setup.plan(Rc::clone(&cache.conv), &mut cache.memo)?;

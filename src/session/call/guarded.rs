@@ -14,10 +14,13 @@ use crate::Error;
 impl Call {
     /// Plans the compaction over the cached history and the stored state.
     pub(super) fn start(&mut self, manual: bool, instructions: Option<String>) -> Result<(), Error> {
-        let (mut setup, ratio, budget, model) = self.setup(manual, instructions)?;
+        let (mut setup, ratio, budget, model, cold_cache) = self.setup(manual, instructions)?;
         let t = self.ctx.guards;
         let mut guards = self.meta.as_ref().map(|m| m.guards.clone()).unwrap_or_default();
-        let mut notes = GuardNotes::default();
+        let mut notes = GuardNotes {
+            cold_cache,
+            ..GuardNotes::default()
+        };
         let automatic = matches!(self.kind, Kind::Prepare { .. });
         if automatic {
             notes.backoff = guards.begin_turn(&t);

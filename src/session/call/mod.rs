@@ -15,6 +15,8 @@
 //! A `prepare` or `commit` whose cache made the last write may answer `Load` from it
 //! ([`Call::assume_cached`]); one that turns out to need the summarizer loads after all.
 
+mod ahead;
+mod cold;
 mod finish;
 mod guarded;
 
@@ -63,6 +65,9 @@ pub enum Kind {
     Undo,
     /// Where the conversation stands.
     Status,
+    /// The summarizer requests the next turn's compaction would make (`prepareAhead`):
+    /// nothing is written.
+    Ahead,
 }
 
 /// What a call needs next.
@@ -132,13 +137,20 @@ pub enum Done {
     Undone(Option<UndoOutcome>),
     /// `status`: `None` for a conversation the store does not hold.
     Status(Option<Box<ConversationStatus>>),
+    /// `ahead`: the requests to make now (none: nothing to prepare).
+    Ahead(Vec<Request>),
 }
 
 /// What a [`Call`] shares with the [`super::Sessions`] that made it.
+#[derive(Clone)]
 pub(super) struct Context {
     pub options: CompactOptions,
     pub attempts: u32,
     pub guards: Tuning,
+    /// `prepareAhead`'s soft threshold, a share of the window (`None`: off).
+    pub ahead: Option<f64>,
+    /// `compactWhenCold` (`None`: off).
+    pub cold: Option<super::cold::Cold>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,6 +207,7 @@ pub struct Call {
     pub(super) dirty: bool,
     /// This attempt goes on from the meta its cache wrote last, not from a load.
     assumed: bool,
+
     run: Option<Run>,
     batch: Option<WriteBatch>,
     done: Option<Done>,
@@ -325,6 +338,7 @@ impl Call {
                 }
                 Kind::Undo => self.finish_with(Done::Undone(None))?,
                 Kind::Status => self.finish_with(Done::Status(None))?,
+                Kind::Ahead => self.finish_with(Done::Ahead(Vec::new()))?,
                 Kind::Prepare { .. } | Kind::Commit { .. } => {
                     self.cache = Some(Cached::build(
                         self.fresh_epoch.clone(),
@@ -379,7 +393,14 @@ impl Call {
     /// on a stale history. Returns whether it did (`false`: load from the store).
     pub fn assume_cached(&mut self, face_len: usize) -> Result<bool, Error> {
         self.expect(Phase::Load, "assumeCached")?;
-        if self.attempts > 0 || !matches!(self.kind, Kind::Prepare { .. } | Kind::Commit { .. }) {
+        // Planning ahead writes nothing: a request planned on a history that moved on is
+        // only one no turn asks for.
+        if self.attempts > 0
+            || !matches!(
+                self.kind,
+                Kind::Prepare { .. } | Kind::Commit { .. } | Kind::Ahead
+            )
+        {
             return Ok(false);
         }
         let Some(meta) = self
@@ -480,6 +501,7 @@ impl Call {
                 let status = self.status()?;
                 self.finish_with(Done::Status(Some(Box::new(status))))
             }
+            Kind::Ahead => self.plan_ahead(),
         }
     }
 
@@ -495,11 +517,7 @@ impl Call {
     }
 
     /// The options of this call's compaction: the stored state, and a manual one's knobs.
-    fn setup(
-        &self,
-        manual: bool,
-        instructions: Option<String>,
-    ) -> Result<(Setup, Option<f64>, Budget, String), Error> {
+    fn setup(&self, manual: bool, instructions: Option<String>) -> Result<Prepped, Error> {
         let mut options = self.ctx.options.clone();
         options.manual = Some(manual);
         if instructions.is_some() {
@@ -513,6 +531,10 @@ impl Call {
             .as_ref()
             .and_then(|m| m.anchors.iter().find(|a| a.model == model))
             .map(|a| a.ratio);
+        let cold = self.cold_cache(&setup.budget);
+        if let Some(c) = &cold {
+            setup.budget.threshold = c.threshold;
+        }
         let budget = setup.budget;
         if let Some(r) = ratio {
             setup.budget = corrected(budget, r);
@@ -521,7 +543,7 @@ impl Call {
             // After the correction: the estimate keeps the real threshold.
             prune_now(&mut setup);
         }
-        Ok((setup, ratio, budget, model))
+        Ok((setup, ratio, budget, model, cold))
     }
 
     /// The replies to [`Step::Summarize`]'s requests, in order.
@@ -557,7 +579,7 @@ impl Call {
                 self.finish_commit(usage)
             }
             Kind::Undo => self.finish_undo(),
-            Kind::Status => unreachable!("status ends when ready"),
+            Kind::Status | Kind::Ahead => unreachable!("status and ahead end when ready"),
         }
     }
 
@@ -619,6 +641,17 @@ impl Call {
         Ok(())
     }
 }
+
+/// A call's compaction setup: the options resolved (the usage correction and a cold cache's
+/// threshold applied), the correction's ratio, the budget before the correction, the model's
+/// anchor key, and the cold cache's note.
+type Prepped = (
+    Setup,
+    Option<f64>,
+    Budget,
+    String,
+    Option<super::cold::ColdCacheNote>,
+);
 
 /// `/prune`'s knobs: the prune boundary moves now, up to the protected recent turns, for any
 /// tool output piled up before them (the engine's own rule, without its pressure trigger);

@@ -166,4 +166,6 @@ pub struct GuardNotes {
     /// Automatic compactions the guards suppressed between the previous compaction and this
     /// one (records only).
     pub suppressed_before: u32,
+    /// The provider's prompt cache was cold (`compactWhenCold`): the threshold was lowered.
+    pub cold_cache: Option<crate::session::cold::ColdCacheNote>,
 }

@@ -201,6 +201,7 @@ impl CompactorCall {
             Done::Committed(c) => to_plain(&c),
             Done::Undone(u) => to_plain(&u),
             Done::Status(s) => to_plain(&s),
+            Done::Ahead(requests) => to_plain(&requests),
         }
     }
 

@@ -25,6 +25,8 @@ use wasm_bindgen::prelude::*;
 use super::error::{invalid_argument, to_js};
 use super::options::{self, json_arg};
 use crate::options::{ImportOptions, ManualCompactOptions};
+use crate::session::ahead::AheadOptions;
+use crate::session::cold::ColdOptions;
 use crate::session::guards::GuardOptions;
 use crate::session::{refused, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
 use crate::Error;
@@ -101,6 +103,27 @@ export interface CompactorOptions extends Omit<CompactOptions, "state" | "manual
   maxCachedConversations?: number;
   /** The guards (idempotency, back-off, circuit breaker): their knobs, each with its default; `0` turns a guard off where its doc says so. */
   guards?: GuardOptions;
+  /**
+   * Makes the summary the next compaction needs in the background, after a `commit` that
+   * leaves the input past a soft threshold (default 0.6 of the window), so the turn that passes
+   * the compaction threshold does not wait for the summarizer. A prepared summary is used only
+   * for the very request it answers (the same span, instructions and cap): it changes when the
+   * summary is made, never what is sent. `true`: the defaults. Default: off.
+   */
+  prepareAhead?: boolean | PrepareAheadOptions;
+  /**
+   * Keeps background work (`prepareAhead`) alive past the response: in a Worker or Durable
+   * Object, `ctx.waitUntil.bind(ctx)`. Without it, the work runs while the runtime does.
+   */
+  waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * Compacts early when the provider's prompt cache is cold anyway: a `prepare` that comes
+   * `ttlSeconds` or more after the conversation's last call (the cache's lifetime: 300 for
+   * Anthropic's default) compacts at `thresholdRatio` (0.6) of the window, since its whole
+   * prefix is paid again either way. The outcome's and the record's `guards.coldCache` say so.
+   * Default: off.
+   */
+  compactWhenCold?: CompactWhenColdOptions;
 }
 
 /** The input `prepare` and `compact` return: send `messages` (and `system`, for Anthropic). */
@@ -109,6 +132,8 @@ export interface PrepareResult<M = unknown> extends PrepareOutcome {
   messages: M[];
   /** Anthropic's top-level `system`, when the conversation has one. */
   system?: unknown;
+  /** Summarizer requests this call answered with summaries `prepareAhead` made before it (0: none). */
+  preparedAhead: number;
 }
 
 /** One message of a conversation's full history. */
@@ -161,6 +186,12 @@ export declare class Compactor<M = unknown> {
    * ```
    */
   commit(conversationId: string, reply: M | readonly M[], usage?: ProviderUsage | null): Promise<CommitOutcome>;
+  /**
+   * Resolves when the summaries `prepareAhead` is making in the background for the
+   * conversation are made (at once when there are none), with how many it made. A test, a
+   * benchmark or a server shutting down waits on it; a chat turn need not.
+   */
+  whenPrepared(conversationId: string): Promise<number>;
   /**
    * Compacts now, whatever the threshold (`/compact`), with `instructions` for the
    * summarizer; a summarizer that fails is an error (`SUMMARIZER_FAILED`), not a fallback.
@@ -311,7 +342,9 @@ impl CompactorCore {
     /// `options`: `compact()`'s, less what JS keeps (`store`, `on`, `writeRetries`,
     /// `maxCachedConversations`, `guards`; the summarizer function is taken out here).
     /// `guards`: `options.guards` (undefined: the defaults). `attempts`: writes tried before
-    /// `STALE_WRITE`; `cached`: conversations kept parsed.
+    /// `STALE_WRITE`; `cached`: conversations kept parsed. `ahead`: `options.prepareAhead`
+    /// (undefined or `false`: off; `true`: the defaults). `cold`: `options.compactWhenCold`
+    /// (undefined: off).
     #[wasm_bindgen(constructor)]
     pub fn new(
         options: JsValue,
@@ -319,6 +352,8 @@ impl CompactorCore {
         attempts: u32,
         cached: u32,
         seed: f64,
+        ahead: JsValue,
+        cold: JsValue,
     ) -> Result<CompactorCore, JsValue> {
         let read =
             options::read::<serde_json::Map<String, Value>>("options", &options, &["summarizer"], false)?;
@@ -332,9 +367,20 @@ impl CompactorCore {
             true => GuardOptions::default(),
             false => options::read::<GuardOptions>("options.guards", &guards, &[], false)?.value,
         };
+        let ahead = match ahead.as_bool() {
+            _ if ahead.is_undefined() => None,
+            Some(on) => on.then(AheadOptions::default),
+            None => Some(options::read::<AheadOptions>("options.prepareAhead", &ahead, &[], false)?.value),
+        };
+        let cold = match cold.is_undefined() {
+            true => None,
+            false => Some(options::read::<ColdOptions>("options.compactWhenCold", &cold, &[], false)?.value),
+        };
         let sessions = Sessions::new(value, attempts, seed as u64)
             .map_err(to_js)?
             .with_guards(&guards)
+            .with_ahead(ahead.as_ref())
+            .with_cold(cold.as_ref())
             .with_cache_limit(cached as usize);
         Ok(CompactorCore {
             sessions: Rc::new(RefCell::new(sessions)),
@@ -430,6 +476,13 @@ impl CompactorCore {
     pub fn status(&self, id: JsValue) -> Result<CompactorCall, JsValue> {
         let id = conversation_id(&id)?;
         Ok(self.call(|s| s.status(&id)))
+    }
+
+    /// The summarizer requests to make ahead of the next turn (`prepareAhead`); its result
+    /// is an array of them (empty: nothing to prepare).
+    pub fn ahead(&self, id: JsValue, now: String) -> Result<CompactorCall, JsValue> {
+        let id = conversation_id(&id)?;
+        Ok(self.call(|s| s.ahead(&id, Some(now))))
     }
 
     /// The options of `import` (checked), as `{ id, overwrite }`.

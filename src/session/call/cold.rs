@@ -1,0 +1,25 @@
+//! `compactWhenCold` in a call: the threshold a `prepare` compacts at when the provider's
+//! cache has gone cold (see `session::cold`).
+
+use super::{Call, Kind};
+use crate::compact::types::Budget;
+use crate::session::cold::ColdCacheNote;
+use crate::session::guards::clock::seconds_between;
+
+impl Call {
+    /// A `prepare` after the provider's cache lifetime (`compactWhenCold`): the lower
+    /// threshold it compacts at (in the provider's tokens, as `budget`), when it is lower.
+    pub(super) fn cold_cache(&self, budget: &Budget) -> Option<ColdCacheNote> {
+        let cold = self
+            .ctx
+            .cold
+            .filter(|_| matches!(self.kind, Kind::Prepare { .. }))?;
+        let last = self.meta.as_ref()?.updated_at.as_deref()?;
+        let idle = seconds_between(last, self.now.as_deref()?)?;
+        let threshold = (cold.ratio * budget.window as f64) as usize;
+        (idle >= cold.ttl && threshold < budget.threshold).then_some(ColdCacheNote {
+            idle_seconds: idle,
+            threshold,
+        })
+    }
+}
