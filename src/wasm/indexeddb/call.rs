@@ -118,20 +118,26 @@ impl IdbCall {
         Ok(IdbCall::new(at, tx, Answer::Nothing))
     }
 
-    /// `write(id, expect, batch)`: checks the stored version inside the transaction, then
-    /// appends and puts everything, or nothing.
+    /// `write(id, expect, batch)`: everything or nothing. The stored meta is read first and
+    /// everything is put behind that read at once, in one round trip to IndexedDB; the read's
+    /// `success` handler, which runs before the transaction can commit, checks the stored
+    /// version and length and aborts the transaction (nothing is kept) when they do not fit.
     pub fn write(db: &IdbDatabase, id: JsValue, expect: JsValue, batch: JsValue) -> Result<IdbCall, JsValue> {
         let write = Write::read(&id, &expect, &batch)?;
         let at = At::new("write", &write.id);
-        let tx = transaction(&at, db, &STORES, IdbTransactionMode::Readwrite)?;
+        let tx = transaction(&at, db, &write.stores(), IdbTransactionMode::Readwrite)?;
         let request = store(&tx, &at, META)?
             .get(&JsValue::from_str(&write.id))
             .map_err(|e| from_dom(&at, "", &e))?;
+        if let Err(e) = write.put(&tx) {
+            let _ = tx.abort();
+            return Err(from_dom(&at, "a value could not be stored in IndexedDB", &e));
+        }
         let outcome = Rc::new(RefCell::new(Outcome::Pending));
         let on_meta = {
             let (tx, request, outcome) = (tx.clone(), request.clone(), outcome.clone());
             Closure::<dyn FnMut()>::new(move || {
-                let decided = match write.apply(&tx, &request) {
+                let decided = match write.check(&request) {
                     Ok(()) => Outcome::Written,
                     Err(refused) => {
                         // Rolls back whatever was put already; it cannot fail on an active
@@ -311,9 +317,56 @@ impl Write {
         })
     }
 
+    /// The object stores the write touches.
+    fn stores(&self) -> Vec<&'static str> {
+        let mut stores = vec![META, MESSAGES];
+        if !self.summaries.is_empty() {
+            stores.push(SUMMARIES);
+        }
+        if !self.records.is_empty() {
+            stores.push(RECORDS);
+        }
+        stores
+    }
+
+    /// Where the messages go if the batch fits the stored meta: `start`, or the new length
+    /// less the messages (`None`: no stored length fits, and the check refuses the write).
+    fn position(&self) -> Option<u64> {
+        self.start
+            .or_else(|| self.length.checked_sub(u64::from(self.messages.length())))
+    }
+
+    /// Puts everything, behind the read of the stored meta that [`Write::check`] judges.
+    fn put(&self, tx: &IdbTransaction) -> Result<(), JsValue> {
+        let Some(position) = self.position() else {
+            return Ok(());
+        };
+        let messages = tx.object_store(MESSAGES)?;
+        for (i, message) in self.messages.iter().enumerate() {
+            messages.put_with_key(&message, &key(&self.id, (position + i as u64) as f64))?;
+        }
+        // `add`: a seq already stored is a broken batch, which aborts the transaction.
+        if !self.summaries.is_empty() {
+            let summaries = tx.object_store(SUMMARIES)?;
+            for (seq, summary) in &self.summaries {
+                summaries.add_with_key(summary, &key(&self.id, f64::from(*seq)))?;
+            }
+        }
+        if !self.records.is_empty() {
+            let records = tx.object_store(RECORDS)?;
+            for (seq, record) in &self.records {
+                records.add_with_key(record, &key(&self.id, f64::from(*seq)))?;
+            }
+        }
+        tx.object_store(META)?
+            .put_with_key(&self.meta, &JsValue::from_str(&self.id))
+            .map(|_| ())
+    }
+
     /// Runs in the stored meta's `success` handler, inside the transaction: checks the
-    /// stored version and length, then puts everything. An `Err` means nothing may be kept.
-    fn apply(&self, tx: &IdbTransaction, request: &IdbRequest) -> Result<(), Outcome> {
+    /// stored version, and that the messages were put where the stored length says. An
+    /// `Err` means nothing may be kept.
+    fn check(&self, request: &IdbRequest) -> Result<(), Outcome> {
         let stored = request.result().map_err(Outcome::Failed)?;
         let (found, stored_length) = if stored.is_undefined() || stored.is_null() {
             (None, 0)
@@ -340,29 +393,10 @@ impl Write {
         schema::check_version(&self.id, self.expect, found).map_err(Outcome::Refused)?;
         let appended = u64::from(self.messages.length());
         schema::check_length(stored_length, self.start, appended, self.length).map_err(Outcome::Refused)?;
-        let store = |name: &str| tx.object_store(name).map_err(Outcome::Failed);
-        let (messages, summaries, records) = (store(MESSAGES)?, store(SUMMARIES)?, store(RECORDS)?);
-        for (i, message) in self.messages.iter().enumerate() {
-            let at = (stored_length + i as u64) as f64;
-            messages
-                .put_with_key(&message, &key(&self.id, at))
-                .map_err(Outcome::Failed)?;
-        }
-        // `add`: a seq already stored is a broken batch, which aborts the transaction.
-        for (seq, summary) in &self.summaries {
-            summaries
-                .add_with_key(summary, &key(&self.id, f64::from(*seq)))
-                .map_err(Outcome::Failed)?;
-        }
-        for (seq, record) in &self.records {
-            records
-                .add_with_key(record, &key(&self.id, f64::from(*seq)))
-                .map_err(Outcome::Failed)?;
-        }
-        store(META)?
-            .put_with_key(&self.meta, &JsValue::from_str(&self.id))
-            .map(|_| ())
-            .map_err(Outcome::Failed)
+        // Where the messages were put: the stored length, which `check_length` just said
+        // (it is the batch's `start` when given, and the new length less the messages).
+        debug_assert_eq!(self.position(), Some(stored_length));
+        Ok(())
     }
 }
 

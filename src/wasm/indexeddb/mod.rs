@@ -12,10 +12,13 @@
 //! deadline besides.
 //!
 //! The one step that cannot wait for JS is a write's version check: it has to read the
-//! stored meta and decide to write or not inside the same transaction, before it commits.
-//! It runs in the meta request's `success` handler ([`call`]), synchronously, as IndexedDB
-//! requires. If that handler threw, IndexedDB would abort the transaction (an exception in a
-//! `success` handler does), so a write is whole or absent whatever happens.
+//! stored meta and decide to keep the write or not inside the same transaction, before it
+//! commits. The write's puts are made with the read of the meta, so the whole write is one
+//! round trip to IndexedDB; the check runs in the meta request's `success` handler
+//! ([`call`]), synchronously, before the transaction can commit, and aborts it (nothing is
+//! kept) when the batch does not fit the stored meta. If that handler threw, IndexedDB would
+//! abort the transaction too (an exception in a `success` handler does), so a write is whole
+//! or absent whatever happens.
 
 mod call;
 mod open;
