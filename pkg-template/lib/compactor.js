@@ -201,6 +201,7 @@ export function compactorWith(raw, g) {
         call = make(core);
         let metaLength = 0;
         let appended = [];
+        let ahead = null;
         for (;;) {
           const step = call.next();
           if (step.load) {
@@ -245,12 +246,18 @@ export function compactorWith(raw, g) {
             call.finish(planned, waited, clock() - started);
           } else if (step.write) {
             if (adding !== null && adding.length === step.write.messages.length) step.write.messages = adding;
+            const writing = this.#store("write", id, step.expect, step.write);
+            writing.catch(() => {});
+            // The core made its result with the batch: it crosses to JS while the store writes
+            // (a stale write drops it, and the next attempt makes another).
+            ahead = call.result();
             try {
-              await this.#store("write", id, step.expect, step.write);
+              await writing;
             } catch (e) {
               if (e?.code !== "STALE_WRITE") throw e;
               resumed();
               // Another writer got there first: the core loads again, or gives up.
+              ahead = null;
               call.stale(typeof e?.found === "number" ? e.found : null);
               await jitter();
               resumed();
@@ -260,7 +267,7 @@ export function compactorWith(raw, g) {
             call.written();
             appended = step.write.messages;
           } else if (step.done) {
-            const result = call.result();
+            const result = ahead ?? call.result();
             for (const m of appended) items.push(m);
             if (preparedAhead > 0) result.preparedAhead = preparedAhead;
             return result;

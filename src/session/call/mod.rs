@@ -287,7 +287,8 @@ impl Call {
         self.done.as_ref()
     }
 
-    /// Takes the result, once [`Step::Done`].
+    /// Takes the result, once [`Step::Write`] (it is made with the batch; a stale write drops
+    /// it with the attempt) or [`Step::Done`].
     pub fn take_done(&mut self) -> Option<Done> {
         self.done.take()
     }

@@ -166,7 +166,8 @@ impl CompactorCall {
         self.inner()?.stale(found).map_err(to_js)
     }
 
-    /// The result, once done. `prepare` and `compact`: `{ pieces, system?, ...outcome }`,
+    /// The result, once the call reached its write (the core makes it with the batch, so JS
+    /// takes it while the store writes) or is done. `prepare` and `compact`: `{ pieces, system?, ...outcome }`,
     /// where each piece is a history index (an item JS holds) or `{ item, of? }`: an item
     /// ctxfold made, a changed copy of history item `of` when it is one.
     pub fn result(&mut self) -> Result<JsValue, JsValue> {
