@@ -6,6 +6,7 @@
 
 import { ask, failure, compactWith } from "./compact.js";
 import { runCommand } from "./commands.js";
+import { lockNotices } from "./locks.js";
 
 const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
@@ -26,6 +27,7 @@ const clock = () => (typeof performance === "object" ? performance.now() : Date.
  */
 export function compactorWith(raw, g) {
   const compact = compactWith(raw, g);
+  const notices = lockNotices();
   const staleWriteError = g.wrap(raw.staleWriteError);
   const storeError = (operation, id, cause) => {
     const err = raw.__ctxfoldStoreError(operation, id, describeError(cause));
@@ -146,12 +148,10 @@ export function compactorWith(raw, g) {
       }
     }
 
-    /** Runs `fn` after every earlier call on `id` (and, for a shared store, under a Web Lock). */
-    #locked(id, fn) {
+    /** Runs `fn(lock)` after every earlier call on `id` (see #shared for `lock` and `mode`). */
+    #locked(id, fn, mode) {
       const previous = this.#chains.get(id) ?? Promise.resolve();
-      const lockName = typeof this.store.lockName === "string" ? this.store.lockName : null;
-      const locks = lockName !== null ? globalThis.navigator?.locks : undefined;
-      const run = previous.then(() => (locks ? locks.request(`ctxfold:${lockName}:${id}`, () => fn()) : fn()));
+      const run = previous.then(() => this.#shared(id, fn, mode));
       const tail = run.then(
         () => {},
         () => {},
@@ -161,6 +161,56 @@ export function compactorWith(raw, g) {
         if (this.#chains.get(id) === tail) this.#chains.delete(id);
       });
       return run;
+    }
+
+    /**
+     * Runs `fn(lock)`, for a shared store (a `lockName`, where `navigator.locks` exists) under
+     * the conversation's Web Lock, so tabs take turns. `mode`: "read" (a call that writes
+     * nothing), "write", or "lazy" (`prepare`, `commit`): a lazy call starts without the lock,
+     * and `lock()` takes it before the call reads the store, which it does unless it goes on
+     * from its cache (cold, after a stale write, and always before the summarizer is asked).
+     * So a warm turn that does not compact is one version-checked write with no lock to wait
+     * for, and a compaction holds the lock from its load to its write. Taking the lock for a
+     * call that writes is said to the other Compactors of the origin (`lockNotices`): while it
+     * is held, their lazy calls on the conversation take it from the start, so an append does
+     * not make a compaction's write stale (and, after a stale write, the tabs take turns
+     * until they stop racing: a Compactor's own notices do not count for itself).
+     */
+    async #shared(id, fn, mode) {
+      const lockName = typeof this.store.lockName === "string" ? this.store.lockName : null;
+      const locks = lockName !== null ? globalThis.navigator?.locks : undefined;
+      if (!locks) return fn(null);
+      const name = `ctxfold:${lockName}:${id}`;
+      const held = async (work) => {
+        const stop = mode === "read" ? null : notices.hold(name, this);
+        try {
+          return await work();
+        } finally {
+          stop?.();
+        }
+      };
+      if (mode !== "lazy" || notices.busy(name, this)) return locks.request(name, () => held(() => fn(null)));
+      let ended = false;
+      let release = null;
+      let taking = null;
+      const lock = () =>
+        (taking ??= new Promise((granted, failed) => {
+          locks
+            .request(name, () => {
+              // A call that ended meanwhile (a restart) lets go at once.
+              if (ended) return undefined;
+              const holding = held(() => new Promise((resolve) => (release = resolve)));
+              granted();
+              return holding;
+            })
+            .catch(failed);
+        }));
+      try {
+        return await fn(lock);
+      } finally {
+        ended = true;
+        release?.();
+      }
     }
 
     /** A store call, its rejection a STORE_ERROR (a stale write is the caller's to see). */
@@ -178,16 +228,17 @@ export function compactorWith(raw, g) {
     /**
      * Steps one core call to its end. `make(core)` makes it; `events`: emit this call's;
      * `adding`: the history items the call appends, as JSON copies made here (the core's
-     * copies have their keys sorted; these keep the caller's order, and are what is stored).
+     * copies have their keys sorted; these keep the caller's order, and are what is stored);
+     * `lock`: takes the Web Lock a lazy call has not taken yet (see #shared).
      */
-    async #step(id, make, events, adding = null) {
+    async #step(id, make, events, adding = null, lock = null) {
       g.check();
       const core = this.#ensureCore();
       const since = g.restarts();
       let call = null;
       let items = this.#items.get(id) ?? [];
       let firstRejection;
-      const started = clock();
+      let started = clock();
       let planned = null;
       let waited = 0;
       let preparedAhead = 0;
@@ -208,6 +259,13 @@ export function compactorWith(raw, g) {
             // A turn after this Compactor's own write goes on from what it wrote (the write
             // checks the version, so another writer's turn makes it load and redo the call).
             if (call.assumeCached(items.length)) continue;
+            if (lock !== null) {
+              const t = clock();
+              await lock();
+              resumed();
+              // The wait for the lock is no part of the call's timings.
+              started += clock() - t;
+            }
             const meta = await this.#store("load", id);
             resumed();
             metaLength = meta?.length ?? 0;
@@ -346,22 +404,30 @@ export function compactorWith(raw, g) {
     }
 
     prepare(conversationId, newMessages) {
-      return this.#call(conversationId, async (id) => {
-        const copy = jsonCopy(newMessages);
-        const adding = Array.isArray(copy) ? copy : Array.isArray(copy?.messages) ? copy.messages : null;
-        const result = await this.#step(id, (core) => core.prepare(id, copy, now()), true, adding);
-        return this.#prepared(id, result);
-      });
+      return this.#call(
+        conversationId,
+        async (id, lock) => {
+          const copy = jsonCopy(newMessages);
+          const adding = Array.isArray(copy) ? copy : Array.isArray(copy?.messages) ? copy.messages : null;
+          const result = await this.#step(id, (core) => core.prepare(id, copy, now()), true, adding, lock);
+          return this.#prepared(id, result);
+        },
+        "lazy",
+      );
     }
 
     commit(conversationId, reply, usage) {
-      return this.#call(conversationId, async (id) => {
-        const copy = jsonCopy(reply);
-        const adding = Array.isArray(copy) ? copy : copy !== null && typeof copy === "object" ? [copy] : null;
-        const committed = await this.#step(id, (core) => core.commit(id, copy, usage, now()), false, adding);
-        if (this.#ahead !== undefined && this.#summarizer !== null) this.#planAhead(id);
-        return committed;
-      });
+      return this.#call(
+        conversationId,
+        async (id, lock) => {
+          const copy = jsonCopy(reply);
+          const adding = Array.isArray(copy) ? copy : copy !== null && typeof copy === "object" ? [copy] : null;
+          const committed = await this.#step(id, (core) => core.commit(id, copy, usage, now()), false, adding, lock);
+          if (this.#ahead !== undefined && this.#summarizer !== null) this.#planAhead(id);
+          return committed;
+        },
+        "lazy",
+      );
     }
 
     /**
@@ -386,7 +452,8 @@ export function compactorWith(raw, g) {
     #planAhead(id) {
       const previous = this.#pending.get(id) ?? Promise.resolve();
       const work = previous
-        .then(() => this.#locked(id, () => this.#step(id, (core) => core.ahead(id, now()), false)))
+        // Writes nothing: the lock only when it must load (a cold cache), as a warm turn.
+        .then(() => this.#locked(id, (lock) => this.#step(id, (core) => core.ahead(id, now()), false, null, lock), "lazy"))
         .then((requests) => {
           if (requests.length === 0) return 0;
           // What is made or in flight for the same request is kept; one that failed is asked again.
@@ -451,7 +518,7 @@ export function compactorWith(raw, g) {
     }
 
     status(conversationId) {
-      return this.#call(conversationId, (id) => this.#step(id, (core) => core.status(id), false));
+      return this.#call(conversationId, (id) => this.#step(id, (core) => core.status(id), false), "read");
     }
 
     history(conversationId) {
@@ -466,11 +533,11 @@ export function compactorWith(raw, g) {
           for (const i of r.evicted) if (!by.has(i)) by.set(i, r.seq);
         }
         return messages.slice(0, meta.length).map((message, index) => ({ index, message, summarizedBy: by.get(index) ?? null }));
-      });
+      }, "read");
     }
 
     summaries(conversationId) {
-      return this.#call(conversationId, (id) => this.#store("summaries", id));
+      return this.#call(conversationId, (id) => this.#store("summaries", id), "read");
     }
 
     records(conversationId) {
@@ -478,7 +545,7 @@ export function compactorWith(raw, g) {
         const [meta, records] = await Promise.all([this.#store("load", id), this.#store("records", id)]);
         const undone = new Set(meta?.undone ?? []);
         return records.map((r) => ({ ...r, undone: undone.has(r.seq) }));
-      });
+      }, "read");
     }
 
     async list() {
@@ -507,7 +574,7 @@ export function compactorWith(raw, g) {
           this.#store("records", id),
         ]);
         return { kind: "ctxfold.conversation", exportVersion: 1, meta, messages: messages.slice(0, meta.length), summaries, records };
-      });
+      }, "read");
     }
 
     async import(data, options) {
@@ -552,12 +619,12 @@ export function compactorWith(raw, g) {
       }
     }
 
-    /** A call on one conversation: its id checked at once, its work queued behind the others. */
-    #call(conversationId, work) {
+    /** A call on one conversation: its id checked at once, its work queued behind the others (`mode`: see #shared). */
+    #call(conversationId, work, mode = "write") {
       try {
         g.check();
         const id = this.#id(conversationId);
-        return this.#locked(id, () => work(id));
+        return this.#locked(id, (lock) => work(id, lock), mode);
       } catch (e) {
         return Promise.reject(e);
       }

@@ -2,8 +2,9 @@
 // conversation survives a page reload; a page closed while the summarizer is still running
 // leaves a consistent conversation that the next prepare completes; a database written by
 // the previous schema version keeps its data; a full quota is a typed error that leaves the
-// data as it was; and 50 concurrent prepare calls from two pages of one origin make exactly
-// one compaction and lose no message (through Web Locks, and through the version check alone).
+// data as it was; 50 concurrent prepare calls from two pages of one origin make exactly
+// one compaction and lose no message (through Web Locks, and through the version check alone);
+// and an append that needs no lock waits for another page's compaction, which says it holds one.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -321,6 +322,57 @@ for (const locks of [true, false]) {
     }
   });
 }
+
+test("an append in one page while another page compacts waits for that page's Web Lock: the compaction is made once, nothing is lost", async () => {
+  const ctx = await browser.newContext();
+  try {
+    const [a, b] = [await openPage(ctx), await openPage(ctx)];
+    const make = () => {
+      window.starts = 0;
+      window.gate = new Promise((resolve) => (window.release = resolve));
+      window.c = compactor("append-race", {
+        summarizer: async (request) => {
+          await window.gate;
+          return "## Conversation Summary\n- **Facts:** " + request.covers.length + " messages about /srv/a.";
+        },
+        on: { compactionStart: () => window.starts++ },
+      });
+    };
+    await a.evaluate(make);
+    await b.evaluate(make);
+    const { before, over } = await a.evaluate(() => talk.nearThreshold(ctxfold, window.c, "chat", WINDOW));
+    // Page b writes last: its next call goes on from its cache, with no lock of its own to take.
+    await b.evaluate(() => window.c.commit("chat", { role: "assistant", content: "noted (b)" }));
+    // Page a compacts, under the lock; its summarizer waits.
+    await a.evaluate((over) => {
+      window.compacting = window.c.prepare("chat", [over]).then((r) => r.record !== null);
+    }, over);
+    await a.waitForFunction(() => window.starts === 1);
+    // Page b appends meanwhile. Had it written now, page a's write would be stale and its
+    // compaction made again; page a said it holds the lock, so page b waits for it.
+    await b.evaluate(() => {
+      window.appending = window.c.commit("chat", { role: "assistant", content: "later (b)" });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await a.evaluate(() => window.release());
+    assert.equal(await a.evaluate(() => window.compacting), true, "page a compacted");
+    await b.evaluate(() => window.appending);
+    const r = await a.evaluate(async () => ({
+      starts: window.starts,
+      records: (await window.c.records("chat")).length,
+      history: (await window.c.history("chat")).map((e) => e.message),
+    }));
+    assert.equal(r.starts, 1, "the compaction was made once");
+    assert.equal(r.records, 1);
+    assert.deepEqual(r.history.slice(0, before.length), before);
+    assert.deepEqual(
+      r.history.slice(before.length).map((m) => m.content),
+      ["noted (b)", over.content, "later (b)"],
+    );
+  } finally {
+    await ctx.close();
+  }
+});
 
 test("the README's IndexedDB example runs as written in a page", async () => {
   const readme = readFileSync(join(repoRoot, "README.md"), "utf8");

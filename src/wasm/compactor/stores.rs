@@ -66,8 +66,13 @@ export interface CompactorStore {
   /**
    * For a store that several tabs of one origin share (IndexedDB): a name for it, so that
    * calls on one conversation also wait for each other across tabs through the Web Locks
-   * API (`navigator.locks`, where present). Without it, only calls through one `Compactor`
-   * wait for each other, and `write`'s version check keeps the others from losing anything.
+   * API (`navigator.locks`, where present). A `prepare` or `commit` that goes on from what
+   * this `Compactor` wrote last and does not compact is one version-checked `write` and
+   * takes no lock, unless another tab said lately that it holds it (a `BroadcastChannel`
+   * notice; a compaction holds the lock from its load to its write). Without a `lockName`,
+   * only calls through one `Compactor` wait for each other. Either way `write`'s version
+   * check keeps a writer that another got ahead of from losing anything: it loads and tries
+   * again.
    */
   readonly lockName?: string;
 }

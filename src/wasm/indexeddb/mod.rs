@@ -71,7 +71,7 @@ export class IndexedDBStore implements CompactorStore {
   constructor(options?: IndexedDBStoreOptions);
   /** The IndexedDB database's name. */
   readonly database: string;
-  /** `"indexeddb:" + database`: a `Compactor` takes a Web Lock (`navigator.locks`) of this name and the conversation's id around each call, so the tabs of one origin take turns on a conversation. */
+  /** `"indexeddb:" + database`: a `Compactor` takes a Web Lock (`navigator.locks`) of this name and the conversation's id around each call that reads the store or may compact, so the tabs of one origin take turns on a conversation (see `CompactorStore.lockName`). */
   readonly lockName: string;
   load(id: string): Promise<StoredMeta | null>;
   messages(id: string, from: number): Promise<unknown[]>;
