@@ -1,7 +1,7 @@
 // The IndexedDBStore benchmark (issue 13): a non-compacting `prepare` on a 2,000-message
 // conversation with IndexedDBStore against the same turn with MemoryStore, in headless
 // Chromium with a profile on disk (so IndexedDB writes LevelDB files, as in a browser). The
-// target: at most 3x MemoryStore's time (a warm call is one `load` and one `write`). It prints
+// target: at most 3x MemoryStore's time (a warm call is one `write`, and takes no lock). It prints
 // its figures and whether the target is met; it is a benchmark, not a test (nothing asserts).
 //
 //   bash scripts/build.sh && node bench/indexeddb/run.mjs [--turns 100] [--warmup 10] [--history 2000]
