@@ -252,7 +252,7 @@ export function compactorWith(raw, g) {
         call = make(core);
         let metaLength = 0;
         let appended = [];
-        let ahead = null;
+        let early = null;
         for (;;) {
           const step = call.next();
           if (step.load) {
@@ -308,14 +308,14 @@ export function compactorWith(raw, g) {
             writing.catch(() => {});
             // The core made its result with the batch: it crosses to JS while the store writes
             // (a stale write drops it, and the next attempt makes another).
-            ahead = call.result();
+            early = call.result();
             try {
               await writing;
             } catch (e) {
               if (e?.code !== "STALE_WRITE") throw e;
               resumed();
               // Another writer got there first: the core loads again, or gives up.
-              ahead = null;
+              early = null;
               call.stale(typeof e?.found === "number" ? e.found : null);
               await jitter();
               resumed();
@@ -325,7 +325,7 @@ export function compactorWith(raw, g) {
             call.written();
             appended = step.write.messages;
           } else if (step.done) {
-            const result = ahead ?? call.result();
+            const result = early ?? call.result();
             for (const m of appended) items.push(m);
             if (preparedAhead > 0) result.preparedAhead = preparedAhead;
             return result;
