@@ -535,6 +535,72 @@ fn the_newest_tool_result_stays_next_to_its_call_cut_to_fit() {
     }
 }
 
+/// A step cut to fit stays cut alike on the turns after it, while it is sent: the prefix a
+/// provider caches does not change on a turn that neither compacts nor prunes (the step came
+/// back whole on the next turn, which broke the request's prefix).
+#[test]
+fn a_step_cut_to_fit_is_sent_alike_on_the_next_turns() {
+    let line = "[ 42%] Building CXX object src/CMakeFiles/core.dir/engine.cpp.o\n";
+    let log = format!(
+        "{}src/engine.cpp:812:17: error: no member named 'flush_all'\n",
+        line.repeat(300)
+    );
+    let mut items = vec![
+        json!({"role": "system", "content": "You are a build agent."}),
+        json!({"role": "user", "content": "Build the project and fix what fails."}),
+    ];
+    for t in 0..6 {
+        items.push(json!({"role": "assistant", "content": format!("Step {t}: looking around."), "tool_calls": [{"id": format!("l{t}"), "type": "function", "function": {"name": "bash", "arguments": "{\"cmd\":\"ls\"}"}}]}));
+        items.push(json!({"role": "tool", "tool_call_id": format!("l{t}"), "content": format!("src tests docs {t}\n").repeat(40)}));
+    }
+    items.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": "m", "type": "function", "function": {"name": "bash", "arguments": "{\"cmd\":\"make\"}"}}]}));
+    items.push(json!({"role": "tool", "tool_call_id": "m", "content": log}));
+    let cfg = Config::from_json(&json!({})).unwrap();
+    let window = 6_000;
+    let turn = |items: &[Value], state: Option<ctxfold::compact::state::State>| {
+        let conv = Conversation::parse(&json!(items), None).unwrap();
+        let (outcome, _) = run(
+            &conv,
+            &cfg,
+            enc(),
+            window,
+            reserve(window),
+            state,
+            Summarizer::Extractive,
+        )
+        .unwrap();
+        (output(&conv, &outcome), outcome)
+    };
+    let (first, outcome) = turn(&items, None);
+    let sent = first.as_array().unwrap().clone();
+    assert!(
+        sent.last()
+            .unwrap()
+            .to_string()
+            .contains("cut to fit the context window"),
+        "the step was not cut"
+    );
+    assert!(outcome.state.step_cut.is_some());
+    // The next turns: the model answers, the user asks, the model answers again.
+    let mut state = Some(outcome.state);
+    for next in [
+        json!({"role": "assistant", "content": "The build fails: flush_all is missing."}),
+        json!({"role": "user", "content": "Add it, then."}),
+    ] {
+        items.push(next);
+        let (out, outcome) = turn(&items, state.take());
+        let out = out.as_array().unwrap().clone();
+        if outcome.report.trigger.is_none() && !outcome.report.pruned.advanced {
+            assert_eq!(
+                out[..sent.len()],
+                sent[..],
+                "the request does not extend the previous one"
+            );
+        }
+        state = Some(outcome.state);
+    }
+}
+
 /// `preset: "off"` sends the conversation as it is, and never more than the budget: over
 /// it, a typed `CONTEXT_OVERFLOW` that says why, or with `overflow: "truncate"` the largest
 /// messages cut to fit (it returned 8,288 tokens for a 2,976-token budget, status `full`).

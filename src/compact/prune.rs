@@ -132,19 +132,21 @@ fn cut_marker(removed: usize) -> String {
     format!("\n[… {removed} characters of this output cut to fit the context window …]\n")
 }
 
-/// Cuts the tool outputs of the newest step (`step..`, the calls and results the model is
-/// about to read) in place, largest first, until the step takes at most `room` tokens: each
-/// keeps its start and its end (where an error usually is) around a marker. They are never
-/// evicted (SPEC.md). The report counts them with the pruned outputs (`pruned.messages`).
+/// Cuts the tool outputs of a step (`step..end`: the newest step, the calls and results the
+/// model is about to read, or one cut so before) in place, largest first, until the step takes
+/// at most `room` tokens: each keeps its start and its end (where an error usually is) around
+/// a marker. They are never evicted (SPEC.md). The same step and room cut to the same bytes,
+/// so a step cut once is cut alike on the turns after it (`State::step_cut`). The report
+/// counts them with the pruned outputs (`pruned.messages`).
 pub fn cut_step(
     messages: &[Message],
-    step: usize,
+    (step, end): (usize, usize),
     room: usize,
     out: &mut Applied,
     counter: &dyn TextCounter,
 ) {
-    let mut over = out.tokens[step..].iter().sum::<usize>().saturating_sub(room);
-    let mut order: Vec<usize> = (step..messages.len())
+    let mut over = out.tokens[step..end].iter().sum::<usize>().saturating_sub(room);
+    let mut order: Vec<usize> = (step..end)
         .filter(|&i| messages[i].result_ids().next().is_some())
         .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(out.tokens[i]));

@@ -39,13 +39,18 @@ fn signed_bytes(state: &State) -> Vec<u8> {
         .iter()
         .map(|c| (c.generation, c.through, c.text.as_str()))
         .collect();
-    serde_json::to_vec(&(
+    let marks = (
         state.version,
         chunks,
         state.boundary,
         state.prune_boundary,
         state.pinned,
-    ))
+    );
+    match state.step_cut {
+        // A state without one signs as it did before there were any.
+        None => serde_json::to_vec(&marks),
+        Some(cut) => serde_json::to_vec(&(marks, cut)),
+    }
     .expect("a state serializes")
 }
 

@@ -103,6 +103,18 @@ pub struct FallbackUsed {
     pub reason: String,
 }
 
+/// A step whose tool outputs were cut in place to fit (`State::step_cut`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct StepCut {
+    /// The step's first message.
+    pub step: usize,
+    /// Just after its last message (the check covers the step).
+    pub end: Mark,
+    /// The tokens the step was cut to.
+    pub room: usize,
+}
+
 /// A position in the history, with a check on the messages before it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[ts(rename = "StateMark")]
@@ -161,6 +173,11 @@ pub struct State {
     /// Just after the user message kept verbatim although it lies before `boundary` (the
     /// newest user message, when its own turn had to be split).
     pub pinned: Option<Mark>,
+    /// The newest step's tool outputs as an earlier turn cut them to fit: cut alike while
+    /// the step is sent, so the prefix a provider caches stays byte-identical.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub step_cut: Option<StepCut>,
     /// With `stateKey`: the HMAC-SHA256 of the chunks' texts and the marks, in hex. A state
     /// that comes back without it, or with one that does not match, is discarded.
     #[serde(default, skip_serializing_if = "Option::is_none")]

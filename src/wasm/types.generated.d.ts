@@ -672,6 +672,11 @@ export type CompactState = {
    */
   pinned: StateMark | null;
   /**
+   * The newest step's tool outputs as an earlier turn cut them to fit: cut alike while
+   * the step is sent, so the prefix a provider caches stays byte-identical.
+   */
+  stepCut?: StepCut;
+  /**
    * With `stateKey`: the HMAC-SHA256 of the chunks' texts and the marks, in hex. A state
    * that comes back without it, or with one that does not match, is discarded.
    */

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use super::super::elide;
-use super::super::state::{Mark, State, VERSION};
+use super::super::state::{Mark, State, StepCut, VERSION};
 use super::super::summary;
 use super::super::types::{ContextStatus, Outcome, Pruned, Report, SummaryRoleUsed, Timings};
 use super::{join_chunks, text_message, Compaction};
@@ -64,6 +64,15 @@ impl Compaction {
                 .filter(|_| self.plan.pruned.boundary > self.plan.head_end),
             // Just after the pinned message, so its check covers the message itself.
             pinned: layout.pinned.map(|i| Mark::at(&self.digests, i + 1)),
+            // While its step is sent, a cut step stays cut alike.
+            step_cut: self
+                .step_cut
+                .filter(|&(step, ..)| step >= layout.start)
+                .map(|(step, end, room)| StepCut {
+                    step,
+                    end: Mark::at(&self.digests, end),
+                    room,
+                }),
             signature: None,
         };
         if let Some(key) = &self.input.config.state_key {

@@ -49,6 +49,8 @@ pub struct Compaction {
     summary_room: usize,
     /// The summarizer rounds: requests, replies, chunks, and what they found.
     rounds: rounds::Rounds,
+    /// A step whose tool outputs are cut in place: `(first message, end, room)`.
+    step_cut: Option<(usize, usize, usize)>,
 }
 
 impl Compaction {
@@ -90,19 +92,33 @@ impl Compaction {
             summarizer_input,
         };
         let mut pruned = pruned;
+        let newest = structure.newest_step.filter(|&s| s >= head.boundary);
+        // A step an earlier turn cut to fit is cut alike while it is sent as it was (not
+        // evicted, not reached by pruning).
+        let mut step_cut = state
+            .step_cut
+            .filter(|c| c.step >= head.boundary.max(pruned.report.boundary))
+            .map(|c| (c.step, c.end.index, c.room));
+        if let Some((step, end, room)) = step_cut {
+            prune::cut_step(messages, (step, end), room, &mut pruned, &input.counter);
+        }
         let mut plan = plan::plan(&input, &structure, &head, &pruned, sizes, state_reset.clone());
         // The newest step's tool outputs are kept, cut when the input does not fit and they
         // take more than what is left beside the head, its turn's user message and a summary.
         let over = plan.tokens.total > input.budget.input;
-        if let (true, Some(_), Some(step)) = (
-            over,
-            plan.trigger,
-            structure.newest_step.filter(|&s| s >= head.boundary),
-        ) {
+        let cut_before = step_cut.map(|(s, ..)| s);
+        if let (true, Some(_), Some(step)) = (over, plan.trigger, newest.filter(|&s| Some(s) != cut_before)) {
             let room = plan::step_room(&input, &head, &structure, step, sizes);
             if pruned.tokens[step..].iter().sum::<usize>() > room {
-                prune::cut_step(messages, step, room, &mut pruned, &input.counter);
+                prune::cut_step(
+                    messages,
+                    (step, messages.len()),
+                    room,
+                    &mut pruned,
+                    &input.counter,
+                );
                 plan = plan::plan(&input, &structure, &head, &pruned, sizes, state_reset);
+                step_cut = Some((step, messages.len(), room));
             }
         }
         let summary_slot = plan::summary_slot(&input, sizes);
@@ -122,6 +138,7 @@ impl Compaction {
             summarizer_input,
             summary_slot,
             summary_room,
+            step_cut,
         };
         c.check_fits()?;
         if c.plan.trigger.is_some() && !c.plan.evict.is_empty() {

@@ -33,10 +33,11 @@ pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (State, Option<St
             }),
         ),
         Some(s) => {
-            let marks: [(&str, Option<Mark>); 3] = [
+            let marks: [(&str, Option<Mark>); 4] = [
                 ("boundary", s.boundary),
                 ("pruneBoundary", s.prune_boundary),
                 ("pinned", s.pinned),
+                ("stepCut", s.step_cut.map(|c| c.end)),
             ];
             match marks
                 .into_iter()
