@@ -62,6 +62,7 @@ pub fn declarations() -> String {
         state::FallbackUsed,
         state::Chunk,
         state::Mark,
+        state::StepCut,
         state::State,
         types::Budget,
         types::Breakdown,

@@ -647,6 +647,24 @@ export type StateMark = {
 };
 
 /**
+ * A step whose tool outputs were cut in place to fit (`State::step_cut`).
+ */
+export type StepCut = {
+  /**
+   * The step's first message.
+   */
+  step: number;
+  /**
+   * Just after its last message (the check covers the step).
+   */
+  end: StateMark;
+  /**
+   * The tokens the step was cut to.
+   */
+  room: number;
+};
+
+/**
  * What to pass back as `options.state` next turn: small, JSON-serialisable.
  */
 export type CompactState = {
