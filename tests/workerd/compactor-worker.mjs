@@ -14,9 +14,27 @@ function failure(e) {
   return { error: { name: e?.name, code: e?.code, message: e?.message, stack: e?.stack } };
 }
 
+/** A summarizer double for a remote LLM: `ms` of waiting, then a summary of what it was given. */
+const slowSummarizer = (ms, calls) => async ({ prompt }) => {
+  calls.push(prompt.length);
+  await new Promise((r) => setTimeout(r, ms));
+  return `## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** The span held ${prompt.length} characters.\n- **Open Items:** None`;
+};
+
 export class Chat extends DurableObject {
   /** One Compactor for the object's lifetime: concurrent requests on it wait for each other. */
   compactor = new Compactor({ model: "gpt-4o", contextWindow: 16384, store: durableObjectStore(this.ctx.storage) });
+  /** prepareAhead, its background work kept alive by the object's waitUntil; and an inline twin. */
+  calls = { ahead: [], inline: [] };
+  ahead = new Compactor({
+    model: "gpt-4o",
+    contextWindow: 4096,
+    store: durableObjectStore(this.ctx.storage, { prefix: "ahead" }),
+    summarizer: slowSummarizer(300, this.calls.ahead),
+    prepareAhead: true,
+    waitUntil: (p) => this.ctx.waitUntil(p),
+  });
+  inline = new Compactor({ model: "gpt-4o", contextWindow: 4096, store: durableObjectStore(this.ctx.storage, { prefix: "inline" }), summarizer: slowSummarizer(300, this.calls.inline) });
 
   async fetch(request) {
     const url = new URL(request.url);
@@ -44,6 +62,20 @@ export class Chat extends DurableObject {
       case "/shared-turn": {
         const r = await this.compactor.prepare(body.id, body.messages);
         return { record: r.record, last: r.messages.at(-1) };
+      }
+      case "/ahead-commit": {
+        // The reply is stored; the response goes back at once, the summary is made after it.
+        for (const c of [this.ahead, this.inline]) await c.commit(body.id, body.reply);
+        return { aheadCalls: this.calls.ahead.length };
+      }
+      case "/ahead-prepare": {
+        const out = {};
+        for (const [name, c] of [["ahead", this.ahead], ["inline", this.inline]]) {
+          const t = Date.now();
+          const r = await c.prepare(body.id, body.messages);
+          out[name] = { ms: Date.now() - t, messages: JSON.stringify(r.messages), compacted: r.record !== null, preparedAhead: r.preparedAhead, tokensAfter: r.report.tokensAfter };
+        }
+        return { ...out, calls: { ahead: this.calls.ahead.length, inline: this.calls.inline.length } };
       }
       case "/read": {
         const c = this.compactor;

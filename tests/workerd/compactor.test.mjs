@@ -2,7 +2,8 @@
 // ctx.storage, on the key-value and the SQLite storage backends, through the store conformance
 // cases and the corpus replay suite that Node runs over MemoryStore (tests/js/compactor.test.mjs);
 // then a chat whose every turn is a request with a Compactor made afresh (reading what the
-// last one stored), and concurrent requests on one object.
+// last one stored), concurrent requests on one object, and prepareAhead kept alive by the
+// object's waitUntil.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, existsSync } from "node:fs";
@@ -134,4 +135,27 @@ test("concurrent requests on one object: one compaction, every message once", as
   const added = read.history.slice(8).map((e) => e.message.content);
   assert.deepEqual([...added].sort(), news.map((m) => m.content).sort());
   assert.deepEqual(results.map((r) => r.last.content), news.map((m) => m.content));
+});
+
+test("prepareAhead in a Durable Object: the summary is made after the commit's response (waitUntil), and the turn that compacts does not wait for it", async () => {
+  const mf = backends.sqlite;
+  const line = "It runs the migration first, then the rollout. ";
+  let crossings = 0;
+  for (let t = 0; t < 60 && crossings < 2; t++) {
+    const r = await call(mf, "ahead", "/ahead-prepare", { id: "a", messages: [{ role: "user", content: `Question ${t}: what does step ${t} of deploying service-${t} do? ${"Tell me more. ".repeat(8)}` }] });
+    assert.ok(!r.error, JSON.stringify(r.error));
+    assert.equal(r.ahead.messages, r.inline.messages, `turn ${t}: the input differs from the inline path's`);
+    if (r.inline.compacted) {
+      crossings++;
+      assert.ok(r.ahead.preparedAhead > 0, `turn ${t}: the crossing turn found no summary made ahead`);
+      // The inline path waited for its 300 ms summarizer; this one did not.
+      assert.ok(r.inline.ms >= 300, `inline ${r.inline.ms} ms`);
+      assert.ok(r.ahead.ms < 150, `with prepareAhead the crossing turn took ${r.ahead.ms} ms`);
+    }
+    const c = await call(mf, "ahead", "/ahead-commit", { id: "a", reply: { role: "assistant", content: `Step ${t} deploys service-${t}. ${line.repeat(8)}` } });
+    assert.ok(!c.error, JSON.stringify(c.error));
+    // The user reads the reply: the object finishes what waitUntil keeps alive.
+    await new Promise((r) => setTimeout(r, 450));
+  }
+  assert.equal(crossings, 2, "the chat did not compact twice");
 });
