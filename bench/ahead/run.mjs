@@ -16,6 +16,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { modelCalls } from "../../tests/support/compactor-suite.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const option = (name, fallback) => {
@@ -56,14 +57,6 @@ function summarizer() {
     return `## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** The span summarized held ${prompt.length} characters.\n- **Open Items:** None`;
   };
   return { fn, calls };
-}
-
-/** The model calls of a conversation: before each assistant message, and at the end. */
-function modelCalls(messages) {
-  const calls = [];
-  for (let k = 1; k < messages.length; k++) if (messages[k].role === "assistant") calls.push(k);
-  if (calls[calls.length - 1] !== messages.length) calls.push(messages.length);
-  return calls;
 }
 
 /** One replay: per model call, the input, the prepare's ms, whether it compacted. */
