@@ -43,7 +43,10 @@ export function indexedDBStoreWith(raw, g) {
   return class IndexedDBStore {
     #database;
     #timeoutMs;
-    /** `{ db: Promise<IDBDatabase>, opening: IdbOpen | null }`, or null before the first call. */
+    /**
+     * `{ db: Promise<IDBDatabase>, opening: IdbOpen | null, ready: IDBDatabase | null }` (`ready`
+     * once open), or null before the first call.
+     */
     #connection = null;
 
     constructor(options) {
@@ -99,12 +102,13 @@ export function indexedDBStoreWith(raw, g) {
     #open() {
       if (this.#connection !== null) return this.#connection;
       const opening = startOpen(this.#database);
-      const connection = { opening, db: null };
+      const connection = { opening, db: null, ready: null };
       connection.db = (async () => {
         try {
           const event = await opening.done();
           connection.opening = null; // finish consumes it
-          return opening.finish(event);
+          connection.ready = opening.finish(event);
+          return connection.ready;
         } catch (e) {
           if (connection.opening !== null) free(opening);
           connection.opening = null;
@@ -133,7 +137,9 @@ export function indexedDBStoreWith(raw, g) {
       try {
         for (let attempt = 1; call === null; attempt++) {
           connection = this.#open();
-          const db = await Promise.race([connection.db, deadline]);
+          // An open connection starts the call at once, in the caller's task: awaiting it
+          // would let the caller's next work (a Compactor converting its result) run first.
+          const db = connection.ready ?? (await Promise.race([connection.db, deadline]));
           try {
             call = begin(db);
           } catch (e) {
