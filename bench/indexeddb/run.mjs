@@ -84,7 +84,89 @@ try {
     async ({ chat, HISTORY, TURNS, WARMUP }) => {
       const { Compactor, MemoryStore, IndexedDBStore } = window.ctxfold;
       const options = { model: "gpt-4o", contextWindow: 1_000_000 };
-      const inner = { memory: new MemoryStore(), indexeddb: new IndexedDBStore({ database: "bench" }) };
+      // The least an IndexedDB store can do and still keep the store contract's promise (a
+      // write lands whole, and only on the version it expects): one readwrite transaction that
+      // reads the stored meta, puts the messages and the meta behind that read, and aborts in
+      // the read's handler on a version that moved. Plain JS, the layout of IndexedDBStore's
+      // schema, no deadline, no typed errors, no argument checks: the floor any IndexedDB
+      // store stands on, measured beside IndexedDBStore in the same page and run.
+      class MinimalIndexedDBStore {
+        #db;
+        constructor(name) {
+          this.#db = new Promise((resolve, reject) => {
+            const open = indexedDB.open(name, 1);
+            open.onupgradeneeded = () => {
+              for (const s of ["meta", "messages", "summaries", "records"]) open.result.createObjectStore(s);
+            };
+            open.onsuccess = () => resolve(open.result);
+            open.onerror = () => reject(open.error);
+          }).then((db) => (this.#db = db));
+        }
+        async #run(stores, mode, f) {
+          const db = await this.#db;
+          return new Promise((resolve, reject) => {
+            const tx = db.transaction(stores, mode);
+            let out;
+            f(tx, (v) => (out = v));
+            tx.oncomplete = () => resolve(out);
+            tx.onabort = () => reject(tx.error ?? Object.assign(new Error("stale"), { code: "STALE_WRITE" }));
+          });
+        }
+        load(id) {
+          return this.#run(["meta"], "readonly", (tx, set) => {
+            const r = tx.objectStore("meta").get(id);
+            r.onsuccess = () => set(r.result ?? null);
+          });
+        }
+        messages(id, from) {
+          return this.#run(["messages"], "readonly", (tx, set) => {
+            const r = tx.objectStore("messages").getAll(IDBKeyRange.bound([id, from], [id, []]));
+            r.onsuccess = () => set(r.result);
+          });
+        }
+        #every(name, id) {
+          return this.#run([name], "readonly", (tx, set) => {
+            const r = tx.objectStore(name).getAll(IDBKeyRange.bound([id], [id, []]));
+            r.onsuccess = () => set(r.result);
+          });
+        }
+        summaries(id) {
+          return this.#every("summaries", id);
+        }
+        records(id) {
+          return this.#every("records", id);
+        }
+        write(id, expect, batch) {
+          const stores = ["meta", "messages"];
+          if (batch.summaries?.length) stores.push("summaries");
+          if (batch.records?.length) stores.push("records");
+          return this.#run(stores, "readwrite", (tx) => {
+            const read = tx.objectStore("meta").get(id);
+            const at = batch.start ?? batch.meta.length - batch.messages.length;
+            batch.messages.forEach((m, i) => tx.objectStore("messages").put(m, [id, at + i]));
+            for (const x of batch.summaries ?? []) tx.objectStore("summaries").add(x, [id, x.seq]);
+            for (const x of batch.records ?? []) tx.objectStore("records").add(x, [id, x.seq]);
+            tx.objectStore("meta").put(batch.meta, id);
+            read.onsuccess = () => {
+              if ((read.result?.version ?? 0) !== expect || (read.result?.length ?? 0) !== at) tx.abort();
+            };
+          });
+        }
+        list() {
+          return this.#run(["meta"], "readonly", (tx, set) => {
+            const r = tx.objectStore("meta").getAllKeys();
+            r.onsuccess = () => set(r.result);
+          });
+        }
+        delete() {
+          throw new Error("not used by the benchmark");
+        }
+      }
+      const inner = {
+        memory: new MemoryStore(),
+        indexeddb: new IndexedDBStore({ database: "bench" }),
+        minimal: new MinimalIndexedDBStore("bench-minimal"),
+      };
       // Each store behind a wrapper that counts and times its calls (lockName kept, so the
       // Compactor takes the same Web Locks as over the store itself).
       const spent = {};
@@ -122,16 +204,17 @@ try {
         await fresh.status("chat");
         cold[kind] = performance.now() - t;
       }
-      const times = { memory: [], indexeddb: [] };
-      const during = { memory: {}, indexeddb: {} };
+      const times = { memory: [], indexeddb: [], minimal: [] };
+      const during = { memory: {}, indexeddb: {}, minimal: {} };
       let compacted = 0;
       let next = HISTORY;
       for (let turn = 0; turn < WARMUP + TURNS; turn++) {
         const user = chat.messages[next];
         const reply = chat.messages[next + 1];
         next += 2;
-        // Alternate which store goes first, so neither always runs right after a commit.
-        const order = turn % 2 === 0 ? ["memory", "indexeddb"] : ["indexeddb", "memory"];
+        // Rotate which store goes first, so none always runs right after a commit.
+        const kinds = ["memory", "indexeddb", "minimal"];
+        const order = [...kinds.slice(turn % 3), ...kinds.slice(0, turn % 3)];
         for (const kind of order) {
           const calls = Object.fromEntries(Object.entries(spent[kind]).map(([m, x]) => [m, { ...x }]));
           const t = performance.now();
@@ -150,8 +233,9 @@ try {
         }
       }
       const length = (await made.indexeddb.history("chat")).length;
+      const minimalLength = (await made.minimal.history("chat")).length;
       inner.indexeddb.close();
-      return { setup, cold, times, during, compacted, length, isolated: globalThis.crossOriginIsolated === true };
+      return { setup, cold, times, during, compacted, length, minimalLength, isolated: globalThis.crossOriginIsolated === true };
     },
     { chat, HISTORY, TURNS, WARMUP },
   );
@@ -163,30 +247,37 @@ try {
   };
   const mem = stats(r.times.memory);
   const idb = stats(r.times.indexeddb);
+  const min = stats(r.times.minimal);
   const ms = (x) => `${x.toFixed(2)} ms`.padStart(10);
+  const x = (a, b) => `${(a / b).toFixed(2)}x`.padStart(10);
+  const NAMES = { memory: "MemoryStore", indexeddb: "IndexedDBStore", minimal: "minimal IndexedDB store" };
   console.log(`IndexedDBStore benchmark: Chromium ${version}, a profile on disk, ${r.isolated ? "cross-origin isolated (a clock precise to microseconds)" : "NOT cross-origin isolated (a clock in 0.1 ms steps)"}; ${chat.source}`);
   console.log(
     `conversation: ${HISTORY + 1} messages (${r.setup.memory.tokens} tokens at the first prepare, status ${r.setup.memory.status}), ` +
-      `then ${TURNS} timed turns after ${WARMUP} warm-up turns; ${r.compacted} compactions; ${r.length} messages stored at the end`,
+      `then ${TURNS} timed turns after ${WARMUP} warm-up turns; ${r.compacted} compactions; ${r.length} messages stored at the end (${r.minimalLength} in the minimal store)`,
   );
-  console.log(`first prepare of the ${HISTORY + 1} messages: MemoryStore ${ms(r.setup.memory.ms)}, IndexedDBStore ${ms(r.setup.indexeddb.ms)}`);
-  console.log(`a fresh Compactor's first call (status: load and read the whole history): MemoryStore ${ms(r.cold.memory)}, IndexedDBStore ${ms(r.cold.indexeddb)}`);
+  console.log(`first prepare of the ${HISTORY + 1} messages: ${Object.keys(NAMES).map((k) => `${NAMES[k]} ${ms(r.setup[k].ms).trim()}`).join(", ")}`);
+  console.log(`a fresh Compactor's first call (status: load and read the whole history): ${Object.keys(NAMES).map((k) => `${NAMES[k]} ${ms(r.cold[k]).trim()}`).join(", ")}`);
   console.log("");
-  console.log(`warm prepare(id, [user message])   ${"median".padStart(10)}${"p90".padStart(10)}${"mean".padStart(10)}`);
-  console.log(`  MemoryStore                      ${ms(mem.median)}${ms(mem.p90)}${ms(mem.mean)}`);
-  console.log(`  IndexedDBStore                   ${ms(idb.median)}${ms(idb.p90)}${ms(idb.mean)}`);
-  const ratio = idb.median / mem.median;
-  console.log(`  IndexedDBStore / MemoryStore     ${`${ratio.toFixed(2)}x`.padStart(10)}${`${(idb.p90 / mem.p90).toFixed(2)}x`.padStart(10)}${`${(idb.mean / mem.mean).toFixed(2)}x`.padStart(10)}`);
+  console.log(`warm prepare(id, [user message])          ${"median".padStart(10)}${"p90".padStart(10)}${"mean".padStart(10)}`);
+  console.log(`  MemoryStore                             ${ms(mem.median)}${ms(mem.p90)}${ms(mem.mean)}`);
+  console.log(`  IndexedDBStore                          ${ms(idb.median)}${ms(idb.p90)}${ms(idb.mean)}`);
+  console.log(`  minimal IndexedDB store (plain JS)      ${ms(min.median)}${ms(min.p90)}${ms(min.mean)}`);
+  console.log(`  IndexedDBStore / MemoryStore            ${x(idb.median, mem.median)}${x(idb.p90, mem.p90)}${x(idb.mean, mem.mean)}`);
+  console.log(`  minimal IndexedDB store / MemoryStore   ${x(min.median, mem.median)}${x(min.p90, mem.p90)}${x(min.mean, mem.mean)}`);
+  console.log(`  IndexedDBStore / minimal store          ${x(idb.median, min.median)}${x(idb.p90, min.p90)}${x(idb.mean, min.mean)}`);
   console.log("");
   console.log("store calls per timed prepare (count, mean ms each):");
-  for (const kind of ["memory", "indexeddb"]) {
+  for (const kind of Object.keys(NAMES)) {
     const parts = Object.entries(r.during[kind])
       .filter(([, x]) => x.calls > 0)
       .map(([m, x]) => `${m} ${(x.calls / TURNS).toFixed(2)} x ${(x.ms / x.calls).toFixed(2)} ms`);
-    console.log(`  ${kind === "memory" ? "MemoryStore   " : "IndexedDBStore"}  ${parts.join(", ")}`);
+    console.log(`  ${NAMES[kind].padEnd(24)}  ${parts.join(", ")}`);
   }
   console.log("");
-  console.log(`target (issue 13): at most 3x MemoryStore's median: ${ratio <= 3 ? "met" : "NOT met"} (${ratio.toFixed(2)}x)`);
+  const ratio = idb.median / mem.median;
+  const floor = min.median / mem.median;
+  console.log(`target (issue 13): at most 3x MemoryStore's median: ${ratio <= 3 ? "met" : "NOT met"} (${ratio.toFixed(2)}x; the minimal IndexedDB store: ${floor.toFixed(2)}x)`);
   if (r.compacted !== 0) console.log("warning: a timed turn compacted; the figures are not of non-compacting turns");
 } finally {
   await context.close();
