@@ -11,9 +11,14 @@ import { lockNotices } from "./locks.js";
 const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
 /** Keys of the options that JavaScript keeps (the rest go to the core). */
-const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations", "guards", "prepareAhead", "waitUntil", "compactWhenCold"]);
+const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations", "storeTimeoutMs", "guards", "prepareAhead", "waitUntil", "compactWhenCold"]);
 const DEFAULT_RETRIES = 4;
 const DEFAULT_CACHED = 100;
+const DEFAULT_STORE_TIMEOUT_MS = 30_000;
+/** The longest delay setTimeout keeps (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+/** What a store call's deadline rejects with (never seen outside this file). */
+const DEADLINE = Symbol("deadline");
 
 const now = () => new Date().toISOString();
 
@@ -46,6 +51,7 @@ export function compactorWith(raw, g) {
     #summarizer;
     #attempts;
     #cached;
+    #storeTimeoutMs;
     #core = null;
     #since = -1;
     /** Per conversation: the history items the core caches, as JS objects (what `prepare` returns). */
@@ -68,7 +74,13 @@ export function compactorWith(raw, g) {
       if (options === null || typeof options !== "object" || Array.isArray(options)) {
         throw typeError("options", `an options object, got ${kindOf(options)}`);
       }
-      const { store = new MemoryStore(), on, writeRetries = DEFAULT_RETRIES, maxCachedConversations = DEFAULT_CACHED } = options;
+      const {
+        store = new MemoryStore(),
+        on,
+        writeRetries = DEFAULT_RETRIES,
+        maxCachedConversations = DEFAULT_CACHED,
+        storeTimeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+      } = options;
       if (store === null || typeof store !== "object") throw typeError("options.store", `a CompactorStore, got ${kindOf(store)}`);
       for (const m of STORE_METHODS) {
         if (typeof store[m] !== "function") throw typeError(`options.store.${m}`, `a function (the CompactorStore interface), got ${kindOf(store[m])}`);
@@ -83,7 +95,13 @@ export function compactorWith(raw, g) {
         err.code = "OUT_OF_RANGE";
         throw err;
       }
+      if (!Number.isInteger(storeTimeoutMs) || storeTimeoutMs < 1 || storeTimeoutMs > MAX_TIMEOUT_MS) {
+        const err = new RangeError(`options.storeTimeoutMs out of range: expected an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds), got ${String(storeTimeoutMs)}`);
+        err.code = "OUT_OF_RANGE";
+        throw err;
+      }
       this.#cached = maxCachedConversations;
+      this.#storeTimeoutMs = storeTimeoutMs;
       const core = {};
       for (const [k, v] of Object.entries(options)) if (!JS_OPTIONS.has(k)) core[k] = v;
       this.#options = core;
@@ -213,16 +231,29 @@ export function compactorWith(raw, g) {
       }
     }
 
-    /** A store call, its rejection a STORE_ERROR (a stale write is the caller's to see). */
+    /**
+     * A store call, its rejection a STORE_ERROR (a stale write is the caller's to see), and
+     * so is no answer within `storeTimeoutMs`: the call goes on without it, its lock released.
+     * (A write that lands after its deadline moved the stored version, so the next write
+     * is refused as stale and loads again.) The store is called at once, in the caller's task.
+     */
     async #store(operation, id, ...args) {
-      let value;
+      let timer;
       try {
-        value = await this.store[operation](id, ...args);
+        const answer = operation === "list" ? this.store.list() : this.store[operation](id, ...args);
+        const deadline = new Promise((_, reject) => {
+          timer = setTimeout(() => reject(DEADLINE), this.#storeTimeoutMs);
+        });
+        return await Promise.race([answer, deadline]);
       } catch (e) {
+        if (e === DEADLINE) {
+          throw raw.__ctxfoldStoreError(operation, id, `no answer within ${this.#storeTimeoutMs} ms (options.storeTimeoutMs); the Compactor went on without it`);
+        }
         if (operation === "write" && e?.code === "STALE_WRITE") throw e;
         throw storeError(operation, id, e);
+      } finally {
+        clearTimeout(timer);
       }
-      return value;
     }
 
     /**
@@ -550,11 +581,7 @@ export function compactorWith(raw, g) {
 
     async list() {
       g.check();
-      try {
-        return await this.store.list();
-      } catch (e) {
-        throw storeError("list", "", e);
-      }
+      return this.#store("list", "");
     }
 
     delete(conversationId) {

@@ -4,32 +4,14 @@
 // events, export/import, errors, and a trap in the middle of a call.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as ctxfold from "ctxfold";
 import { Compactor, MemoryStore, compact, countMessages, isCtxfoldError } from "ctxfold";
-import { repoRoot, pkgDir } from "../support/paths.mjs";
-import { replay, usesTools, modelCalls } from "../support/compactor-suite.mjs";
+import { pkgDir } from "../support/paths.mjs";
+import { replay, modelCalls } from "../support/compactor-suite.mjs";
 import { mapStore } from "./compactor-store.test.mjs";
-
-function corpusDir() {
-  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find(
-    (d) => d && existsSync(join(d, "conversations")),
-  );
-  if (!dir) throw new Error("the corpus was not found: set CTXFOLD_CORPUS");
-  return dir;
-}
-
-/** The corpus conversations that call tools, as { name, messages }. */
-function toolConversations() {
-  const dir = join(corpusDir(), "conversations");
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => ({ name: f.replace(/\.json$/, ""), messages: JSON.parse(readFileSync(join(dir, f), "utf8")).messages }))
-    .filter((c) => usesTools(c.messages));
-}
+import { toolConversations } from "../support/corpus.mjs";
 
 const typed = (name, code, message) => (e) => {
   assert.ok(isCtxfoldError(e), `not a ctxfold error: ${e}`);
@@ -442,6 +424,50 @@ describe("the rest of the API", () => {
     await assert.rejects(b.prepare("c", [{ role: "user", content: "hi" }]), typed("CtxfoldError", "STALE_WRITE", /gave up after 3 attempts/));
     assert.equal(writes, 3);
     assert.deepEqual(await inner.list(), [], "nothing written");
+  });
+
+  test("a store that gives no answer: STORE_ERROR at storeTimeoutMs, and the conversation's next call goes on (a write that lands late is caught as stale)", async () => {
+    const inner = new MemoryStore();
+    const store = Object.create(inner);
+    for (const m of ["load", "messages", "write", "summaries", "records", "list", "delete"]) store[m] = (...a) => inner[m](...a);
+    const compactor = new Compactor({ model: "gpt-4o", store, storeTimeoutMs: 100 });
+    await compactor.prepare("c", [{ role: "user", content: "one" }]);
+    await compactor.commit("c", [{ role: "assistant", content: "two" }]);
+
+    // A load that never answers (a fresh Compactor has to load): the call fails at the deadline.
+    const never = () => new Promise(() => {});
+    store.load = never;
+    store.list = never;
+    const fresh = new Compactor({ model: "gpt-4o", store, storeTimeoutMs: 100 });
+    let t = performance.now();
+    await assert.rejects(fresh.prepare("c", [{ role: "user", content: "three" }]), typed("CtxfoldError", "STORE_ERROR", /store\.load\("c"\) failed: no answer within 100 ms \(options\.storeTimeoutMs\)/));
+    assert.ok(performance.now() - t < 5_000);
+    await assert.rejects(fresh.list(), typed("CtxfoldError", "STORE_ERROR", /no answer within 100 ms/));
+    // Its lock was released: the next call on the conversation runs, once the store answers.
+    store.load = (...a) => inner.load(...a);
+    const next = await fresh.prepare("c", [{ role: "user", content: "three" }]);
+    assert.deepEqual(next.messages.map((m) => m.content), ["one", "two", "three"]);
+
+    // A write held back past its deadline, which then lands: the call failed, and the next
+    // call's write (from the version before) is refused as stale, loads again and goes on.
+    let release;
+    store.write = (...a) =>
+      new Promise((resolve, reject) => {
+        release = () => inner.write(...a).then(resolve, reject);
+      });
+    t = performance.now();
+    await assert.rejects(fresh.commit("c", [{ role: "assistant", content: "four" }]), typed("CtxfoldError", "STORE_ERROR", /store\.write\("c"\) failed: no answer within 100 ms/));
+    assert.ok(performance.now() - t < 5_000);
+    store.write = (...a) => inner.write(...a);
+    await release();
+    assert.deepEqual((await inner.messages("c", 0)).map((m) => m.content), ["one", "two", "three", "four"], "the late write landed");
+    const after = await fresh.prepare("c", [{ role: "user", content: "five" }]);
+    assert.deepEqual(after.messages.map((m) => m.content), ["one", "two", "three", "four", "five"]);
+    assert.deepEqual((await fresh.history("c")).map((e) => e.message.content), ["one", "two", "three", "four", "five"]);
+
+    for (const bad of [0, -1, 1.5, 2 ** 31, "100"]) {
+      assert.throws(() => new Compactor({ model: "gpt-4o", storeTimeoutMs: bad }), typed("RangeError", "OUT_OF_RANGE", /storeTimeoutMs/));
+    }
   });
 
   test("a trap while a call waits for its summarizer: INTERNAL, then the next call reads the history again and goes on", async () => {

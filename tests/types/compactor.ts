@@ -69,6 +69,7 @@ async function chatApp(): Promise<void> {
     on: { compactionEnd: ({ record }) => void record.tokensAfter },
     writeRetries: 2,
     maxCachedConversations: 50,
+    storeTimeoutMs: 10_000,
     thresholdRatio: 0.6,
     guards: { idempotencySeconds: 30, backoffTurns: 0, breakerFailures: 5, breakerCooldownTurns: 20 },
   };

@@ -101,6 +101,8 @@ export interface CompactorOptions extends Omit<CompactOptions, "state" | "manual
   writeRetries?: number;
   /** How many conversations' histories are kept in memory, parsed and counted, between calls; the least recently used go first, and their next call reads the history from the store again. Default 100. */
   maxCachedConversations?: number;
+  /** How long a store call may take, in milliseconds: one that gives no answer by then fails the Compactor's call with `STORE_ERROR`, and the conversation's next call goes on (a write that lands later is caught by the version check). From 1 to 2147483647. Default 30000. */
+  storeTimeoutMs?: number;
   /** The guards (idempotency, back-off, circuit breaker): their knobs, each with its default; `0` turns a guard off where its doc says so. */
   guards?: GuardOptions;
   /**
