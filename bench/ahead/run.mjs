@@ -13,10 +13,11 @@
 // for the background work (the user reading the reply and typing the next message; that wait
 // is printed, not counted in the turn). The two inputs must be equal on every turn: the run
 // counts the turns where they differ (0 expected) and the summarizer calls each path made.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { modelCalls } from "../../tests/support/compactor-suite.mjs";
+import { conversations as corpusConversations } from "../../tests/support/corpus.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const option = (name, fallback) => {
@@ -32,18 +33,6 @@ if (!existsSync(join(root, "pkg/package.json"))) {
   process.exit(1);
 }
 const { Compactor } = await import(join(root, "pkg/node.js"));
-
-function corpus() {
-  const dir = [process.env.CTXFOLD_CORPUS, join(root, "../shared/corpus"), "/work/shared/corpus"].find(
-    (d) => d && existsSync(join(d, "conversations")),
-  );
-  if (!dir) throw new Error("the corpus was not found: set CTXFOLD_CORPUS");
-  const conv = join(dir, "conversations");
-  return readdirSync(conv)
-    .filter((f) => f.endsWith(".json") && (ONLY === null || f.includes(ONLY)))
-    .sort()
-    .map((f) => ({ name: f.replace(/\.json$/, ""), messages: JSON.parse(readFileSync(join(conv, f), "utf8")).messages }));
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -99,7 +88,7 @@ const quantile = (xs, q) => {
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const ms = (x) => `${x.toFixed(x < 10 ? 2 : 0)} ms`;
 
-const conversations = corpus();
+const conversations = corpusConversations((f) => ONLY === null || f.includes(ONLY));
 const started = performance.now();
 const crossing = { inline: [], ahead: [] };
 const other = { inline: [], ahead: [] };

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { ARGS, CHROMIUM } from "../../tests/support/chromium.mjs";
 import { startStaticServer } from "../../tests/support/static-server.mjs";
+import { findCorpus } from "../../tests/support/corpus.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const arg = (name, fallback) => {
@@ -36,10 +37,8 @@ if (!existsSync(join(root, "pkg/package.json"))) {
 /** The chat: a system message, then `HISTORY` messages, then two per turn to come. */
 function conversation() {
   const need = HISTORY + 2 * (TURNS + WARMUP + 1);
-  const dir = [process.env.CTXFOLD_CORPUS, join(root, "../shared/corpus"), "/work/shared/corpus"]
-    .filter(Boolean)
-    .map((d) => join(d, "conversations"))
-    .find((d) => existsSync(d));
+  const corpus = findCorpus();
+  const dir = corpus === null ? null : join(corpus, "conversations");
   const texts = [];
   let source = "generated";
   if (dir) {

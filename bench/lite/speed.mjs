@@ -4,22 +4,15 @@
 // summarizer, 5 times; the builds take turns, 3 times each.
 //
 //   node bench/lite/speed.mjs <package dir A> <package dir B>
-import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { conversations as corpusConversations, findCorpus } from "../../tests/support/corpus.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const [a, b] = process.argv.slice(2);
-const corpus = [process.env.CTXFOLD_CORPUS, join(root, "../shared/corpus"), "/work/shared/corpus"]
-  .filter(Boolean)
-  .map((d) => join(d, "conversations"))
-  .find((d) => existsSync(d));
-if (!a || !b || !corpus) {
+if (!a || !b || findCorpus() === null) {
   console.error("usage: node bench/lite/speed.mjs <package dir> <package dir> (and the shared corpus)");
   process.exit(1);
 }
-const files = readdirSync(corpus).filter((f) => f.endsWith(".json")).sort();
-const conversations = files.map((f) => JSON.parse(readFileSync(join(corpus, f), "utf8")).messages ?? []);
+const conversations = corpusConversations().map((c) => c.messages ?? []);
 const texts = conversations.flat().filter((m) => typeof m.content === "string").map((m) => m.content);
 const mb = texts.reduce((n, t) => n + Buffer.byteLength(t), 0) / 1e6;
 const sample = conversations.find((c) => c.length > 100) ?? conversations[0];

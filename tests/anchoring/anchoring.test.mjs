@@ -10,14 +10,12 @@
 // estimate's error on the same turns.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, existsSync } from "node:fs";
-import { join } from "node:path";
 import { Tokenizer, models } from "ai-tokenizer";
 import * as claude from "ai-tokenizer/encoding/claude";
 import { count } from "ai-tokenizer/sdk";
 import { Compactor } from "ctxfold";
-import { repoRoot } from "../support/paths.mjs";
-import { modelCalls, usesTools } from "../support/compactor-suite.mjs";
+import { modelCalls } from "../support/compactor-suite.mjs";
+import { toolConversations } from "../support/corpus.mjs";
 
 const MODEL = models["anthropic/claude-sonnet-4.5"];
 const tokenizer = new Tokenizer(claude);
@@ -40,17 +38,6 @@ function toModelMessages(messages) {
 
 /** What the provider double says the input is: its input_tokens. */
 const reported = (messages) => count({ tokenizer, model: MODEL, messages: toModelMessages(messages) }).total;
-
-function toolConversations() {
-  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find((d) => d && existsSync(join(d, "conversations")));
-  assert.ok(dir, "the corpus was not found: set CTXFOLD_CORPUS");
-  const convs = join(dir, "conversations");
-  return readdirSync(convs)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => ({ name: f.replace(/\.json$/, ""), messages: JSON.parse(readFileSync(join(convs, f), "utf8")).messages }))
-    .filter((c) => usesTools(c.messages));
-}
 
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;

@@ -5,12 +5,11 @@
 // check turns the second write away.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, existsSync } from "node:fs";
-import { join } from "node:path";
 import { launchChromium } from "../support/chromium.mjs";
 import { repoRoot } from "../support/paths.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
 import { usesTools } from "../support/compactor-suite.mjs";
+import { conversations } from "../support/corpus.mjs";
 
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
@@ -47,12 +46,9 @@ after(async () => {
 });
 
 function conversation(prefix) {
-  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find((d) => d && existsSync(join(d, "conversations")));
-  assert.ok(dir, "the corpus was not found: set CTXFOLD_CORPUS");
-  const file = readdirSync(join(dir, "conversations")).find((f) => f.startsWith(prefix));
-  const { messages } = JSON.parse(readFileSync(join(dir, "conversations", file), "utf8"));
-  assert.ok(usesTools(messages));
-  return messages;
+  const [found] = conversations((f) => f.startsWith(prefix));
+  assert.ok(found && usesTools(found.messages), `no tool-using corpus conversation named ${prefix}...`);
+  return found.messages;
 }
 
 test("the corpus replay suite in a page: within budget, history equal, prefix stable between compactions", async () => {

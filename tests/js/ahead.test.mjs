@@ -6,25 +6,11 @@
 // compactWhenCold: a turn after the provider's cache lifetime compacts at a lower threshold.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, existsSync } from "node:fs";
-import { join } from "node:path";
 import { Compactor } from "ctxfold";
-import { repoRoot } from "../support/paths.mjs";
 import { modelCalls } from "../support/compactor-suite.mjs";
+import { conversations as corpusConversations } from "../support/corpus.mjs";
 
 const WINDOW = 8192;
-
-function corpus() {
-  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find(
-    (d) => d && existsSync(join(d, "conversations")),
-  );
-  if (!dir) throw new Error("the corpus was not found: set CTXFOLD_CORPUS");
-  const conv = join(dir, "conversations");
-  return readdirSync(conv)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => ({ name: f.replace(/\.json$/, ""), messages: JSON.parse(readFileSync(join(conv, f), "utf8")).messages }));
-}
 
 /** A summarizer double: a summary that says which span it was given (its length), and the calls it got. */
 function summarizer() {
@@ -70,7 +56,7 @@ async function replay(compactor, id, messages, ahead) {
 
 describe("prepareAhead", () => {
   test("every corpus conversation: the input equals the inline path's on every turn, and compacting turns find their summary made", async () => {
-    const conversations = corpus();
+    const conversations = corpusConversations();
     assert.ok(conversations.length >= 30, `${conversations.length} conversations`);
     const total = { turns: 0, compacting: 0, answered: 0, fromAhead: 0, inlineCalls: 0, aheadCalls: 0 };
     for (const c of conversations) {

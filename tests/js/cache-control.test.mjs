@@ -5,10 +5,10 @@
 // breakpoint of one request is the same in the next whenever that turn did not compact.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Compactor, applyAnthropicCacheControl } from "ctxfold";
-import { repoRoot } from "../support/paths.mjs";
+import { corpusDir } from "../support/corpus.mjs";
 
 const ALLOWED = new Set(["text", "image", "tool_use", "tool_result", "document"]);
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -205,12 +205,6 @@ test("where the breakpoints go, and what is refused", () => {
 });
 
 // ------------------------------------------------------------------ a corpus replay
-
-function corpusDir() {
-  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find((d) => d && existsSync(join(d, "conversations")));
-  if (!dir) throw new Error("the corpus was not found: set CTXFOLD_CORPUS");
-  return dir;
-}
 
 /** An OpenAI chat conversation as an Anthropic one: `{ system, messages }`, tool results as user messages of tool_result blocks. */
 function toAnthropic(openai) {

@@ -4,19 +4,11 @@
 // state passed back turn after turn, each message format, and typed errors.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { compact, plan, countMessages, isCtxfoldError } from "ctxfold";
-import { repoRoot } from "../support/paths.mjs";
+import { corpusDir } from "../support/corpus.mjs";
 
-/** ../shared/corpus beside the repository, or $CTXFOLD_CORPUS. */
-function corpusDir() {
-  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find(
-    (d) => d && existsSync(join(d, "conversations")),
-  );
-  if (!dir) throw new Error("the corpus was not found: set CTXFOLD_CORPUS");
-  return dir;
-}
 
 const GOOD = `## Conversation Summary
 - **Decisions:** Fix the modules one by one.

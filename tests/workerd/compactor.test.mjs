@@ -6,12 +6,11 @@
 // object's waitUntil.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, existsSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { repoRoot } from "../support/paths.mjs";
-import { usesTools, modelCalls } from "../support/compactor-suite.mjs";
+import { modelCalls } from "../support/compactor-suite.mjs";
+import { toolConversations } from "../support/corpus.mjs";
 
 const backends = { kv: null, sqlite: null };
 
@@ -47,17 +46,6 @@ async function call(mf, object, path, body) {
   const text = await res.text();
   assert.equal(res.status, 200, text.slice(0, 2000));
   return JSON.parse(text);
-}
-
-function toolConversations() {
-  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find((d) => d && existsSync(join(d, "conversations")));
-  assert.ok(dir, "the corpus was not found: set CTXFOLD_CORPUS");
-  const convs = join(dir, "conversations");
-  return readdirSync(convs)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => ({ name: f.replace(/\.json$/, ""), messages: JSON.parse(readFileSync(join(convs, f), "utf8")).messages }))
-    .filter((c) => usesTools(c.messages));
 }
 
 for (const backend of ["kv", "sqlite"]) {

@@ -1,19 +1,8 @@
-// The shared corpus, found as bench/compaction/lib/corpus.mjs finds it (never copied into
-// the repository), and its OpenAI-format conversations as AI SDK model messages.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-
-/** ../shared/corpus beside the repository, $CTXFOLD_CORPUS, or /work/shared/corpus. */
-export function corpusDir() {
-  const dir = [process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find(
-    (d) => d && existsSync(join(d, "conversations")) && existsSync(join(d, "identifiers.json")),
-  );
-  if (!dir) throw new Error("the corpus was not found: set CTXFOLD_CORPUS to the directory holding conversations/");
-  return dir;
-}
+// The shared corpus's OpenAI-format conversations as AI SDK model messages (the corpus is
+// found as every test finds it: tests/support/corpus.mjs).
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { corpusDir } from "../../support/corpus.mjs";
 
 /** Every conversation, parsed, sorted by file name. */
 export function conversations() {
