@@ -706,6 +706,7 @@ export function compactorWith(raw, g) {
   }
 
   function durableObjectStore(storage, options = {}) {
+    if (storage === null || typeof storage !== "object") throw typeError("storage", `a Durable Object's ctx.storage, got ${kindOf(storage)}`);
     for (const m of ["get", "list", "transaction"]) {
       if (typeof storage?.[m] !== "function") throw typeError(`storage.${m}`, `a function (a Durable Object's ctx.storage), got ${kindOf(storage?.[m])}`);
     }

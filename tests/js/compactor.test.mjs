@@ -386,6 +386,12 @@ describe("the rest of the API", () => {
     assert.throws(() => new Compactor({ model: "gpt-4o", thresholdRatio: 2 }), typed("RangeError", "OUT_OF_RANGE"));
     assert.throws(() => new Compactor({ model: "gpt-4o", store: {} }), typed("TypeError", "INVALID_ARGUMENT", /options\.store\.load/));
     assert.throws(() => new Compactor({ model: "gpt-4o", writeRetries: -1 }), typed("RangeError", "OUT_OF_RANGE"));
+    for (const storage of [null, undefined, "storage"]) {
+      assert.throws(() => ctxfold.durableObjectStore(storage), typed("TypeError", "INVALID_ARGUMENT", /argument storage: expected a Durable Object's ctx\.storage/));
+    }
+    assert.throws(() => ctxfold.durableObjectStore({}), typed("TypeError", "INVALID_ARGUMENT", /storage\.get: expected a function/));
+    const storage = { get() {}, list() {}, transaction() {} };
+    assert.throws(() => ctxfold.durableObjectStore(storage, { prefx: "a" }), typed("TypeError", "INVALID_ARGUMENT", /options\.prefx: expected no such option \(known: prefix\)/));
     const compactor = new Compactor({ model: "gpt-4o" });
     await assert.rejects(compactor.prepare("", []), typed("TypeError", "INVALID_ARGUMENT", /conversationId/));
     await assert.rejects(compactor.prepare("c", "hello"), typed("TypeError", "INVALID_ARGUMENT", /newMessages/));
