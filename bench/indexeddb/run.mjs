@@ -1,16 +1,18 @@
 // The IndexedDBStore benchmark (issue 13): a non-compacting `prepare` on a 2,000-message
 // conversation with IndexedDBStore against the same turn with MemoryStore, in headless
 // Chromium with a profile on disk (so IndexedDB writes LevelDB files, as in a browser). The
-// target: at most 3x MemoryStore's time (a warm call is one `write`, and takes no lock). It prints
-// its figures and whether the target is met; it is a benchmark, not a test (nothing asserts).
+// target: at most 3x MemoryStore's time (a warm call is one `write`, and takes no lock). Beside
+// them, a minimal IndexedDB store in plain JS (below) shows the floor any IndexedDB store stands
+// on. It prints its figures and whether the target is met; it is a benchmark, not a test
+// (nothing asserts).
 //
 //   bash scripts/build.sh && node bench/indexeddb/run.mjs [--turns 100] [--warmup 10] [--history 2000]
 //
 // The conversation is the shared corpus's LoCoMo chats ($CTXFOLD_CORPUS, ../shared/corpus or
 // /work/shared/corpus), their messages in a row with roles alternating; without the corpus, a
 // generated chat of the same size. Each turn is `prepare(id, [user message])` (timed) then
-// `commit(id, [assistant message])` (not timed), alternating between the two stores so both
-// see the same machine load.
+// `commit(id, [assistant message])` (not timed), the three stores taking turns in rotation so
+// all see the same machine load.
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
