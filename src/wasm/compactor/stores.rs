@@ -17,8 +17,11 @@ const TS_STORE: &str = r#"
  * method is async, and `write` is one transaction checked against a version. The meta,
  * summaries and records are ctxfold's (read only `meta.version`, `batch.start` and the `seq`
  * of summaries and records); messages are yours, stored as JSON. Copy values in and out, so
- * a caller changing an object later changes nothing stored. `tests/support/store-conformance.mjs`
- * in ctxfold's repository checks a store against this contract.
+ * a caller changing an object later changes nothing stored. A call that gives no answer within
+ * the `Compactor`'s `storeTimeoutMs` fails the `Compactor`'s call with `STORE_ERROR` (the call
+ * itself is not cancelled: a `write` that lands later is caught by the version check).
+ * `tests/support/store-conformance.mjs` in ctxfold's repository checks a store against this
+ * contract.
  *
  * ```ts
  * const rows = new Map<string, { meta: StoredMeta; messages: unknown[]; summaries: StoredSummary[]; records: CompactionRecord[] }>();
