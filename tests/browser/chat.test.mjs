@@ -1,0 +1,94 @@
+// The demo chat (www/chat.html) in headless Chromium: a Compactor over IndexedDBStore with the
+// stand-in model (no API key). Messages typed into the page go through prepare and commit;
+// at a 4k window the conversation compacts, the notices say so, the meter stays within the
+// budget; a reload reads the same conversation back from IndexedDB; commands work; no page
+// errors.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launchChromium } from "../support/chromium.mjs";
+import { repoRoot } from "../support/paths.mjs";
+import { startStaticServer } from "../support/static-server.mjs";
+
+let server, browser, page;
+const problems = [];
+
+before(async () => {
+  server = await startStaticServer(repoRoot, {});
+  browser = await launchChromium();
+  page = await browser.newPage();
+  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  page.on("console", (msg) => msg.type() === "error" && problems.push(`console.error: ${msg.text()}`));
+  await page.goto(`${server.url}/www/chat.html`);
+  await ready();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const ready = () => page.waitForFunction(() => document.body.dataset.ready === "true" && document.body.dataset.idle === "true", null, { timeout: 30_000 });
+
+async function send(text) {
+  await page.fill("#text", text);
+  await page.click("#send");
+  await page.waitForFunction(() => document.body.dataset.idle === "true", null, { timeout: 30_000 });
+}
+
+const notices = () => page.$$eval("#log li", (items) => items.map((li) => li.textContent));
+const stored = async () => Number(await page.evaluate(() => document.body.dataset.stored));
+/** The meter's reading: tokens of the next input, and the input budget. */
+async function reading() {
+  const text = await page.textContent("#reading");
+  const m = text.match(/^([\d,]+) of ([\d,]+) input tokens/);
+  assert.ok(m, text);
+  return { text, used: Number(m[1].replace(/,/g, "")), budget: Number(m[2].replace(/,/g, "")) };
+}
+
+test("a new page has no conversation, and says so", async () => {
+  assert.equal(await stored(), 0);
+  assert.match(await page.textContent("#reading"), /new conversation/);
+  assert.deepEqual(problems, []);
+});
+
+test("chatting past the window compacts: the notices say so, every input fits, the history keeps every message", async () => {
+  for (let i = 0; i < 24; i++) {
+    await send(`Message ${i}: order ORD-${4000 + i} ships to warehouse W${i} on pallet P-${i * 7}. ` + "Please keep track of these details for later. ".repeat(6));
+    const [sent, budget] = (await page.evaluate(() => document.body.dataset.sent)).split("/").map(Number);
+    assert.ok(sent > 0 && sent <= budget, `message ${i}: ${sent} tokens sent, the input budget is ${budget}`);
+  }
+  assert.equal(await stored(), 1 + 2 * 24, "the system message, then each message and its reply");
+  const log = await notices();
+  const compacted = log.filter((l) => l.startsWith("Compacted ("));
+  assert.ok(compacted.length >= 1, log.join("\n"));
+  assert.ok(log.some((l) => l.startsWith("Compacting ")), "compactionStart came before the summary was made");
+  // The last model input: the system message first, a summary, the newest message last.
+  const input = await page.$$eval("#input .msg", (els) => els.map((el) => ({ role: el.querySelector(".role").textContent, summary: el.classList.contains("summary"), text: el.textContent })));
+  assert.equal(input[0].role, "system");
+  assert.ok(input.some((m) => m.summary), "a summary is in the model input");
+  assert.match(input.at(-1).text, /^user Message 23:/);
+  assert.ok(await page.$("#history .msg.summarized"), "summarized messages are marked in the history");
+  assert.deepEqual(problems, []);
+});
+
+test("a reload reads the conversation back from IndexedDB, with its compactions", async () => {
+  const before = { stored: await stored(), compactions: (await notices()).filter((l) => l.startsWith("Compacted (")).length, reading: (await reading()).text };
+  await page.reload();
+  await ready();
+  assert.equal(await stored(), before.stored);
+  assert.equal((await notices()).filter((l) => l.startsWith("Compacted (")).length, before.compactions);
+  assert.equal((await reading()).text, before.reading);
+  await send("What was the pallet of order ORD-4023?");
+  assert.equal(await stored(), before.stored + 2);
+  assert.deepEqual(problems, []);
+});
+
+test("commands: /status, /undo and an unknown one answer in the notices", async () => {
+  await send("/status");
+  assert.match((await notices()).at(-1), /^Context: /);
+  await send("/undo");
+  assert.match((await notices()).at(-1), /^(Undid compaction #\d+|Nothing to undo)/);
+  await send("/bogus");
+  assert.match((await notices()).at(-1), /^Unknown command \/bogus/);
+  assert.deepEqual(problems, []);
+});
