@@ -8,12 +8,14 @@ import assert from "node:assert/strict";
 import { launchChromium } from "../support/chromium.mjs";
 import { repoRoot } from "../support/paths.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
+import { startLlmServer, SUMMARY } from "../support/llm-server.mjs";
 
-let server, browser, page;
+let server, browser, page, llm;
 const problems = [];
 
 before(async () => {
   server = await startStaticServer(repoRoot, {});
+  llm = await startLlmServer();
   browser = await launchChromium();
   page = await browser.newPage();
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
@@ -25,14 +27,15 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  await llm?.close();
 });
 
-const ready = () => page.waitForFunction(() => document.body.dataset.ready === "true" && document.body.dataset.idle === "true", null, { timeout: 30_000 });
+const ready = (p = page) => p.waitForFunction(() => document.body.dataset.ready === "true" && document.body.dataset.idle === "true", null, { timeout: 30_000 });
 
-async function send(text) {
-  await page.fill("#text", text);
-  await page.click("#send");
-  await page.waitForFunction(() => document.body.dataset.idle === "true", null, { timeout: 30_000 });
+async function send(text, p = page) {
+  await p.fill("#text", text);
+  await p.click("#send");
+  await p.waitForFunction(() => document.body.dataset.idle === "true", null, { timeout: 30_000 });
 }
 
 const notices = () => page.$$eval("#log li", (items) => items.map((li) => li.textContent));
@@ -91,4 +94,38 @@ test("commands: /status, /undo and an unknown one answer in the notices", async 
   await send("/bogus");
   assert.match((await notices()).at(-1), /^Unknown command \/bogus/);
   assert.deepEqual(problems, []);
+});
+
+test("with an endpoint and a key, the replies and the summaries come from that model (an OpenAI-compatible double on 127.0.0.1)", async () => {
+  // No usage in its answers: the double's fixed usage would anchor every estimate to one size.
+  const { openai, requests } = llm.scenario([{ reply: "ok", usage: null }]);
+  // A context of its own: its own localStorage (the settings) and IndexedDB.
+  const context = await browser.newContext();
+  const other = await context.newPage();
+  const errors = [];
+  other.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
+  try {
+    await other.goto(`${server.url}/www/chat.html`);
+    await ready(other);
+    await other.fill("#base", openai);
+    await other.dispatchEvent("#base", "change");
+    await other.fill("#key", "sk-demo-test");
+    await other.dispatchEvent("#key", "change");
+    await ready(other);
+    for (let i = 0; i < 24; i++) await send(`Message ${i}: order ORD-${4000 + i} on pallet P-${i * 7}. ` + "Please keep track of these details for later. ".repeat(12), other);
+    const replies = await other.$$eval("#history .msg.assistant", (els) => els.map((el) => el.textContent.replace(/^assistant /, "")));
+    assert.equal(replies.length, 24);
+    assert.ok(replies.every((r) => r === SUMMARY), "every reply is the double's answer");
+    const chats = requests.filter((r) => r.body.messages?.[0]?.content?.startsWith("You are a helpful assistant in ctxfold's demo chat"));
+    const summaries = requests.filter((r) => !chats.includes(r));
+    assert.equal(chats.length, 24, "one model call a message");
+    assert.ok(requests.every((r) => r.headers.authorization === "Bearer sk-demo-test"));
+    const log = await other.$$eval("#log li", (items) => items.map((li) => li.textContent));
+    assert.ok(log.some((l) => l.startsWith("Compacted (")), log.join("\n"));
+    assert.ok(summaries.length >= 1, "the compaction asked the endpoint for its summary");
+    assert.ok(!log.some((l) => /fallback|Fallback/.test(l)), `the endpoint's summary was taken: ${log.join("\n")}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
 });

@@ -34,7 +34,8 @@ const CORS = {
 
 /**
  * Steps (one per request, in order; the last repeats):
- * - `{ reply: "ok" }` a summary in the API's shape, with REPLY_MODEL and REPLY_USAGE;
+ * - `{ reply: "ok" }` a summary in the API's shape, with REPLY_MODEL and REPLY_USAGE
+ *   (`usage: null`: no usage in the answer, as a provider that does not report it);
  * - `{ delayMs }` the same after a delay (a client that gives up first is recorded);
  * - `{ status, headers?, body? }` an error answer;
  * - `{ junk: true }` 200 with an HTML page;
@@ -140,7 +141,7 @@ function respond(res, api, step, record) {
       object: "chat.completion",
       model: REPLY_MODEL.openai,
       choices: [{ index: 0, message: { role: "assistant", content: SUMMARY }, finish_reason: "stop" }],
-      usage: REPLY_USAGE.openai,
+      ...(step.usage === null ? {} : { usage: REPLY_USAGE.openai }),
     });
   } else {
     json(200, {
@@ -150,7 +151,7 @@ function respond(res, api, step, record) {
       model: REPLY_MODEL.anthropic,
       content: [{ type: "text", text: SUMMARY }],
       stop_reason: "end_turn",
-      usage: REPLY_USAGE.anthropic,
+      ...(step.usage === null ? {} : { usage: REPLY_USAGE.anthropic }),
     });
   }
 }
