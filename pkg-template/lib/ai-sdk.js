@@ -22,6 +22,8 @@
 // prepare -> compactor.prepare(key, what the prompt adds to its history), settle ->
 // compactor.commit(key, ..., usage); status(key) stays what the caller reads.
 
+import { kindOf } from "./values.js";
+
 const OWN_OPTIONS = new Set(["conversationKey", "maxConversations", "onReport"]);
 /** compact() options the middleware sets per call. */
 const PER_CALL = {
@@ -329,9 +331,6 @@ function hash53(s) {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
 }
 
-function kindOf(v) {
-  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v;
-}
 
 function argumentError(where, what) {
   const e = new TypeError(`invalid argument ${where}: ${what}`);

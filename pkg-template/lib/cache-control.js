@@ -4,6 +4,8 @@
 // messages together) and only on some block types; the cache is read for the longest prefix
 // that ends at a marker and was written before.
 
+import { kindOf } from "./values.js";
+
 const MAX = 4;
 /** Blocks a breakpoint may go on (not thinking, redacted_thinking, or an empty text). */
 const ALLOWED = new Set(["text", "image", "tool_use", "tool_result", "document"]);
@@ -15,7 +17,6 @@ function fail(Kind, code, message) {
   return err;
 }
 
-const kindOf = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const marked = (block) => isObject(block) && block.cache_control !== undefined && block.cache_control !== null;
 const allowed = (block) => isObject(block) && ALLOWED.has(block.type) && !(block.type === "text" && (typeof block.text !== "string" || block.text === ""));

@@ -4,6 +4,7 @@
 // `text` line for a chat UI.
 
 import { headline, tokens, percent } from "./notices.js";
+import { kindOf } from "./values.js";
 
 /** The commands, with what each takes after its name. */
 const COMMANDS = {
@@ -22,7 +23,7 @@ const USAGE = Object.entries(COMMANDS)
 const HANDOFF = "(This conversation continues in a new one.)";
 
 function typeError(argument, expected, value) {
-  const err = new TypeError(`invalid argument ${argument}: expected ${expected}, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+  const err = new TypeError(`invalid argument ${argument}: expected ${expected}, got ${kindOf(value)}`);
   err.code = "INVALID_ARGUMENT";
   return err;
 }

@@ -1,12 +1,14 @@
 // The Compactor's JavaScript: the class, which awaits its store and summarizer and steps a
 // CompactorCall (src/wasm/compactor.rs) between them, as compact.js steps a CompactCall;
-// the per-conversation lock; the events; and the stores ctxfold ships (MemoryStore,
-// durableObjectStore). Everything the core decides (what to read, what to write, what the
-// input is) comes from the CompactorCall; this file only does the awaiting.
+// the per-conversation lock; the events; each store call's deadline. The stores ctxfold ships
+// beside IndexedDBStore are in stores.js. Everything the core decides (what to read, what to
+// write, what the input is) comes from the CompactorCall; this file only does the awaiting.
 
 import { ask, failure, compactWith } from "./compact.js";
 import { runCommand } from "./commands.js";
 import { lockNotices } from "./locks.js";
+import { storesWith } from "./stores.js";
+import { invalidArgument as typeError, kindOf, outOfRange } from "./values.js";
 
 const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
@@ -34,14 +36,10 @@ export function compactorWith(raw, g) {
   const compact = compactWith(raw, g);
   const notices = lockNotices();
   const staleWriteError = g.wrap(raw.staleWriteError);
+  const { MemoryStore, durableObjectStore } = storesWith(staleWriteError);
   const storeError = (operation, id, cause) => {
     const err = raw.__ctxfoldStoreError(operation, id, describeError(cause));
     err.cause = cause;
-    return err;
-  };
-  const typeError = (argument, expected) => {
-    const err = new TypeError(`invalid argument ${argument}: expected ${expected}`);
-    err.code = "INVALID_ARGUMENT";
     return err;
   };
 
@@ -86,19 +84,13 @@ export function compactorWith(raw, g) {
         if (typeof store[m] !== "function") throw typeError(`options.store.${m}`, `a function (the CompactorStore interface), got ${kindOf(store[m])}`);
       }
       if (!Number.isInteger(writeRetries) || writeRetries < 0 || writeRetries > 100) {
-        const err = new RangeError(`options.writeRetries out of range: expected an integer from 0 to 100, got ${String(writeRetries)}`);
-        err.code = "OUT_OF_RANGE";
-        throw err;
+        throw outOfRange("options.writeRetries", "an integer from 0 to 100", writeRetries);
       }
       if (!Number.isInteger(maxCachedConversations) || maxCachedConversations < 1 || maxCachedConversations > 1e6) {
-        const err = new RangeError(`options.maxCachedConversations out of range: expected an integer from 1 to 1000000, got ${String(maxCachedConversations)}`);
-        err.code = "OUT_OF_RANGE";
-        throw err;
+        throw outOfRange("options.maxCachedConversations", "an integer from 1 to 1000000", maxCachedConversations);
       }
       if (!Number.isInteger(storeTimeoutMs) || storeTimeoutMs < 1 || storeTimeoutMs > MAX_TIMEOUT_MS) {
-        const err = new RangeError(`options.storeTimeoutMs out of range: expected an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds), got ${String(storeTimeoutMs)}`);
-        err.code = "OUT_OF_RANGE";
-        throw err;
+        throw outOfRange("options.storeTimeoutMs", `an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`, storeTimeoutMs);
       }
       this.#cached = maxCachedConversations;
       this.#storeTimeoutMs = storeTimeoutMs;
@@ -658,202 +650,14 @@ export function compactorWith(raw, g) {
     }
   }
 
-  /** The default store: conversations in this process's memory, copied in and out. */
-  class MemoryStore {
-    #rows = new Map();
-
-    async load(id) {
-      const row = this.#rows.get(id);
-      return row ? structuredClone(row.meta) : null;
-    }
-
-    async messages(id, from) {
-      const row = this.#rows.get(id);
-      return row ? structuredClone(row.messages.slice(from)) : [];
-    }
-
-    async write(id, expect, batch) {
-      const row = this.#rows.get(id);
-      const found = row ? row.meta.version : null;
-      if ((found ?? 0) !== expect) throw staleWriteError(id, expect, found);
-      // Copied before anything changes: a batch that cannot be cloned writes nothing.
-      const { messages, summaries, records, meta } = structuredClone(batch);
-      const next = row ?? { meta, messages: [], summaries: [], records: [] };
-      next.messages.length = batch.start;
-      // (Not push(...x): an imported history can be longer than the stack allows arguments.)
-      for (const m of messages) next.messages.push(m);
-      for (const s of summaries) next.summaries.push(s);
-      for (const r of records) next.records.push(r);
-      next.meta = meta;
-      this.#rows.set(id, next);
-    }
-
-    async summaries(id) {
-      return structuredClone(this.#rows.get(id)?.summaries ?? []);
-    }
-
-    async records(id) {
-      return structuredClone(this.#rows.get(id)?.records ?? []);
-    }
-
-    async list() {
-      return [...this.#rows.keys()];
-    }
-
-    async delete(id) {
-      this.#rows.delete(id);
-    }
-  }
-
-  function durableObjectStore(storage, options = {}) {
-    if (storage === null || typeof storage !== "object") throw typeError("storage", `a Durable Object's ctx.storage, got ${kindOf(storage)}`);
-    for (const m of ["get", "list", "transaction"]) {
-      if (typeof storage?.[m] !== "function") throw typeError(`storage.${m}`, `a function (a Durable Object's ctx.storage), got ${kindOf(storage?.[m])}`);
-    }
-    if (options === null || typeof options !== "object") throw typeError("options", `an options object, got ${kindOf(options)}`);
-    for (const k of Object.keys(options)) if (k !== "prefix") throw typeError(`options.${k}`, "no such option (known: prefix)");
-    const prefix = options.prefix ?? "ctxfold";
-    if (typeof prefix !== "string") throw typeError("options.prefix", `a string, got ${kindOf(prefix)}`);
-    return new DurableObjectStore(storage, prefix, staleWriteError);
-  }
-
   return { Compactor, MemoryStore, durableObjectStore, staleWriteError };
-}
-
-// ------------------------------------------------------------------ Durable Objects
-
-/** Characters of a value's JSON above which it is stored in parts (Durable Object storage takes 128 KiB a value). */
-const PART = 32 * 1024;
-const pad = (n) => String(n).padStart(12, "0");
-
-/**
- * A CompactorStore over a Durable Object's storage. Keys, under `prefix`:
- * `meta:<id>`, `m:<id>:<index>`, `s:<id>:<seq>`, `r:<id>:<seq>` (ids URI-encoded, numbers
- * zero-padded so keys sort in order). A value whose JSON is longer than PART characters is
- * stored as `{ $ctxfoldParts: n }` at its key and its JSON text in n parts at `<key>:<k>`.
- * One write is one `storage.transaction`.
- */
-class DurableObjectStore {
-  #storage;
-  #prefix;
-  #stale;
-
-  constructor(storage, prefix, stale) {
-    this.#storage = storage;
-    this.#prefix = prefix;
-    this.#stale = stale;
-  }
-
-  #key(kind, id, n) {
-    const base = `${this.#prefix}:${kind}:${encodeURIComponent(id)}`;
-    return n === undefined ? base : `${base}:${pad(n)}`;
-  }
-
-  async load(id) {
-    return (await readValue(this.#storage, this.#key("meta", id))) ?? null;
-  }
-
-  async messages(id, from) {
-    return listValues(this.#storage, `${this.#key("m", id)}:`, this.#key("m", id, from));
-  }
-
-  async summaries(id) {
-    return listValues(this.#storage, `${this.#key("s", id)}:`);
-  }
-
-  async records(id) {
-    return listValues(this.#storage, `${this.#key("r", id)}:`);
-  }
-
-  async write(id, expect, batch) {
-    await this.#storage.transaction(async (txn) => {
-      const meta = await readValue(txn, this.#key("meta", id));
-      const found = meta ? meta.version : null;
-      if ((found ?? 0) !== expect) throw this.#stale(id, expect, found);
-      const entries = {};
-      batch.messages.forEach((m, k) => split(entries, this.#key("m", id, batch.start + k), m));
-      for (const s of batch.summaries) split(entries, this.#key("s", id, s.seq), s);
-      for (const r of batch.records) split(entries, this.#key("r", id, r.seq), r);
-      // A meta stored in parts before may have had more parts than now: they are left, unread.
-      split(entries, this.#key("meta", id), batch.meta);
-      const keys = Object.keys(entries);
-      // Durable Object storage takes at most 128 keys a put.
-      for (let k = 0; k < keys.length; k += 128) {
-        await txn.put(Object.fromEntries(keys.slice(k, k + 128).map((key) => [key, entries[key]])));
-      }
-    });
-  }
-
-  async list() {
-    const start = `${this.#prefix}:meta:`;
-    const keys = [...(await this.#storage.list({ prefix: start })).keys()];
-    return keys.filter((k) => !k.slice(start.length).includes(":")).map((k) => decodeURIComponent(k.slice(start.length)));
-  }
-
-  async delete(id) {
-    await this.#storage.transaction(async (txn) => {
-      const keys = [this.#key("meta", id)];
-      for (const kind of ["meta", "m", "s", "r"]) keys.push(...(await txn.list({ prefix: `${this.#key(kind, id)}:` })).keys());
-      for (let k = 0; k < keys.length; k += 128) await txn.delete(keys.slice(k, k + 128));
-    });
-  }
-}
-
-/** Puts `value` at `key` in `entries`, in parts when its JSON is long. */
-function split(entries, key, value) {
-  const json = JSON.stringify(value);
-  if (json.length <= PART) {
-    entries[key] = JSON.parse(json);
-    return;
-  }
-  const n = Math.ceil(json.length / PART);
-  entries[key] = { $ctxfoldParts: n };
-  for (let k = 0; k < n; k++) entries[`${key}:${pad(k)}`] = json.slice(k * PART, (k + 1) * PART);
-}
-
-const isParts = (v) => v !== null && typeof v === "object" && typeof v.$ctxfoldParts === "number" && Object.keys(v).length === 1;
-
-/** The value at `key`, put together from its parts. */
-async function readValue(storage, key) {
-  const v = await storage.get(key);
-  if (!isParts(v)) return v;
-  const keys = Array.from({ length: v.$ctxfoldParts }, (_, k) => `${key}:${pad(k)}`);
-  let json = "";
-  for (let k = 0; k < keys.length; k += 128) {
-    const got = await storage.get(keys.slice(k, k + 128));
-    for (const part of keys.slice(k, k + 128)) json += got.get(part);
-  }
-  return JSON.parse(json);
-}
-
-/** Every value under `prefix` from `start` on, in key order, parts put together. */
-async function listValues(storage, prefix, start) {
-  const map = await storage.list(start === undefined ? { prefix } : { prefix, start });
-  const out = [];
-  let parts = null;
-  for (const [key, v] of map) {
-    const rest = key.slice(prefix.length);
-    if (rest.includes(":")) {
-      // A part of the value before it.
-      if (parts) parts.json += v;
-      continue;
-    }
-    if (parts) out.push(JSON.parse(parts.json));
-    parts = null;
-    if (isParts(v)) parts = { json: "" };
-    else out.push(v);
-  }
-  if (parts) out.push(JSON.parse(parts.json));
-  return out;
 }
 
 // ------------------------------------------------------------------ helpers
 
 function checkHandler(name, handler) {
   if (typeof handler !== "function") {
-    const err = new TypeError(`invalid argument handler: expected a function for ${JSON.stringify(name)}, got ${kindOf(handler)}`);
-    err.code = "INVALID_ARGUMENT";
-    throw err;
+    throw typeError("handler", `a function for ${JSON.stringify(name)}, got ${kindOf(handler)}`);
   }
   return handler;
 }
@@ -873,10 +677,6 @@ function jsonCopy(value) {
     return value;
   }
   return text === undefined ? value : JSON.parse(text);
-}
-
-function kindOf(v) {
-  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v;
 }
 
 /** What a store's error says, for the STORE_ERROR's message. */

@@ -3,6 +3,8 @@
 // records and the Compactor's events hold (src/session/stored.rs, CompactorEvents) and
 // nothing else; no wasm call is involved, so they work before and after a trap alike.
 
+import { kindOf } from "./values.js";
+
 /** `12400` -> `"12.4k"`, `157000` -> `"157k"`, `300` -> `"300"`. */
 export function tokens(n) {
   if (typeof n !== "number" || !Number.isFinite(n)) return "?";
@@ -27,9 +29,6 @@ function invalid(expected, value) {
   return err;
 }
 
-function kindOf(v) {
-  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v;
-}
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isRecord = (v) => isObject(v) && typeof v.seq === "number" && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number";

@@ -1,6 +1,6 @@
 //! The store contract's TypeScript (the `CompactorStore` interface, the stores ctxfold ships)
 //! and the error a store refuses a stale write with. The stores themselves are JavaScript
-//! (`pkg-template/lib/compactor.js`); their shapes are the core's (`crate::session::stored`).
+//! (`pkg-template/lib/stores.js`); their shapes are the core's (`crate::session::stored`).
 
 use wasm_bindgen::prelude::*;
 
