@@ -15,6 +15,8 @@ const settings = { model: "gpt-4o-mini", window: 4096, base: "", key: "", conver
 const save = () => localStorage.setItem(SETTINGS, JSON.stringify(settings));
 
 let compactor = null;
+/** Messages stored in the conversation, as the history shown last read them (after every action). */
+let stored = 0;
 
 /** A Compactor for the settings as they are: the real model's summaries with a key, else extractive. */
 function makeCompactor() {
@@ -73,7 +75,8 @@ async function showHistory() {
   $("history").replaceChildren(...history.map((e) => bubble(e.message, e.summarizedBy === null ? "" : "summarized")));
   $("history").scrollTop = $("history").scrollHeight;
   $("conversation").textContent = `${settings.conversation}: ${history.length} messages stored`;
-  document.body.dataset.stored = String(history.length);
+  stored = history.length;
+  document.body.dataset.stored = String(stored);
 }
 
 /** The meter: the input the next prepare would send, against the threshold and the budget. */
@@ -111,8 +114,7 @@ async function send(text) {
     return;
   }
   // A new conversation starts with the system message: the head, which is always sent.
-  const fresh = (await compactor.status(settings.conversation)) === null;
-  const adding = [...(fresh ? [{ role: "system", content: SYSTEM }] : []), { role: "user", content: text }];
+  const adding = [...(stored === 0 ? [{ role: "system", content: SYSTEM }] : []), { role: "user", content: text }];
   const prepared = await compactor.prepare(settings.conversation, adding);
   showInput(prepared.messages);
   // What was sent, for the page's tests: its tokens and the input budget.

@@ -4,7 +4,7 @@
 // `text` line for a chat UI.
 
 import { headline, tokens, percent } from "./notices.js";
-import { kindOf } from "./values.js";
+import { invalidArgument, kindOf } from "./values.js";
 
 /** The commands, with what each takes after its name. */
 const COMMANDS = {
@@ -22,11 +22,7 @@ const USAGE = Object.entries(COMMANDS)
 /** The user message /new appends to the old history, so that everything before it is summarized. */
 const HANDOFF = "(This conversation continues in a new one.)";
 
-function typeError(argument, expected, value) {
-  const err = new TypeError(`invalid argument ${argument}: expected ${expected}, got ${kindOf(value)}`);
-  err.code = "INVALID_ARGUMENT";
-  return err;
-}
+const typeError = (argument, expected, value) => invalidArgument(argument, `${expected}, got ${kindOf(value)}`);
 
 /**
  * Reads a chat command: `/name` at the start of the text (after spaces), then whitespace or

@@ -3,7 +3,7 @@
 // records and the Compactor's events hold (src/session/stored.rs, CompactorEvents) and
 // nothing else; no wasm call is involved, so they work before and after a trap alike.
 
-import { kindOf } from "./values.js";
+import { invalidArgument, kindOf } from "./values.js";
 
 /** `12400` -> `"12.4k"`, `157000` -> `"157k"`, `300` -> `"300"`. */
 export function tokens(n) {
@@ -23,12 +23,7 @@ export function percent(part, whole) {
   return `${Math.round((100 * part) / whole)} %`;
 }
 
-function invalid(expected, value) {
-  const err = new TypeError(`invalid argument ${expected.argument}: expected ${expected.what}, got ${kindOf(value)}`);
-  err.code = "INVALID_ARGUMENT";
-  return err;
-}
-
+const invalid = (expected, value) => invalidArgument(expected.argument, `${expected.what}, got ${kindOf(value)}`);
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isRecord = (v) => isObject(v) && typeof v.seq === "number" && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number";

@@ -3,6 +3,8 @@
 // pinned for the shipped file), which throws the typed errors; a source that cannot be
 // read or fetched is VOCABULARY_UNAVAILABLE here, with the original error as its cause.
 
+import { invalidArgument } from "./values.js";
+
 /**
  * @param {object} platform
  * @param {(bytes: Uint8Array, encoding: string) => void} platform.install
@@ -16,12 +18,11 @@ export function vocabularyLoader({ install, has, fetchBytes, defaultSource }) {
     if (has(encoding)) return;
     if (source === undefined) {
       if (!defaultSource) {
-        const err = new TypeError(
-          `invalid argument source: expected the ${encoding}.ctxv bytes (Uint8Array or ArrayBuffer), a URL or a Response; ` +
+        throw invalidArgument(
+          "source",
+          `the ${encoding}.ctxv bytes (Uint8Array or ArrayBuffer), a URL or a Response; ` +
             `this runtime cannot locate the file shipped in ctxfold/vocab by itself`,
         );
-        err.code = "INVALID_ARGUMENT";
-        throw err;
       }
       source = defaultSource(encoding);
     }
@@ -42,13 +43,8 @@ async function toBytes(source, fetchBytes) {
       throw e?.code === "VOCABULARY_UNAVAILABLE" ? e : unavailable(String(source), e?.code ?? e?.message ?? String(e), e);
     }
   }
-  const err = new TypeError(
-    `invalid argument source: expected a Uint8Array, an ArrayBuffer, a URL, a URL string or a Response, got ${
-      source === null ? "null" : typeof source
-    }`,
-  );
-  err.code = "INVALID_ARGUMENT";
-  throw err;
+  // (typeof, not kindOf: an array is "object" here, as this message always said.)
+  throw invalidArgument("source", `a Uint8Array, an ArrayBuffer, a URL, a URL string or a Response, got ${source === null ? "null" : typeof source}`);
 }
 
 function unavailable(where, reason, cause) {
