@@ -37,15 +37,26 @@ function exportsOf(dts) {
 
 const list = (names) => names.map((n) => `  ${n},`).join("\n");
 
+// The vocabulary files shipped in ctxfold/vocab, each by a literal URL: a bundler resolves
+// and emits literal `new URL("…", import.meta.url)` calls, where a template's variable part
+// may be dropped (Turbopack turned `vocab/${encoding}.ctxv` into one fixed file for both).
+const ENCODINGS = readdirSync(new URL("../vocab/", import.meta.url))
+  .filter((f) => f.endsWith(".ctxv"))
+  .map((f) => f.slice(0, -".ctxv".length))
+  .sort();
+const shipped = (up) =>
+  `(encoding) => {\n    switch (encoding) {\n${ENCODINGS.map((e) => `      case "${e}":\n        return new URL("${up}vocab/${e}.ctxv", import.meta.url);\n`).join("")}    }\n    return null;\n  }`;
+
 // How each runtime gets the module. `up` is the path from the entry to the package root.
 // The URLs stay literal `new URL("...", import.meta.url)` calls: that is what bundlers
 // recognise and emit as assets.
 const RUNTIMES = {
   node: {
     about: "Node.js: the module is compiled synchronously from the file beside it, so there is no top-level await and require() of this package works (Node 20.19+)",
-    imports: (up) => [`import { readFileSync } from "node:fs";`, `import { nodeSources } from "${up}lib/node-vocabulary.js";`],
-    init: (wasm) => `raw.initSync({ module: readFileSync(new URL("${wasm}", import.meta.url)) });`,
-    platform: (up) => `nodeSources(new URL("${up || "./"}", import.meta.url))`,
+    imports: (up) => [`import { nodeSources, readModule } from "${up}lib/node.js";`],
+    init: (wasm) => `raw.initSync({ module: readModule(new URL("${wasm}", import.meta.url)) });`,
+    // Only literal paths of files beside (a bundler resolves each, and "./" is no file).
+    platform: (up, lite) => `nodeSources(${lite ? shipped(up) : "null"})`,
   },
   browser: {
     about: "browsers and bundlers: the module is fetched from beside this file",
@@ -53,7 +64,7 @@ const RUNTIMES = {
     init: (wasm) => `await raw.default({ module_or_path: new URL("${wasm}", import.meta.url) });`,
     platform: (up, lite) =>
       lite
-        ? `{\n  fetchBytes,\n  defaultSource: (encoding) => new URL(\`${up}vocab/\${encoding}.ctxv\`, import.meta.url),\n}`
+        ? `{\n  fetchBytes,\n  defaultSource: ${shipped(up)},\n}`
         : `{ fetchBytes, defaultSource: null }`,
   },
   workerd: {

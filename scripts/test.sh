@@ -12,8 +12,8 @@
 #   fuzz       node --test tests/fuzz/fuzz.test.mjs: the JS API fuzzed (1,000 seeded cases, each
 #              checked by recounting; hangs are cut off per case), and the saved regressions
 #   page       node --test tests/browser/: the package in a page in headless Chromium
-#   bundlers   node --test tests/bundlers/: the package bundled by Vite, webpack and esbuild
-#              (production builds, offline), each app run in headless Chromium
+#   bundlers   node --test tests/bundlers/: the package bundled by Vite, webpack and esbuild, and built into Next.js apps
+#              (production builds, offline), each browser app run in headless Chromium, the Next.js apps served by next start
 #   workerd    node --test tests/workerd/: the package in a Worker, via Miniflare
 #   types      tsc --noEmit on tests/types/ against the package's .d.ts
 #   anchoring  the Compactor's usage anchoring against a provider double (ai-tokenizer's Claude

@@ -1,0 +1,38 @@
+// Node: reading the WebAssembly module beside the package, and where vocabularies come from
+// (file paths, file: URLs or http(s) URLs).
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { fetchBytes } from "./vocabulary.js";
+
+/**
+ * The module's bytes, from `url`: the entry's literal `new URL("…wasm", import.meta.url)`,
+ * which a bundler that takes the package in (Next.js's server build) may turn into a web path
+ * it serves to browsers, not a file here. That is said, with what to do, instead of Node's
+ * "must be of type string" from readFileSync.
+ */
+export function readModule(url) {
+  const file = url instanceof URL && url.protocol === "file:" ? url : URL.canParse(String(url)) ? new URL(String(url)) : null;
+  try {
+    if (file === null || file.protocol !== "file:") throw new Error(`${String(url)} is not a file: URL`);
+    return readFileSync(file);
+  } catch (e) {
+    throw new Error(
+      `ctxfold could not read its WebAssembly module (${String(url)}): ${e.message}. ` +
+        `A bundler that rewrites the package's files into web paths (Next.js does, for server ` +
+        `components) needs the package left to Node: serverExternalPackages: ["ctxfold"] in next.config.`,
+      { cause: e },
+    );
+  }
+}
+
+/** Where Node reads vocabularies from; `defaultSource(encoding)`: the file shipped in the package (lite), or null. */
+export function nodeSources(defaultSource) {
+  return {
+    defaultSource,
+    fetchBytes: async (source) => {
+      const url = source instanceof URL ? source : URL.canParse(source) ? new URL(source) : null;
+      if (url && url.protocol !== "file:") return fetchBytes(url);
+      return new Uint8Array(await readFile(url ?? source));
+    },
+  };
+}
