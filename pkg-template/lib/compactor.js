@@ -4,7 +4,8 @@
 // beside IndexedDBStore are in stores.js. Everything the core decides (what to read, what to
 // write, what the input is) comes from the CompactorCall; this file only does the awaiting.
 
-import { ask, failure, compactWith } from "./compact.js";
+import { copies, revive } from "./binary.js";
+import { ask, compactWith } from "./compact.js";
 import { runCommand } from "./commands.js";
 import { lockNotices } from "./locks.js";
 import { storesWith } from "./stores.js";
@@ -149,11 +150,11 @@ export function compactorWith(raw, g) {
     #emit(name, event) {
       for (const handler of [...this.#handlers.get(name)]) {
         try {
-          handler(event);
+          const returned = handler(event);
+          // An async handler's rejection too (unhandled, it would end a Node process).
+          if (typeof returned?.then === "function") returned.then(undefined, reportHandlerError);
         } catch (e) {
-          // A handler's error is reported, never the call's: what it did is stored already.
-          if (typeof globalThis.reportError === "function") globalThis.reportError(e);
-          else console.error(e);
+          reportHandlerError(e);
         }
       }
     }
@@ -300,7 +301,7 @@ export function compactorWith(raw, g) {
             call.read(got);
             // The core took `metaLength - from` of them; so does this copy.
             items = items.slice(0, step.read);
-            for (let k = 0; k < metaLength - step.read; k++) items.push(got[k]);
+            for (let k = 0; k < metaLength - step.read; k++) items.push(revive(got[k]));
           } else if (step.summarize) {
             planned ??= clock() - started;
             if (step.first && events) this.#emit("compactionStart", { type: "compactionStart", conversationId: id, plan: step.plan });
@@ -349,7 +350,7 @@ export function compactorWith(raw, g) {
             appended = step.write.messages;
           } else if (step.done) {
             const result = early ?? call.result();
-            for (const m of appended) items.push(m);
+            for (const m of appended) items.push(revive(m));
             if (preparedAhead > 0) result.preparedAhead = preparedAhead;
             return result;
           } else {
@@ -430,8 +431,8 @@ export function compactorWith(raw, g) {
       return this.#call(
         conversationId,
         async (id, lock) => {
-          const copy = jsonCopy(newMessages);
-          const adding = Array.isArray(copy) ? copy : Array.isArray(copy?.messages) ? copy.messages : null;
+          const { core: copy, stored } = copies(newMessages);
+          const adding = Array.isArray(stored) ? stored : Array.isArray(stored?.messages) ? stored.messages : null;
           const result = await this.#step(id, (core) => core.prepare(id, copy, now()), true, adding, lock);
           return this.#prepared(id, result);
         },
@@ -443,8 +444,8 @@ export function compactorWith(raw, g) {
       return this.#call(
         conversationId,
         async (id, lock) => {
-          const copy = jsonCopy(reply);
-          const adding = Array.isArray(copy) ? copy : copy !== null && typeof copy === "object" ? [copy] : null;
+          const { core: copy, stored } = copies(reply);
+          const adding = Array.isArray(stored) ? stored : stored !== null && typeof stored === "object" ? [stored] : null;
           const committed = await this.#step(id, (core) => core.commit(id, copy, usage, now()), false, adding, lock);
           if (this.#ahead !== undefined && this.#summarizer !== null) this.#planAhead(id);
           return committed;
@@ -549,13 +550,20 @@ export function compactorWith(raw, g) {
         const meta = await this.#store("load", id);
         if (!meta) return [];
         const [messages, records] = await Promise.all([this.#store("messages", id, 0), this.#store("records", id)]);
-        const undone = new Set(meta.undone ?? []);
+        const length = meta.length;
+        if (!Number.isSafeInteger(length) || length < 0) throw this.#broken("load", id, `meta.length: expected a count of messages, got ${kindOf(length)}`);
+        if (!Array.isArray(messages) || messages.length < length) {
+          throw this.#broken("messages", id, `expected an array of at least ${length} messages (meta.length), got ${Array.isArray(messages) ? `${messages.length}` : kindOf(messages)}`);
+        }
+        if (!Array.isArray(records)) throw this.#broken("records", id, `expected an array, got ${kindOf(records)}`);
+        const undone = new Set(Array.isArray(meta.undone) ? meta.undone : []);
         const by = new Map();
-        for (const r of records) {
+        for (const [k, r] of records.entries()) {
+          if (!Array.isArray(r?.evicted)) throw this.#broken("records", id, `records[${k}].evicted: expected an array of message indexes, got ${kindOf(r?.evicted)}`);
           if (undone.has(r.seq)) continue;
           for (const i of r.evicted) if (!by.has(i)) by.set(i, r.seq);
         }
-        return messages.slice(0, meta.length).map((message, index) => ({ index, message, summarizedBy: by.get(index) ?? null }));
+        return messages.slice(0, length).map((message, index) => ({ index, message: revive(message), summarizedBy: by.get(index) ?? null }));
       }, "read");
     }
 
@@ -604,7 +612,7 @@ export function compactorWith(raw, g) {
         // Checked, and its id decided, before anything is stored.
         made = { ...this.#ensureCore().import(data, id, now()), overwrite };
         // The history as it came (the core's copy has its keys sorted).
-        const messages = jsonCopy(data.messages);
+        const messages = copies(data.messages).stored;
         if (Array.isArray(messages) && messages.length === made.batch.messages.length) made.batch.messages = messages;
       } catch (e) {
         throw g.recover(e);
@@ -638,6 +646,11 @@ export function compactorWith(raw, g) {
       }
     }
 
+    /** A STORE_ERROR for data from `store[operation]` that breaks the store contract. */
+    #broken(operation, id, what) {
+      return raw.__ctxfoldStoreError(operation, id, `it returned data that breaks the store contract: ${what}`);
+    }
+
     /** A call on one conversation: its id checked at once, its work queued behind the others (`mode`: see #shared). */
     #call(conversationId, work, mode = "write") {
       try {
@@ -662,31 +675,22 @@ function checkHandler(name, handler) {
   return handler;
 }
 
-const binary = (v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
-
-/**
- * A JSON copy of `value`, as the core reads it (binary data as `{ $bytes: length }`), its
- * keys in their order. A value JSON cannot carry (a cycle, a BigInt) comes back as it is,
- * for the core to refuse with its own words.
- */
-function jsonCopy(value) {
-  let text;
-  try {
-    text = JSON.stringify(value, (_key, v) => (binary(v) ? { $bytes: v.byteLength } : v));
-  } catch {
-    return value;
-  }
-  return text === undefined ? value : JSON.parse(text);
+/** A handler's error is reported, never the call's: what the call did is stored already. */
+function reportHandlerError(e) {
+  if (typeof globalThis.reportError === "function") globalThis.reportError(e);
+  else console.error(e);
 }
 
 /** What a store's error says, for the STORE_ERROR's message. */
 function describeError(e) {
   try {
     if (typeof e?.message === "string") return `${e.name ?? "Error"}: ${e.message}`;
+    if (typeof e === "string") return `it rejected with ${JSON.stringify(e)}`;
+    return `it rejected with ${e === null ? "null" : typeof e}`;
   } catch {
     // A getter that throws.
+    return "it rejected with a value that cannot be read";
   }
-  return failure(e);
 }
 
 /** A short random wait before trying again after a stale write, so two writers part. */

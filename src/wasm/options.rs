@@ -17,7 +17,20 @@ use crate::Error;
 #[wasm_bindgen(inline_js = r#"
 const binary = (v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
 export function toJson(value) {
-  return JSON.stringify(value, (_key, v) => (binary(v) ? { $bytes: v.byteLength } : v));
+  // The holder's own value: a Buffer reaches a replacer as its toJSON, { type, data }.
+  const text = JSON.stringify(value, function (key, v) {
+    const own = this[key];
+    return binary(own) ? { $bytes: own.byteLength } : v;
+  });
+  return text === undefined ? undefined : wellFormed(text);
+}
+// JSON.stringify writes a lone surrogate as an escape (\udXXX) that serde_json rejects: each
+// becomes U+FFFD, as a string crossing into wasm anywhere else does (transfer.rs does the same
+// for compact()'s messages). An escape preceded by an odd number of backslashes is text.
+const loneSurrogate = /(\\*)\\u(d[89a-f][0-9a-f]{2})/gi;
+function wellFormed(json) {
+  if (!json.includes("\\ud") && !json.includes("\\uD")) return json;
+  return json.replace(loneSurrogate, (all, slashes) => (slashes.length % 2 ? all : `${slashes}\\ufffd`));
 }
 // { json, functions } for an options object; { problem: [kind, key, detail] } for a value
 // JSON cannot carry; null for something that is not an options object.

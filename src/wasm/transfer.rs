@@ -48,7 +48,12 @@ let generation = 0;
 const ARRAY = { array: true };
 const OBJECT = { object: true };
 const binary = (v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
-const replacer = (_key, v) => (binary(v) ? { $bytes: v.byteLength } : v);
+// The holder's own value: the replacer is handed a value after its toJSON (a Buffer's is
+// { type: "Buffer", data: [...] }, which would be counted as an array of numbers).
+const replacer = function (key, v) {
+  const own = this[key];
+  return binary(own) ? { $bytes: own.byteLength } : v;
+};
 
 // JSON.stringify writes a lone surrogate as an escape (\udXXX) that JSON parsers reject:
 // make each one U+FFFD. An escape preceded by an odd number of backslashes is text.

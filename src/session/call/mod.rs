@@ -527,11 +527,13 @@ impl Call {
         let mut setup = Setup::new(options)?;
         setup.state = self.meta.as_ref().map(|m| m.state.clone());
         let model = model_key(&setup);
+        // Counted exactly, a lower report is never room the window lacks (see usage::PLAUSIBLE).
+        let exact = setup.counting.exact;
         let ratio = self
             .meta
             .as_ref()
-            .and_then(|m| m.anchors.iter().find(|a| a.model == model))
-            .map(|a| a.ratio);
+            .and_then(|m| m.anchors.iter().find(|a| a.model == model));
+        let ratio = ratio.map(|a| if exact { a.ratio.max(1.0) } else { a.ratio });
         let cold = self.cold_cache(&setup.budget);
         if let Some(c) = &cold {
             setup.budget.threshold = c.threshold;

@@ -1,0 +1,212 @@
+// The Compactor on cases found by trying the package from outside (tests/fuzz/findings.md,
+// "Found from outside, stop 20"): binary parts kept through any store, a provider report
+// that cannot grow an exact count's budget, an agent's turn through /compact, async event
+// handlers, lone surrogates, and what a store that breaks its contract gets said of it.
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { Compactor, MemoryStore, countMessages, staleWriteError } from "ctxfold";
+
+const typed = (code, message) => (e) => {
+  assert.equal(e.code, code, `${e.code}: ${e.message}`);
+  if (message) assert.match(e.message, message);
+  return true;
+};
+
+/** A store that keeps everything as JSON text, as a file, KV or server store would. */
+function jsonStore() {
+  const rows = new Map();
+  const through = (v) => JSON.parse(JSON.stringify(v));
+  return {
+    async load(id) {
+      return rows.has(id) ? through(rows.get(id).meta) : null;
+    },
+    async messages(id, from) {
+      return through(rows.get(id)?.messages.slice(from) ?? []);
+    },
+    async write(id, expect, batch) {
+      const row = rows.get(id) ?? { meta: null, messages: [], summaries: [], records: [] };
+      if ((row.meta?.version ?? 0) !== expect) throw staleWriteError(id, expect, row.meta?.version ?? null);
+      const b = through(batch);
+      row.messages.push(...b.messages);
+      row.summaries.push(...b.summaries);
+      row.records.push(...b.records);
+      row.meta = b.meta;
+      rows.set(id, row);
+    },
+    async summaries(id) {
+      return through(rows.get(id)?.summaries ?? []);
+    },
+    async records(id) {
+      return through(rows.get(id)?.records ?? []);
+    },
+    async list() {
+      return [...rows.keys()];
+    },
+    async delete(id) {
+      rows.delete(id);
+    },
+  };
+}
+
+describe("binary parts (AI SDK images and files)", () => {
+  const png = Uint8Array.from({ length: 300 }, (_, i) => (i * 37) % 256);
+  const pdf = Buffer.from("%PDF-1.7 a small file");
+  const turn = [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "What is in this picture and this file?" },
+        { type: "image", image: png, mediaType: "image/png" },
+        { type: "file", data: pdf, mediaType: "application/pdf" },
+      ],
+    },
+  ];
+
+  for (const [name, store] of [
+    ["MemoryStore", () => new MemoryStore()],
+    ["a store that keeps JSON text", jsonStore],
+  ]) {
+    test(`keep their bytes through ${name}: in the model input, history() and an export's import`, async () => {
+      const compactor = new Compactor({ model: "gpt-4o", format: "ai-sdk", store: store() });
+      const bytesOf = (messages) => {
+        const parts = messages.find((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "image")).content;
+        return [parts[1].image, parts[2].data];
+      };
+      const check = ([image, file], where) => {
+        assert.ok(image instanceof Uint8Array, `${where}: the image is ${Object.prototype.toString.call(image)}`);
+        assert.deepEqual([...image], [...png], where);
+        assert.ok(file instanceof Uint8Array, `${where}: the file is ${Object.prototype.toString.call(file)}`);
+        assert.deepEqual([...file], [...pdf], where);
+      };
+      check(bytesOf((await compactor.prepare("c", turn)).messages), "first prepare");
+      await compactor.commit("c", { role: "assistant", content: "A gradient, and a PDF." });
+      check(bytesOf((await compactor.prepare("c", [{ role: "user", content: "Thanks." }])).messages), "next prepare");
+      // A Compactor made afresh reads it all from the store.
+      const fresh = new Compactor({ model: "gpt-4o", format: "ai-sdk", store: compactor.store });
+      check(bytesOf((await fresh.prepare("c", [{ role: "user", content: "And now?" }])).messages), "after a cold load");
+      check(bytesOf((await fresh.history("c")).map((h) => h.message)), "history()");
+      // An export is JSON: it keeps the bytes as base64, and its import gives them back.
+      const data = JSON.parse(JSON.stringify(await fresh.export("c")));
+      await fresh.import(data, { id: "d" });
+      check(bytesOf((await fresh.prepare("d", [{ role: "user", content: "Again?" }])).messages), "imported");
+    });
+  }
+
+  test("are sized as compact() sizes them", async () => {
+    const compactor = new Compactor({ model: "gpt-4o", format: "ai-sdk" });
+    const r = await compactor.prepare("c", turn);
+    assert.equal(r.report.tokensAfter, countMessages(turn, { model: "gpt-4o", format: "ai-sdk" }).total);
+  });
+});
+
+test("a provider report below ctxfold's exact count never takes the input past the window", async () => {
+  const window = 4096;
+  const compactor = new Compactor({ model: "gpt-4o", contextWindow: window });
+  let budget = null;
+  for (let t = 0; t < 30; t++) {
+    const r = await compactor.prepare("c", [{ role: "user", content: `Question ${t}: ${"what about the retry policy of the queue ".repeat(12)}` }]);
+    budget ??= r.report.budget.input;
+    assert.ok(r.report.budget.input <= budget, `turn ${t}: a budget of ${r.report.budget.input}, over ${budget}`);
+    const tokens = countMessages(r.messages, { model: "gpt-4o" }).total;
+    assert.ok(tokens <= budget, `turn ${t}: ${tokens} tokens, over the budget of ${budget}`);
+    // Each report 0.6x of the count: what a usage that leaves cached input out looks like.
+    const c = await compactor.commit("c", { role: "assistant", content: `Answer ${t}: ${"retry with backoff ".repeat(20)}` }, { prompt_tokens: Math.round(0.6 * tokens) });
+    assert.equal(c.usageIgnored, null);
+  }
+  // A report under half the count is set aside, and says why.
+  await compactor.prepare("c", [{ role: "user", content: "one more" }]);
+  const c = await compactor.commit("c", { role: "assistant", content: "ok" }, { prompt_tokens: 10 });
+  assert.match(c.usageIgnored, /ratio/);
+});
+
+test("/compact keeps the newest steps of an agent's turn too large to keep whole", async () => {
+  const compactor = new Compactor({ model: "gpt-4o", contextWindow: 16000 });
+  const output = (i) => `make output ${i}\n` + "cc -O2 -c src/module.c -o build/module.o warning: unused variable\n".repeat(60);
+  await compactor.prepare("a", [{ role: "system", content: "You are a build agent." }, { role: "user", content: "Fix the build in ~/proj" }]);
+  for (let t = 0; t < 8; t++) {
+    await compactor.commit("a", { role: "assistant", content: null, tool_calls: [{ id: `call_${t}`, type: "function", function: { name: "run", arguments: '{"cmd":"make"}' } }] });
+    await compactor.prepare("a", [{ role: "tool", tool_call_id: `call_${t}`, content: output(t) }]);
+  }
+  const answer = "Fixed: the missing header was include/config.h.";
+  await compactor.commit("a", { role: "assistant", content: answer });
+  await compactor.prepare("a", [{ role: "user", content: "Thanks. Now add a test." }]);
+  const r = await compactor.compact("a");
+  assert.ok(r.report.tokensAfter < r.report.tokensBefore, `${r.report.tokensBefore} -> ${r.report.tokensAfter}`);
+  assert.ok(r.report.summaryChunks > 0);
+  const contents = r.messages.map((m) => m.content);
+  assert.ok(contents.includes(answer), "the agent's answer was summarized away");
+  assert.equal(contents.at(-1), "Thanks. Now add a test.");
+  // Never a result without its call.
+  const calls = new Set(r.messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)));
+  for (const m of r.messages) if (m.role === "tool") assert.ok(calls.has(m.tool_call_id), m.tool_call_id);
+});
+
+test("an async event handler that rejects is reported, and the process goes on", async () => {
+  const errors = [];
+  const original = globalThis.reportError;
+  globalThis.reportError = (e) => errors.push(e);
+  try {
+    const compactor = new Compactor({ model: "gpt-4o", contextWindow: 4096 });
+    compactor.on("compactionEnd", async () => {
+      throw new Error("the analytics endpoint is down");
+    });
+    for (let t = 0; t < 30; t++) {
+      await compactor.prepare("c", [{ role: "user", content: `turn ${t} ${"words ".repeat(150)}` }]);
+      await compactor.commit("c", { role: "assistant", content: "ok ".repeat(100) });
+    }
+    await new Promise((r) => setTimeout(r, 10));
+    assert.ok(errors.length > 0, "no compaction happened, or its handler's rejection was not reported");
+    assert.ok(errors.every((e) => e.message === "the analytics endpoint is down"));
+  } finally {
+    globalThis.reportError = original;
+  }
+});
+
+test("a lone surrogate is taken as compact() takes it, and stored as it came", async () => {
+  const compactor = new Compactor({ model: "gpt-4o" });
+  const half = "launch 🚀".slice(0, -1);
+  const r = await compactor.prepare("c", [{ role: "user", content: half }]);
+  assert.equal(r.messages[0].content, half);
+  await compactor.commit("c", { role: "assistant", content: half });
+  assert.deepEqual((await compactor.history("c")).map((h) => h.message.content), [half, half]);
+});
+
+describe("a store that breaks its contract or fails", () => {
+  test("history() says which method returned what", async () => {
+    for (const [method, value, words] of [
+      ["messages", async () => "oops", /store\.messages\("c"\).*expected an array/],
+      ["records", async () => [{ seq: 1 }], /store\.records\("c"\).*records\[0\]\.evicted/],
+    ]) {
+      const store = new MemoryStore();
+      const compactor = new Compactor({ model: "gpt-4o", store });
+      await compactor.prepare("c", [{ role: "user", content: "hi" }]);
+      const broken = {};
+      for (const m of ["load", "messages", "write", "summaries", "records", "list", "delete"]) broken[m] = (...a) => store[m](...a);
+      broken[method] = value;
+      const reader = new Compactor({ model: "gpt-4o", store: broken });
+      await assert.rejects(reader.history("c"), typed("STORE_ERROR", words));
+      assert.equal((await compactor.history("c")).length, 1);
+    }
+  });
+
+  test("a write rejected with a string is said to be the store's", async () => {
+    const store = new MemoryStore();
+    store.write = async () => {
+      throw "connection reset";
+    };
+    const compactor = new Compactor({ model: "gpt-4o", store });
+    await assert.rejects(compactor.prepare("c", [{ role: "user", content: "hi" }]), (e) => {
+      assert.equal(e.code, "STORE_ERROR");
+      assert.match(e.message, /store\.write\("c"\) failed: it rejected with "connection reset"/);
+      assert.doesNotMatch(e.message, /summarizer/);
+      return true;
+    });
+  });
+
+  test("an option a call does not take is named, with the ones it does", async () => {
+    const compactor = new Compactor({ model: "gpt-4o" });
+    await compactor.prepare("c", [{ role: "user", content: "hi" }]);
+    await assert.rejects(compactor.compact("c", { instruction: "x" }), typed("INVALID_ARGUMENT", /known: instructions\)/));
+    assert.equal(typeof staleWriteError, "function");
+  });
+});
