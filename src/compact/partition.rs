@@ -38,12 +38,22 @@ impl Structure {
         let mut open: Vec<&str> = Vec::new();
         cut[0] = true;
         for (i, m) in messages.iter().enumerate() {
+            // The user's new words abandon the calls still unanswered (a cancelled call): the
+            // turn they start may be cut before, as any other, and is no part of those steps.
+            let words = m.starts_turn();
+            if words && !open.is_empty() && m.result_ids().next().is_none() {
+                open.clear();
+                cut[i] = !reasoning_only(&messages[i - 1]);
+            }
             for part in &m.parts {
                 match part {
                     Part::ToolCall { id, .. } => open.push(id),
                     Part::ToolResult { call_id, .. } => open.retain(|id| id != call_id),
                     _ => {}
                 }
+            }
+            if words {
+                open.clear();
             }
             cut[i + 1] = open.is_empty() && !reasoning_only(m);
         }
@@ -116,7 +126,8 @@ pub struct TailRoom {
     /// The tail's target: whole turns are added, newest first, while they fit this many
     /// tokens (unless `floor_only`), and a newest turn too large for it is cut to it.
     pub want: usize,
-    /// Keep only the floor's whole turns (a manual compaction: the user asked for room).
+    /// Keep only the floor's turns (a manual compaction: the user asked for room): whole, and
+    /// where the next of them is too large to keep whole, its newest steps within `floor_cap`.
     pub floor_only: bool,
     /// The newest `floor` turns are kept whatever `want` says, while they fit `floor_cap`
     /// (or `want`, if more).
@@ -183,12 +194,20 @@ pub fn choose_tail(
     let k = wanted.max(floored).max(exchanged);
     if k > 0 {
         let start = starts[starts.len() - k];
-        if room.floor_only {
-            return (start, None);
-        }
         // Room left within the target goes to the newest steps of the turn before (or of the
         // steps before the first turn), cut at a cut point: the tail is sized by tokens.
         let lower = starts.len().checked_sub(k + 1).map_or(from, |j| starts[j]);
+        if room.floor_only {
+            // The floor's whole turns; where the next of them is too large to keep whole (an
+            // agent's turn), its newest steps, within what the floor may take.
+            if k >= floor {
+                return (start, None);
+            }
+            return (
+                steps_that_fit(structure, tokens, lower, floor_room).min(start),
+                None,
+            );
+        }
         return (
             steps_that_fit(structure, tokens, lower, room.want).min(start),
             None,
@@ -279,6 +298,20 @@ mod tests {
         );
         assert_eq!(s.turn_starts, [1, 8]);
         assert_eq!(head_len(&agent()), 1);
+    }
+
+    #[test]
+    fn a_call_never_answered_ends_where_the_user_speaks_again() {
+        let m = conv(json!([
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "x", "type": "function", "function": {"name": "t", "arguments": "{}"}}]},
+            {"role": "user", "content": "never mind, another question"},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "and?"}
+        ]));
+        let s = Structure::of(&m);
+        assert_eq!(s.cut, [true; 6]);
+        assert_eq!(s.turn_starts, [0, 2, 4]);
     }
 
     #[test]
@@ -386,5 +419,37 @@ mod tests {
         assert_eq!(choose_tail(&s, &tokens[..9], 0, nothing_but(false)).0, 6);
         // Without the exchange rule (a manual compaction), no floor keeps nothing but the message.
         assert_eq!(choose_tail(&s, &tokens[..9], 0, nothing_but(true)).0, 8);
+    }
+
+    #[test]
+    fn a_manual_compaction_keeps_the_newest_steps_of_a_floor_turn_too_large_to_keep_whole() {
+        // An agent's turn (task, two steps, the answer) and the user's next message.
+        let m = conv(json!([
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "task"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "t", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "a", "content": "1"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "b", "type": "function", "function": {"name": "t", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "b", "content": "2"},
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "next"}
+        ]));
+        let s = Structure::of(&m);
+        let tokens = [5, 10, 10, 400, 10, 400, 20, 10];
+        let manual = |floor_cap| TailRoom {
+            want: floor_cap,
+            floor_only: true,
+            floor: 4,
+            floor_cap,
+            hard: 2000,
+            exchange: false,
+        };
+        // The agent's turn (850) is more than the floor may take (500): its newest steps that
+        // fit, the last call with its result and the answer, stay with the new message.
+        assert_eq!(choose_tail(&s, &tokens, 1, manual(500)).0, 4);
+        // Where it fits, the whole turn.
+        assert_eq!(choose_tail(&s, &tokens, 1, manual(900)).0, 1);
+        // Less room: the answer alone (a step), never a result without its call.
+        assert_eq!(choose_tail(&s, &tokens, 1, manual(100)).0, 6);
     }
 }
