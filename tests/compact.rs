@@ -772,6 +772,46 @@ fn a_fold_is_checked_as_a_summary_is() {
     );
 }
 
+/// No call, a fold included, is sent more than `summarizerInputTokens` (its system prompt
+/// counted): the chunks too many for one call fold in groups that fit it, and the folds fold
+/// again in the next round, one chunk fewer at least each time.
+#[test]
+fn a_fold_takes_no_more_than_one_call_may() {
+    let limit = 2_600;
+    let long = "## Conversation Summary\n- **Decisions:** Fix modules one by one.\n- **Facts:** ".to_owned()
+        + &"ValueError in build_0 while the worker restarts. ".repeat(20);
+    let mut prompts: Vec<(RequestKind, usize)> = Vec::new();
+    let mut fake = |r: &Request| {
+        prompts.push((r.kind, enc().count(&r.system) + enc().count(&r.prompt)));
+        match r.kind {
+            RequestKind::Fold => schema_reply(GOOD),
+            _ => schema_reply(&long),
+        }
+    };
+    let input = long_conversation(60);
+    let conv = Conversation::parse(&input, None).unwrap();
+    let cfg = config(json!({"foldRatio": 0.01, "summarizerInputTokens": limit}));
+    let (o, _) = run(
+        &conv,
+        &cfg,
+        enc(),
+        16_000,
+        1_000,
+        None,
+        Summarizer::Fake(&mut fake),
+    )
+    .unwrap();
+    let folds: Vec<usize> = prompts
+        .iter()
+        .filter(|(k, _)| *k == RequestKind::Fold)
+        .map(|(_, t)| *t)
+        .collect();
+    assert!(folds.len() > 1, "the case needs more than one fold: {prompts:?}");
+    assert!(prompts.iter().all(|(_, t)| *t <= limit), "{prompts:?}");
+    assert!(o.report.folded);
+    assert_eq!(o.report.summary_chunks, 1, "folded until one chunk is left");
+}
+
 /// A fold that fails is the configured fallback, flagged (planning counted on the fold):
 /// the extractive fold of the chunks, or the marker; or the error `fallback: "error"` asks for.
 #[test]

@@ -80,13 +80,22 @@ impl Compaction {
             &input.counter,
         );
         let summary_max = input.config.summary_tokens(input.budget.window);
-        let summarizer_input = input.config.summarizer_input_tokens.unwrap_or_else(|| {
-            input
+        let summarizer_input = match input.config.summarizer_input_tokens {
+            // The caller's limit is the whole call's: the system prompt comes out of it.
+            Some(limit) => {
+                let cfg = &input.config;
+                let prompt =
+                    super::summary::system_prompt(cfg.summary_prompt.as_deref(), cfg.instructions.as_deref());
+                let fold = super::summary::fold_prompt(cfg.summary_prompt.as_deref());
+                let system = input.counter.count(&prompt).max(input.counter.count(&fold));
+                limit.saturating_sub(system).max(64)
+            }
+            None => input
                 .budget
                 .input
                 .saturating_sub(summary_max + 1024)
-                .clamp(1024, 120_000)
-        });
+                .clamp(1024, 120_000),
+        };
         let sizes = plan::Sizes {
             summary_max,
             summarizer_input,

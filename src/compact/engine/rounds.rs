@@ -3,6 +3,7 @@
 //! configured fallback; then, when the chunks outgrow their share of the window, one fold.
 
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::rc::Rc;
 
 use super::super::state::{Chunk, ChunkTrigger, FallbackKind, FallbackUsed};
@@ -31,8 +32,8 @@ pub(super) struct Rounds {
     pending: Vec<Pending>,
     /// The summary chunks: the earlier turns', then this turn's.
     pub chunks: Vec<Chunk>,
-    /// Whether the requests are a fold's.
-    folding: bool,
+    /// The requests are folds, each of these chunks (empty: no fold).
+    folding: Vec<Range<usize>>,
     /// Whether the chunks were folded this turn.
     pub folded: bool,
     /// The fallback used this turn, if any.
@@ -58,7 +59,7 @@ impl Rounds {
             requests: Vec::new(),
             pending: Vec::new(),
             chunks,
-            folding: false,
+            folding: Vec::new(),
             folded: false,
             fallback: None,
             dropped: Vec::new(),
@@ -138,10 +139,26 @@ impl Compaction {
             });
         }
         let requests = std::mem::take(&mut self.rounds.requests);
-        if self.rounds.folding {
-            self.rounds.folding = false;
-            let reply = replies.into_iter().next().expect("one fold reply");
-            return self.finish_fold(reply, &requests[0]);
+        if !self.rounds.folding.is_empty() {
+            let groups = self.rounds.folding.clone();
+            let mut folded = Vec::with_capacity(groups.len());
+            for (k, reply) in replies.into_iter().enumerate() {
+                folded.push(self.finish_fold(reply, &requests[k], groups[k].clone())?);
+            }
+            // Each group's chunks give way to its fold, in place.
+            let old = std::mem::take(&mut self.rounds.chunks);
+            let mut at = 0;
+            for (group, chunk) in groups.iter().zip(folded) {
+                self.rounds.chunks.extend(old[at..group.start].iter().cloned());
+                self.rounds.chunks.push(chunk);
+                at = group.end;
+            }
+            self.rounds.chunks.extend(old[at..].iter().cloned());
+            self.rounds.folding.clear();
+            self.rounds.folded = true;
+            // Still too large (the groups were many): the folds fold in the next round.
+            self.request_fold_if_large();
+            return Ok(());
         }
         for (k, reply) in replies.into_iter().enumerate() {
             let chunk = self.chunk_from(k, reply, &requests[k])?;
@@ -167,28 +184,52 @@ impl Compaction {
         Ok(())
     }
 
-    /// Folds the chunks once they outgrow their share of the window.
+    /// Folds the chunks once they outgrow their share of the window: consecutive chunks in
+    /// groups of at least two, each as many as one summarizer call takes
+    /// (`summarizerInputTokens`), folded in one round; the next round folds the folds while
+    /// they are still large (each round leaves one chunk fewer at least).
     fn request_fold_if_large(&mut self) {
         let cfg = Rc::clone(&self.input.config);
         let chunks = &self.rounds.chunks;
         let total: usize = chunks.iter().map(|c| c.tokens).sum();
-        if chunks.len() > 1 && total as f64 > cfg.fold_ratio * self.input.budget.window as f64 {
-            self.rounds.folding = true;
-            let prompt = chunks
+        if chunks.len() < 2 || total as f64 <= cfg.fold_ratio * self.input.budget.window as f64 {
+            return;
+        }
+        let mut groups = Vec::new();
+        let mut start = 0;
+        while start < chunks.len() {
+            let (mut end, mut taken) = (start, 0);
+            // Each chunk and the blank line between them.
+            while end < chunks.len()
+                && (end - start < 2 || taken + chunks[end].tokens + 1 <= self.summarizer_input)
+            {
+                taken += chunks[end].tokens + 1;
+                end += 1;
+            }
+            // A last group of one folds with nothing: it stays as it is.
+            if end - start > 1 {
+                groups.push(start..end);
+            }
+            start = end;
+        }
+        let system = summary::fold_prompt(cfg.summary_prompt.as_deref());
+        for (k, group) in groups.iter().enumerate() {
+            let prompt = chunks[group.clone()]
                 .iter()
                 .map(|c| c.text.as_str())
                 .collect::<Vec<_>>()
                 .join("\n\n");
             self.rounds.requests.push(Request {
                 kind: RequestKind::Fold,
-                system: summary::fold_prompt(cfg.summary_prompt.as_deref()),
+                system: system.clone(),
                 prompt,
                 max_tokens: self.summary_max,
                 timeout_ms: cfg.summarizer_timeout_ms,
-                part: [0, 1],
+                part: [k, groups.len()],
                 covers: Vec::new(),
             });
         }
+        self.rounds.folding = groups;
     }
 
     /// The built-in extractive summary's answers to the pending requests: no model.
@@ -203,7 +244,10 @@ impl Compaction {
             .enumerate()
             .map(|(k, r)| {
                 let text = if r.kind == RequestKind::Fold {
-                    let texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
+                    let texts: Vec<&str> = chunks[self.rounds.folding[r.part[0]].clone()]
+                        .iter()
+                        .map(|c| c.text.as_str())
+                        .collect();
                     extractive::fold(&texts, counter, max)
                 } else {
                     let covered: Vec<&Message> = r.covers.iter().map(|&i| &messages[i]).collect();
@@ -396,7 +440,8 @@ impl Compaction {
     /// fold is the configured fallback (the extractive fold of the chunks, or the marker),
     /// flagged, since planning counts on the fold (the chunks alone may not fit); or the error
     /// a manual compaction or `fallback: "error"` asks for.
-    fn finish_fold(&mut self, reply: Reply, request: &Request) -> Result<(), Error> {
+    /// A fold's reply: the chunk that takes the place of the chunks in `group`.
+    fn finish_fold(&mut self, reply: Reply, request: &Request, group: Range<usize>) -> Result<Chunk, Error> {
         let checked = match reply {
             Reply::Text { text, .. } => {
                 summary::check(&text, self.counter(), self.summary_max).map_err(|r| r.to_string())
@@ -416,7 +461,10 @@ impl Compaction {
                 let (kind, text) = match self.input.config.fallback {
                     Fallback::Marker => (FallbackKind::Marker, summary::MARKER.to_owned()),
                     _ => {
-                        let texts: Vec<&str> = self.rounds.chunks.iter().map(|c| c.text.as_str()).collect();
+                        let texts: Vec<&str> = self.rounds.chunks[group.clone()]
+                            .iter()
+                            .map(|c| c.text.as_str())
+                            .collect();
                         (
                             FallbackKind::Extractive,
                             extractive::fold(&texts, self.counter(), self.summary_max),
@@ -429,7 +477,7 @@ impl Compaction {
             }
         };
         let mut ids = Vec::new();
-        for c in &self.rounds.chunks {
+        for c in &self.rounds.chunks[group.clone()] {
             for id in crate::ids::extract(&c.text) {
                 if !ids.iter().any(|(i, _): &(Identifier, usize)| i.text == id.text) {
                     ids.push((id, 1));
@@ -446,12 +494,13 @@ impl Compaction {
                 self.rounds.ids_lost.push(id.clone());
             }
         }
-        let last = self.rounds.chunks.last().cloned().expect("a fold has chunks");
-        self.rounds.chunks = vec![Chunk {
-            generation: last.generation + 1,
+        let through = self.rounds.chunks[group.end - 1].through;
+        let newest = self.rounds.chunks.iter().map(|c| c.generation).max().unwrap_or(0);
+        Ok(Chunk {
+            generation: newest + 1 + request.part[0] as u32,
             tokens: self.counter().count(&applied.text),
             text: applied.text,
-            through: last.through,
+            through,
             created_at: self.input.now.clone(),
             model: None,
             trigger: ChunkTrigger::Fold,
@@ -459,9 +508,7 @@ impl Compaction {
             kept_ids: applied.kept,
             lost_ids: applied.lost,
             fallback: None,
-        }];
-        self.rounds.folded = true;
-        Ok(())
+        })
     }
 
     /// A checked summary's text with the identifiers it invented reported, and removed
@@ -495,9 +542,13 @@ impl Compaction {
         for &i in &request.covers {
             push_text(&mut near, &messages[i]);
         }
-        // A rolling summary and a fold are made from the chunks.
+        // A rolling summary and a fold are made from the chunks (a fold: its group's).
         if self.input.config.strategy == Strategy::Rolling || request.kind == RequestKind::Fold {
-            for c in &self.rounds.chunks {
+            let taken = match request.kind {
+                RequestKind::Fold => self.rounds.folding[request.part[0]].clone(),
+                _ => 0..self.rounds.chunks.len(),
+            };
+            for c in &self.rounds.chunks[taken] {
                 near.push_str(&c.text);
                 near.push('\n');
             }
