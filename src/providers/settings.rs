@@ -278,6 +278,15 @@ fn base_url(url: &str, secrets: &[String]) -> Result<String, Error> {
     let ok = rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/'))
         && !url.contains(['?', '#'])
         && !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    // `user:password@host`: fetch refuses such a URL, and every error would show it. It is
+    // not echoed here either.
+    let authority = rest.map_or("", |r| r.split('/').next().unwrap_or(""));
+    if authority.contains('@') {
+        return Err(invalid(
+            "options.baseURL",
+            "a URL without credentials (fetch refuses user:password@ in a URL): send them in options.headers, such as an authorization header, got a URL with credentials",
+        ));
+    }
     if !ok {
         return Err(invalid(
             "options.baseURL",
@@ -392,6 +401,21 @@ mod tests {
         assert_eq!(s.max_retries, DEFAULT_RETRIES);
         assert_eq!(s.max_tokens_field, "max_tokens");
         assert_eq!(s.secrets, vec!["sk-123"]);
+    }
+
+    #[test]
+    fn a_base_url_with_credentials_is_refused_without_showing_them() {
+        for url in [
+            "http://user:S3cret@127.0.0.1:9/v1",
+            "https://S3cret@proxy.example/v1",
+        ] {
+            let e = openai(json!({ "model": "m", "baseURL": url })).unwrap_err();
+            assert!(!e.to_string().contains("S3cret"), "{e}");
+            assert!(e.to_string().contains("credentials"), "{e}");
+            assert_eq!(argument(e), "options.baseURL");
+        }
+        // An @ in the path is no credential.
+        assert!(openai(json!({ "model": "m", "baseURL": "http://127.0.0.1:9/@team/v1" })).is_ok());
     }
 
     #[test]
