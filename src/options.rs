@@ -68,8 +68,8 @@ pub struct CompactOptions {
     /// The context window, overriding the model's.
     #[serde(default, deserialize_with = "present")]
     pub context_window: Option<Int<1>>,
-    /// Tokens kept free for the reply. Default: 1/16 of the window, at least 1024 (but at
-    /// most half the window), at most the model's output cap.
+    /// Tokens kept free for the reply. Default: 1/16 of the window, at least 1024 (but at most
+    /// half), at most the model's output cap (a quarter of the window for an unknown model).
     #[serde(default, deserialize_with = "present")]
     pub reserved_output_tokens: Option<Int<0>>,
     /// After a compaction the input lands near this share of the input budget: the head,
@@ -125,8 +125,8 @@ pub struct CompactOptions {
     /// Summarizer deadline in milliseconds. Default 25000.
     #[serde(default, deserialize_with = "present")]
     pub summarizer_timeout_ms: Option<Int<1, 3_600_000>>,
-    /// Largest input of one summarizer call. Default: the input budget less the summary cap
-    /// and 1024, at most 120000.
+    /// Largest input of one summarizer call, system prompt included; a fold's too (two
+    /// summaries at least). Default: the input budget less the summary cap and 1024, ≤ 120000.
     #[serde(default, deserialize_with = "present")]
     pub summarizer_input_tokens: Option<Int<256>>,
     /// The summary's role. Default `assistant` (a user message when it would come first).
@@ -564,8 +564,16 @@ fn path_at(json: &str, offset: usize) -> String {
 /// `a number, got string "x"`; an unknown key lists the known ones.
 fn expected(message: &str) -> String {
     if let Some(rest) = message.strip_prefix("unknown field ") {
-        let known = rest.split_once("expected one of ").map_or("", |(_, k)| k);
-        return format!("no such option (known: {})", known.replace('`', ""));
+        // serde says `one of a, b, c`, `a or b`, `a`, or `there are no fields`.
+        let known = rest.split_once(", expected ").map_or("", |(_, k)| k);
+        let known = known.strip_prefix("one of ").unwrap_or(known);
+        if known.is_empty() || known == "there are no fields" {
+            return "no such option (this call takes none)".into();
+        }
+        return format!(
+            "no such option (known: {})",
+            known.replace(" or ", ", ").replace('`', "")
+        );
     }
     if let Some(rest) = message.strip_prefix("unknown variant ") {
         let (got, known) = rest.split_once(", expected ").unwrap_or((rest, ""));

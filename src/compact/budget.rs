@@ -7,7 +7,7 @@ use crate::models::ResolvedModel;
 use crate::Error;
 
 /// The default tokens kept free for the reply: 1/16 of the window, at least 1024, at
-/// most the model's output cap and half the window.
+/// most the model's output cap (a quarter of the window without one) and half the window.
 pub fn default_reserved_output(window: usize, max_output: usize) -> usize {
     (window / 16).max(1024).min(max_output).min(window / 2)
 }

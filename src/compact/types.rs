@@ -307,7 +307,9 @@ pub struct Outcome {
     #[serde(skip)]
     #[ts(skip)]
     pub order: Vec<Out>,
-    /// `full`, `summarized`, or `truncated` after a marker fallback.
+    /// `full`, `summarized`, or `truncated`: the marker stands in for earlier turns (a marker
+    /// fallback, which `report.fallback` names, or a window with no room for any summary) or
+    /// a message was cut to fit (`overflow: "truncate"`).
     pub context_status: ContextStatus,
     /// What happened.
     pub report: Report,

@@ -401,8 +401,8 @@ export type CompactOptions = {
    */
   contextWindow?: number;
   /**
-   * Tokens kept free for the reply. Default: 1/16 of the window, at least 1024 (but at
-   * most half the window), at most the model's output cap.
+   * Tokens kept free for the reply. Default: 1/16 of the window, at least 1024 (but at most
+   * half), at most the model's output cap (a quarter of the window for an unknown model).
    */
   reservedOutputTokens?: number;
   /**
@@ -472,8 +472,8 @@ export type CompactOptions = {
    */
   summarizerTimeoutMs?: number;
   /**
-   * Largest input of one summarizer call. Default: the input budget less the summary cap
-   * and 1024, at most 120000.
+   * Largest input of one summarizer call, system prompt included; a fold's too (two
+   * summaries at least). Default: the input budget less the summary cap and 1024, ≤ 120000.
    */
   summarizerInputTokens?: number;
   /**
@@ -1011,7 +1011,9 @@ export type CompactReport = {
  */
 export type CompactOutcome = {
   /**
-   * `full`, `summarized`, or `truncated` after a marker fallback.
+   * `full`, `summarized`, or `truncated`: the marker stands in for earlier turns (a marker
+   * fallback, which `report.fallback` names, or a window with no room for any summary) or
+   * a message was cut to fit (`overflow: "truncate"`).
    */
   contextStatus: ContextStatus;
   /**
