@@ -11,11 +11,11 @@ import * as ctxfold from "../node.js";
  * Declared once: `help` lists these lines and CliError accepts only these codes.
  */
 const CLI_ERRORS = Object.freeze({
-  USAGE: "bad command line: unknown command or option, missing FILE or value, bad --window",
+  USAGE: "bad command line: no command, an unknown command or option, a missing or second FILE, a missing value, a bad --window",
   READ_FAILED: "a file cannot be read; the message names it and the errno code (ENOENT, ...)",
   WRITE_FAILED: "the --save-state file cannot be written",
   INVALID_JSON: "FILE is not JSON (a .json FILE of count, any FILE of compact and inspect)",
-  NOT_A_CONVERSATION: "FILE is JSON but not messages or { messages }, or is JSON Lines (.jsonl)",
+  NOT_A_CONVERSATION: "FILE of compact or inspect is JSON but not messages or { messages }; any FILE is JSON Lines (.jsonl)",
   SUMMARIZER_MODULE: "the --summarizer module is missing, fails to load, or has no default function",
   INVALID_STATE: "the --state file is not a JSON object (from the library: not a ctxfold state)",
   INTERNAL: "a bug in ctxfold; CTXFOLD_DEBUG=1 also prints the stack",
@@ -26,7 +26,7 @@ const USAGE = `usage:
       Counts the tokens of FILE: plain text, or a conversation (a JSON array of
       messages, or an object with a "messages" array, such as a corpus file or an
       Anthropic request). Prints the total and a per-role breakdown. A .json FILE must
-      parse; another FILE that does not parse as a conversation is counted as plain text.
+      parse; JSON in another shape, or a FILE that does not parse, is counted as text.
   ctxfold compact FILE [--model M] [--window N] [--summarizer extractive|PATH.mjs]
                        [--state FILE] [--save-state FILE] [--preset P] [--json]
       Fits the conversation in FILE into the model's window (default gpt-4o) and prints
@@ -417,7 +417,11 @@ async function main(argv) {
   try {
     const args = parseArgs(argv);
     const [command] = args.positional.splice(0, 1);
+    if (command === undefined) throw usageError("no command given");
     if (args.text && command !== "count") throw usageError("--text applies to count only");
+    if (command !== "help" && args.positional.length > 1) {
+      throw usageError(`${command} takes one FILE, got ${args.positional.length}: ${args.positional.join(" ")}`);
+    }
     switch (command) {
       case "count":
         return count(args);
@@ -426,7 +430,6 @@ async function main(argv) {
       case "inspect":
         return await inspectCommand(args);
       case "help":
-      case undefined:
         console.log(USAGE);
         return;
       default:

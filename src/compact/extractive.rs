@@ -102,7 +102,12 @@ fn clip(s: &str) -> String {
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &s[..end])
+    // At the end of a word: the start of an identifier would read as another identifier
+    // (a UUID's first block), one the conversation never had.
+    if let Some(space) = s[..=end].rfind(char::is_whitespace).filter(|&i| i > 0) {
+        end = space;
+    }
+    format!("{}…", s[..end].trim_end())
 }
 
 /// An item of a section: its text and how long it is worth keeping (higher stays
@@ -633,6 +638,24 @@ mod tests {
         let (small, large) = (kept(512), kept(2048));
         assert!(small <= 24, "{small}");
         assert!(large > 2 * small, "{small} -> {large}");
+    }
+
+    #[test]
+    fn a_clipped_item_ends_at_a_word() {
+        let uuid = "3f2b0107-9c1d-4e2a-8b7f-1234567890ab";
+        for pad in 0..40 {
+            let text = format!("{} request {uuid} latency 10 ms", "x".repeat(MAX_ITEM - 20 - pad));
+            let clipped = clip(&text);
+            if clipped == text {
+                continue;
+            }
+            let kept = clipped.strip_suffix('…').expect("marked");
+            assert!(text.starts_with(kept), "{clipped}");
+            assert!(
+                text[kept.len()..].starts_with(' '),
+                "cut inside a word: {clipped}"
+            );
+        }
     }
 
     #[test]

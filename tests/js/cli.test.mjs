@@ -148,6 +148,9 @@ describe("usage errors exit 2", () => {
     // --json is found wherever it is, even when the error comes before it.
     assertJsonError(await cli(["count", at("conv.json"), "--model", "--json"]), { status: 2, code: "USAGE", mentions: ["--model"] });
     assertJsonError(await cli(["compact", at("conv.json"), "--text", "--json"]), { status: 2, code: "USAGE", mentions: ["--text"] });
+    // A second FILE was ignored, and a missing one with it; no command printed the help with 0.
+    assertJsonError(await cli(["count", at("conv.json"), at("missing.txt"), "--json"]), { status: 2, code: "USAGE", mentions: ["one FILE", "missing.txt"] });
+    assertJsonError(await cli(["--json"]), { status: 2, code: "USAGE", mentions: ["no command"] });
   });
 
   test("without --json: one ctxfold: line with the code, then the usage, on stderr", async () => {
