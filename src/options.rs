@@ -399,7 +399,7 @@ impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Int<MIN, MAX>
         d.deserialize_f64(Number(
             |v| {
                 let what = || match (MIN, MAX) {
-                    (_, usize::MAX) => format!("an integer of at least {MIN}"),
+                    (_, usize::MAX) if v <= MAX as f64 => format!("an integer of at least {MIN}"),
                     _ => format!("an integer from {MIN} to {MAX}"),
                 };
                 if v.fract() != 0.0 {

@@ -772,6 +772,42 @@ fn a_fold_is_checked_as_a_summary_is() {
     );
 }
 
+/// A tool call never answered (cancelled: the user spoke again) leaves the turns after it
+/// evictable: the history compacts as it would without it, where every later message was
+/// held and the call was CONTEXT_OVERFLOW.
+#[test]
+fn a_call_never_answered_does_not_hold_what_follows() {
+    let words = "words ".repeat(600);
+    let mut messages = vec![json!({"role": "system", "content": "s"})];
+    for i in 0..12 {
+        messages.push(json!({"role": "user", "content": format!("q{i} {words}")}));
+        messages.push(json!({"role": "assistant", "content": format!("a{i} {words}")}));
+    }
+    messages.insert(3, json!({"role": "assistant", "content": null, "tool_calls": [{"id": "cancelled", "type": "function", "function": {"name": "x", "arguments": "{}"}}]}));
+    messages.push(json!({"role": "user", "content": "Short new question?"}));
+    let conv = Conversation::parse(&Value::Array(messages), None).unwrap();
+    let (o, _) = run(
+        &conv,
+        &config(json!({})),
+        enc(),
+        4096,
+        reserve(4096),
+        None,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    assert_eq!(o.context_status, ContextStatus::Summarized);
+    assert!(
+        kept_indexes(&o).iter().all(|&i| i != 3),
+        "the cancelled call went with its turn"
+    );
+    assert!(
+        o.report.tokens_after <= 4096 - reserve(4096),
+        "{}",
+        o.report.tokens_after
+    );
+}
+
 /// No call, a fold included, is sent more than `summarizerInputTokens` (its system prompt
 /// counted): the chunks too many for one call fold in groups that fit it, and the folds fold
 /// again in the next round, one chunk fewer at least each time.

@@ -29,6 +29,11 @@ pub fn to_js(err: Error) -> JsValue {
         let _ = Reflect::set(&js, &JsValue::from_str("status"), &status);
         let _ = Reflect::set(&js, &JsValue::from_str("excerpt"), &JsValue::from_str(excerpt));
     }
+    if let Error::StaleWrite { expected, found, .. } = &err {
+        let found = found.map_or(JsValue::NULL, JsValue::from);
+        let _ = Reflect::set(&js, &JsValue::from_str("expected"), &JsValue::from(*expected));
+        let _ = Reflect::set(&js, &JsValue::from_str("found"), &found);
+    }
     js.into()
 }
 

@@ -41,6 +41,10 @@ export interface CtxfoldError extends Error {
   status?: number | null;
   /** `HTTP_ERROR` only: the start of the answer's body (at most 240 characters; the API key and credential headers redacted). */
   excerpt?: string;
+  /** `STALE_WRITE` only: the version the write expected. */
+  expected?: number;
+  /** `STALE_WRITE` only: the version the store holds, or `null` when it holds no conversation. */
+  found?: number | null;
 }
 
 /** A conversation: an array of messages, or an object with a `messages` array (an Anthropic request with its `system`). */

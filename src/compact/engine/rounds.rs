@@ -199,9 +199,9 @@ impl Compaction {
         let mut start = 0;
         while start < chunks.len() {
             let (mut end, mut taken) = (start, 0);
-            // Each chunk and the blank line between them.
+            // Each chunk and the blank line between them (a token: `taken + tokens + 1 <= limit`).
             while end < chunks.len()
-                && (end - start < 2 || taken + chunks[end].tokens + 1 <= self.summarizer_input)
+                && (end - start < 2 || taken + chunks[end].tokens < self.summarizer_input)
             {
                 taken += chunks[end].tokens + 1;
                 end += 1;

@@ -4,7 +4,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::super::error::to_js;
+use super::super::error::{invalid_argument, to_js};
 use crate::Error;
 
 /// The store contract, and the stores ctxfold ships (their code is in
@@ -16,7 +16,8 @@ const TS_STORE: &str = r#"
  * and make one change atomic (KV with transactions, SQLite, IndexedDB, your server): every
  * method is async, and `write` is one transaction checked against a version. The meta,
  * summaries and records are ctxfold's (read only `meta.version`, `batch.start` and the `seq`
- * of summaries and records); messages are yours, stored as JSON. Copy values in and out, so
+ * of summaries and records); messages are yours, stored as JSON (binary data in them as
+ * `{ $bytes, $base64 }`, which the `Compactor` turns back into a `Uint8Array`). Copy values in and out, so
  * a caller changing an object later changes nothing stored. A call that gives no answer within
  * the `Compactor`'s `storeTimeoutMs` fails the `Compactor`'s call with `STORE_ERROR` (the call
  * itself is not cancelled: a `write` that lands later is caught by the version check).
@@ -114,16 +115,36 @@ export function staleWriteError(id: string, expected: number, found: number | nu
 
 /// The `STALE_WRITE` error a store rejects a write with (declared above, with its docs).
 #[wasm_bindgen(js_name = staleWriteError, skip_typescript)]
-pub fn stale_write_error(id: JsValue, expected: JsValue, found: JsValue) -> JsValue {
+pub fn stale_write_error(id: JsValue, expected: JsValue, found: JsValue) -> Result<JsValue, JsValue> {
     let number = |v: &JsValue| {
         v.as_f64()
-            .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+            .filter(|n| *n >= 0.0 && n.fract() == 0.0 && *n <= u32::MAX as f64)
             .map(|n| n as u32)
     };
-    to_js(Error::StaleWrite {
-        id: id.as_string().unwrap_or_default(),
-        expected: number(&expected).unwrap_or(0),
-        found: number(&found),
+    let id = id
+        .as_string()
+        .ok_or_else(|| invalid_argument("id", "the conversation id (a string)", &id))?;
+    let expected = number(&expected).ok_or_else(|| {
+        invalid_argument(
+            "expected",
+            "the version the write expected (a whole number)",
+            &expected,
+        )
+    })?;
+    let found = match found.is_null() || found.is_undefined() {
+        true => None,
+        false => Some(number(&found).ok_or_else(|| {
+            invalid_argument(
+                "found",
+                "the version the store holds (a whole number), or null for none",
+                &found,
+            )
+        })?),
+    };
+    Ok(to_js(Error::StaleWrite {
+        id,
+        expected,
+        found,
         attempts: 0,
-    })
+    }))
 }

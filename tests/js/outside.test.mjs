@@ -1,10 +1,11 @@
-// The Compactor on cases found by trying the package from outside (tests/fuzz/findings.md,
-// "Found from outside, stop 20"): binary parts kept through any store, a provider report
-// that cannot grow an exact count's budget, an agent's turn through /compact, async event
-// handlers, lone surrogates, and what a store that breaks its contract gets said of it.
+// Cases found by trying the package from outside (tests/fuzz/findings.md, "Found from
+// outside"): binary parts kept through any store, a provider report that cannot grow an
+// exact count's budget, an agent's turn through /compact, async event handlers, lone
+// surrogates, what a store that breaks its contract gets said of it, and argument errors
+// that say the bound, or keep a password out.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, MemoryStore, countMessages, staleWriteError } from "ctxfold";
+import { Compactor, MemoryStore, countMessages, openAISummarizer, plan, staleWriteError } from "ctxfold";
 
 const typed = (code, message) => (e) => {
   assert.equal(e.code, code, `${e.code}: ${e.message}`);
@@ -203,10 +204,40 @@ describe("a store that breaks its contract or fails", () => {
     });
   });
 
+  test("a stale write carries the versions, and the Compactor's last one says what the store said", async () => {
+    const e = staleWriteError("a", 1, 6);
+    assert.deepEqual([e.code, e.expected, e.found], ["STALE_WRITE", 1, 6]);
+    assert.equal(staleWriteError("a", 0, null).found, null);
+    for (const args of [[42, 1, null], ["a", "x", null], ["a", 1, "7"], ["a", -1, null]]) {
+      assert.throws(() => staleWriteError(...args), typed("INVALID_ARGUMENT"));
+    }
+    const store = new MemoryStore();
+    const compactor = new Compactor({ model: "gpt-4o", store, writeRetries: 2 });
+    await compactor.prepare("a", [{ role: "user", content: "hi" }]);
+    store.write = async (id, expect) => {
+      throw staleWriteError(id, expect, expect + 5);
+    };
+    await assert.rejects(compactor.prepare("a", [{ role: "user", content: "again" }]), typed("STALE_WRITE", /holds version 6/));
+  });
+
   test("an option a call does not take is named, with the ones it does", async () => {
     const compactor = new Compactor({ model: "gpt-4o" });
     await compactor.prepare("c", [{ role: "user", content: "hi" }]);
     await assert.rejects(compactor.compact("c", { instruction: "x" }), typed("INVALID_ARGUMENT", /known: instructions\)/));
-    assert.equal(typeof staleWriteError, "function");
+  });
+});
+
+describe("argument errors", () => {
+  test("a number past the largest a count can be says the bound", () => {
+    for (const [key, value] of [["contextWindow", 2 ** 32], ["tokenFloor", 1e12]]) {
+      assert.throws(() => plan([{ role: "user", content: "hi" }], { model: "gpt-4o", [key]: value }), typed("OUT_OF_RANGE", /to 4294967295/));
+    }
+  });
+
+  test("a baseURL with user:password@ is refused, and the password is not shown", () => {
+    assert.throws(
+      () => openAISummarizer({ baseURL: "http://proxyuser:S3cretPassw0rd@127.0.0.1:9/v1", model: "m" }),
+      (e) => typed("INVALID_ARGUMENT", /credentials/)(e) && !e.message.includes("S3cretPassw0rd"),
+    );
   });
 });
