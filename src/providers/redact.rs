@@ -26,10 +26,34 @@ pub fn redact(text: &str, secrets: &[String]) -> String {
     // Longest first (picked by hand: a sort would cost the wasm 4 KB for a handful of forms).
     while let Some(i) = (0..forms.len()).max_by_key(|&i| forms[i].len()) {
         let form = forms.swap_remove(i);
-        if out.contains(form.as_str()) {
-            out = out.replace(form.as_str(), REDACTED);
+        if !out.contains(form.as_str()) {
+            continue;
         }
+        out = match form.len() < SHORT {
+            true => replace_words(&out, &form),
+            false => out.replace(form.as_str(), REDACTED),
+        };
     }
+    out
+}
+
+/// A secret shorter than this (`"k"`, a placeholder such as `"ollama"`) is replaced only where
+/// it stands as a word of its own: inside other words it would blank the error's text.
+const SHORT: usize = 8;
+
+/// `text` with each occurrence of `word` that no letter or digit touches replaced.
+fn replace_words(text: &str, word: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + word.len()..].chars().next();
+        let alone = !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric);
+        out.push_str(&rest[..at]);
+        out.push_str(if alone { REDACTED } else { word });
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -94,6 +118,20 @@ mod tests {
     fn a_secret_that_contains_another_goes_whole() {
         let out = redact("Bearer abc and abc", &secrets(&["abc", "Bearer abc"]));
         assert_eq!(out, "[redacted] and [redacted]");
+    }
+
+    #[test]
+    fn a_short_secret_is_replaced_only_as_a_word() {
+        let out = redact("/junk/v1: key k rejected (bad key)", &secrets(&["k"]));
+        assert_eq!(out, "/junk/v1: key [redacted] rejected (bad key)");
+        let out = redact(
+            "model \"ollama/llama3\" not found; is ollamad up? ollama",
+            &secrets(&["ollama"]),
+        );
+        assert_eq!(
+            out,
+            "model \"[redacted]/llama3\" not found; is ollamad up? [redacted]"
+        );
     }
 
     #[test]
