@@ -98,7 +98,16 @@ async function loadSample() {
 $("sample").onclick = () => loadSample().catch(report);
 $("compact").onclick = () => compactNow().catch(report);
 $("replay").onclick = () => replay().catch(report);
-$("input").oninput = () => { try { state = null; meter(input()); } catch { /* still typing */ } };
+// JSON that does not parse yet is still being typed; messages ctxfold refuses are said at once.
+$("input").oninput = () => {
+  try {
+    state = null;
+    meter(input());
+  } catch (e) {
+    if (e instanceof SyntaxError) $("reading").textContent = "(not JSON yet)";
+    else report(e);
+  }
+};
 $("window").onchange = $("model").onchange = () => { try { state = null; meter(input()); } catch (e) { report(e); } };
 
 function report(err) {

@@ -11,8 +11,11 @@ const SYSTEM = "You are a helpful assistant in ctxfold's demo chat. Keep the det
 const store = new IndexedDBStore({ database: "ctxfold-demo-chat" });
 
 /** The settings, kept in localStorage (the key too: this is a local demo page). */
-const settings = { model: "gpt-4o-mini", window: 4096, base: "", key: "", conversation: "chat", ...JSON.parse(localStorage.getItem(SETTINGS) ?? "{}") };
+const DEFAULTS = { model: "gpt-4o-mini", window: 4096, base: "", key: "", conversation: "chat" };
+const settings = { ...DEFAULTS, ...JSON.parse(localStorage.getItem(SETTINGS) ?? "{}") };
 const save = () => localStorage.setItem(SETTINGS, JSON.stringify(settings));
+/** Tells the page's other tabs that a conversation changed, so they show it as stored. */
+const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel(SETTINGS) : null;
 
 let compactor = null;
 /** Messages stored in the conversation, as the history shown last read them (after every action). */
@@ -106,15 +109,17 @@ async function send(text) {
   if (parseCommand(text) !== null) {
     const answer = await compactor.command(settings.conversation, text);
     log(answer.text ?? JSON.stringify(answer), "command");
-    if ((answer.command === "new" || answer.command === "resume") && typeof answer.conversationId === "string") {
+    if ((answer.command === "new" || answer.command === "resume") && answer.ok && typeof answer.conversationId === "string") {
       settings.conversation = answer.conversationId;
       save();
     }
     if (answer.command === "resume" && Array.isArray(answer.conversations)) log(`Conversations: ${answer.conversations.join(", ")}`, "command");
     return;
   }
-  // A new conversation starts with the system message: the head, which is always sent.
-  const adding = [...(stored === 0 ? [{ role: "system", content: SYSTEM }] : []), { role: "user", content: text }];
+  // A new conversation starts with the system message: the head, which is always sent. (Another
+  // tab may have started it since this one last read it.)
+  const fresh = stored === 0 && (await compactor.status(settings.conversation)) === null;
+  const adding = [...(fresh ? [{ role: "system", content: SYSTEM }] : []), { role: "user", content: text }];
   const prepared = await compactor.prepare(settings.conversation, adding);
   showInput(prepared.messages);
   // What was sent, for the page's tests: its tokens and the input budget.
@@ -141,6 +146,20 @@ async function busy(work) {
     $("send").disabled = false;
     document.body.dataset.idle = "true";
   }
+  tabs?.postMessage(settings.conversation);
+}
+tabs?.addEventListener("message", ({ data }) => {
+  if (data === settings.conversation && document.body.dataset.idle === "true") void redraw();
+});
+
+/** Shows the stored conversation again (another tab changed it). */
+async function redraw() {
+  try {
+    await showHistory();
+    await showMeter();
+  } catch (e) {
+    log(`${e.name}${e.code ? ` (${e.code})` : ""}: ${e.message}`, "error");
+  }
 }
 
 $("composer").onsubmit = (event) => {
@@ -155,11 +174,20 @@ $("text").onkeydown = (event) => {
 };
 for (const [id, key, read] of [["model", "model", String], ["window", "window", Number], ["base", "base", String], ["key", "key", String]]) {
   $(id).value = settings[key];
-  $(id).onchange = () => {
-    settings[key] = read($(id).value.trim());
-    save();
-    busy(async () => makeCompactor());
-  };
+  $(id).onchange = () =>
+    busy(async () => {
+      const before = settings[key];
+      settings[key] = read($(id).value.trim());
+      try {
+        makeCompactor();
+      } catch (e) {
+        // Refused (a window of 0): the setting stays as it was, and is not saved.
+        settings[key] = before;
+        $(id).value = before;
+        throw e;
+      }
+      save();
+    });
 }
 $("forget").onclick = () =>
   busy(async () => {
@@ -168,7 +196,16 @@ $("forget").onclick = () =>
     $("input").replaceChildren();
   });
 
-makeCompactor();
+try {
+  makeCompactor();
+} catch (e) {
+  // Settings saved by an older page that this one refuses: back to the defaults.
+  log(`${e.name}${e.code ? ` (${e.code})` : ""}: ${e.message}; the settings are back to their defaults`, "error");
+  Object.assign(settings, DEFAULTS, { conversation: settings.conversation });
+  for (const key of ["model", "window", "base", "key"]) $(key).value = settings[key];
+  save();
+  makeCompactor();
+}
 await busy(async () => {
   // What compacted before this page load: each record, as the notice it made then.
   for (const record of await compactor.records(settings.conversation)) log(notify(record));

@@ -43,7 +43,7 @@ export interface LanguageModelCallOptions {
   prompt: ReadonlyArray<LanguageModelPromptMessage>;
   /** The output cap of the call. */
   maxOutputTokens?: number;
-  /** The caller's abort signal; it also aborts a `"same-model"` summary made for the call. */
+  /** The caller's abort signal; it also aborts a summary made for the call (the signal your summarizer's request carries, or a `"same-model"` call), and the call stops waiting for it. */
   abortSignal?: AbortSignal;
   /** Extra HTTP headers of the call; a `"same-model"` summary is sent with them too. */
   headers?: Record<string, string | undefined>;

@@ -87,6 +87,7 @@ export function middlewareFor(ctxfold) {
       // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
       if (callOptions.model === undefined && typeof model?.modelId === "string") callOptions.model = model.modelId;
       if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
+      else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
       const { messages, contextStatus, report, state } = await compact(params.prompt, callOptions);
       if (record !== null) {
         record.calls += 1;
@@ -236,6 +237,30 @@ function sameModel(model, params) {
       if (result?.usage !== undefined) reply.usage = result.usage;
       return reply;
     } finally {
+      release();
+    }
+  };
+}
+
+/**
+ * Your summarizer, for one call: its request's signal aborts when the caller's call is aborted
+ * too, and the call does not wait for a summarizer that goes on regardless (the summary falls
+ * back, and the model call that follows rejects with the caller's abort).
+ */
+function abortedWith(summarizer, abortSignal) {
+  if (!abortSignal) return summarizer;
+  return async (request) => {
+    const { signal, release } = eitherSignal(request.signal, abortSignal);
+    let stop;
+    const aborted = new Promise((_, reject) => {
+      stop = () => reject(signal.reason);
+      signal.addEventListener("abort", stop, { once: true });
+    });
+    try {
+      signal.throwIfAborted();
+      return await Promise.race([summarizer({ ...request, signal }), aborted]);
+    } finally {
+      signal.removeEventListener("abort", stop);
       release();
     }
   };

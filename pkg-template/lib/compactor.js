@@ -67,6 +67,8 @@ export function compactorWith(raw, g) {
     #made = new Map();
     /** Per conversation: the background work in flight. */
     #pending = new Map();
+    /** Per conversation: the latest `prepareAhead` planning (the next one starts after it, not after its summaries). */
+    #planning = new Map();
 
     constructor(options) {
       g.check();
@@ -471,15 +473,16 @@ export function compactorWith(raw, g) {
      * Starts making, in the background, the summaries the next turn's compaction will ask
      * for (the core says which: none below the soft threshold). A request already made or
      * in flight is not asked again. Queued behind the commit that started it (it runs after
-     * the commit's lock is released); only the planning takes the lock, not the summarizer.
+     * the commit's lock is released) and the planning before it, not its summaries: a commit
+     * that comes while they are asked for plans at once. Only the planning takes the lock.
      */
     #planAhead(id) {
-      const previous = this.#pending.get(id) ?? Promise.resolve();
-      const work = previous
+      const previous = this.#planning.get(id) ?? Promise.resolve();
+      const planned = previous
         // Writes nothing: the lock only when it must load (a cold cache), as a warm turn.
         .then(() => this.#locked(id, (lock) => this.#step(id, (core) => core.ahead(id, now()), false, null, lock), "lazy"))
         .then((requests) => {
-          if (requests.length === 0) return 0;
+          if (requests.length === 0) return [];
           // What is made or in flight for the same request is kept; one that failed is asked again.
           const old = new Map((this.#made.get(id) ?? []).filter((e) => !e.failed).map((e) => [e.key, e]));
           const entries = requests.map((r) => {
@@ -491,8 +494,18 @@ export function compactorWith(raw, g) {
             return entry;
           });
           this.#made.set(id, entries);
-          return Promise.all(entries.map((e) => e.reply)).then((replies) => replies.filter((r) => r.failed === undefined).length);
-        })
+          return entries;
+        });
+      const settled = planned.then(
+        () => {},
+        () => {},
+      );
+      this.#planning.set(id, settled);
+      settled.then(() => {
+        if (this.#planning.get(id) === settled) this.#planning.delete(id);
+      });
+      const work = planned
+        .then((entries) => Promise.all(entries.map((e) => e.reply)).then((replies) => replies.filter((r) => r.failed === undefined).length))
         .catch((e) => {
           // Background work reports and ends: the turn that needs the summary makes it.
           if (typeof globalThis.reportError === "function") globalThis.reportError(e);
@@ -608,6 +621,9 @@ export function compactorWith(raw, g) {
       g.check();
       let made;
       try {
+        // (Options are read as JSON, where a lone surrogate is U+FFFD: the id is checked first.)
+        const given = options !== null && typeof options === "object" ? options.id : undefined;
+        if (typeof given === "string" && !given.isWellFormed()) throw typeError("options.id", "a non-empty string without lone surrogates (half of an emoji)");
         const { id, overwrite } = raw.CompactorCore.importOptions(options);
         // Checked, and its id decided, before anything is stored.
         made = { ...this.#ensureCore().import(data, id, now()), overwrite };

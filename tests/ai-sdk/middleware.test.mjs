@@ -289,6 +289,32 @@ for (const version of VERSIONS) {
       assert.equal(seen[0].aborted, true);
       assert.equal(seen[0].reason, stop);
     });
+
+    test("the caller's abort reaches your summarizer's signal, and the call does not wait for it", async () => {
+      const stop = new Error("the user stopped");
+      // A summarizer that rejects when its signal aborts, and one that goes on regardless (10 s).
+      for (const honours of [true, false]) {
+        const controller = new AbortController();
+        const seen = [];
+        const summarizer = (request) =>
+          new Promise((resolve, reject) => {
+            seen.push(request.signal);
+            if (honours) request.signal.addEventListener("abort", () => reject(request.signal.reason));
+            setTimeout(() => resolve(SUMMARY_TEXT), 10_000).unref();
+          });
+        setTimeout(() => controller.abort(stop), 50).unref();
+        const middleware = compactionMiddleware({ ...OPTIONS, summarizer });
+        const mock = scriptedModel(version, { summarize: () => Promise.reject(new Error("not asked")) });
+        const model = version.ai.wrapLanguageModel({ model: mock.model, middleware });
+        const { conversation, from } = SCENARIOS[0];
+        const started = Date.now();
+        await replay({ version, conversation, from, maxSteps: 1, stream: false, model, mock, callOptions: { abortSignal: controller.signal } }).catch(() => {});
+        assert.ok(Date.now() - started < 5_000, `honours ${honours}: the call waited ${Date.now() - started} ms for the summary`);
+        assert.ok(seen.length >= 1, "a summary was asked for");
+        assert.equal(seen[0].aborted, true);
+        assert.equal(seen[0].reason, stop);
+      }
+    });
   });
 }
 

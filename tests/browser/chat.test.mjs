@@ -96,6 +96,72 @@ test("commands: /status, /undo and an unknown one answer in the notices", async 
   assert.deepEqual(problems, []);
 });
 
+/** A page of the chat in a context of its own (its own localStorage and IndexedDB), and its errors. */
+async function freshContext() {
+  const context = await browser.newContext();
+  const errors = [];
+  const open = async () => {
+    const p = await context.newPage();
+    p.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
+    await p.goto(`${server.url}/www/chat.html`);
+    await ready(p);
+    return p;
+  };
+  return { context, errors, open };
+}
+
+test("a setting the Compactor refuses (an empty window) is said, not saved: the page still opens after a reload", async () => {
+  const { context, errors, open } = await freshContext();
+  try {
+    const p = await open();
+    await p.fill("#window", "");
+    await p.dispatchEvent("#window", "change");
+    await ready(p);
+    const log = await p.$$eval("#log li", (items) => items.map((li) => li.textContent));
+    assert.match(log.at(-1), /OUT_OF_RANGE/);
+    assert.equal(await p.inputValue("#window"), "4096");
+    await p.reload();
+    await ready(p);
+    await send("Still here?", p);
+    assert.equal(Number(await p.evaluate(() => document.body.dataset.stored)), 3);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("/resume of a conversation that does not exist stays in the one it was in", async () => {
+  const { context, errors, open } = await freshContext();
+  try {
+    const p = await open();
+    await send("Remember order ORD-1.", p);
+    await send("/resume chta", p);
+    assert.match(await p.textContent("#conversation"), /^chat: 3 messages stored/);
+    await p.reload();
+    await ready(p);
+    assert.match(await p.textContent("#conversation"), /^chat: 3 messages stored/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("two tabs on one new conversation: one system message, and each tab shows what the other sent", async () => {
+  const { context, errors, open } = await freshContext();
+  try {
+    const [a, b] = [await open(), await open()];
+    await send("From tab A.", a);
+    await b.waitForFunction(() => document.body.dataset.stored === "3", null, { timeout: 10_000 });
+    await send("From tab B.", b);
+    await a.waitForFunction(() => document.body.dataset.stored === "5", null, { timeout: 10_000 });
+    const roles = await a.$$eval("#history .msg", (els) => els.map((el) => el.querySelector(".role").textContent));
+    assert.deepEqual(roles, ["system", "user", "assistant", "user", "assistant"]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test("with an endpoint and a key, the replies and the summaries come from that model (an OpenAI-compatible double on 127.0.0.1)", async () => {
   // No usage in its answers: the double's fixed usage would anchor every estimate to one size.
   const { openai, requests } = llm.scenario([{ reply: "ok", usage: null }]);

@@ -414,6 +414,35 @@ test("a database of a newer schema version is refused and left alone", async () 
   assert.deepEqual(r.records, { future: [["k", { kept: true }]] });
 });
 
+test("another library's database by the same name is refused, says so, and is left alone", async () => {
+  const r = await page.evaluate(async () => {
+    const made = (name, version) =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open(name, version);
+        open.onupgradeneeded = () => open.result.createObjectStore("settings").put({ theme: "dark" }, "ui");
+        open.onsuccess = () => (open.result.close(), resolve());
+        open.onerror = () => reject(open.error);
+      });
+    const out = {};
+    // At version 1 (which ctxfold would upgrade) and at ctxfold's own version.
+    for (const version of [1, 2]) {
+      const name = `foreign-${version}`;
+      await made(name, version);
+      const err = await capture(() => new ctxfold.IndexedDBStore({ database: name }).list());
+      const after = await v1.dump(name);
+      out[version] = { err, version: after.version, records: after.records };
+    }
+    return out;
+  });
+  for (const version of ["1", "2"]) {
+    const { err, records } = r[version];
+    assert.equal(err?.code, "STORE_ERROR", JSON.stringify(err));
+    assert.match(err.message, /not ctxfold's.*database name of its own/);
+    assert.equal(r[version].version, Number(version));
+    assert.deepEqual(records, { settings: [["ui", { theme: "dark" }]] });
+  }
+});
+
 test("an upgrade blocked by another tab meets the deadline (STORE_ERROR), then proceeds when it closes", async () => {
   const r = await page.evaluate(async () => {
     const name = "blocked";

@@ -58,3 +58,13 @@ test("replaying at an 8k window shows each compaction", async () => {
   assert.ok(used <= budget, reading);
   assert.deepEqual(problems, []);
 });
+
+test("messages ctxfold refuses are said as they are typed; JSON not finished yet is not an error", async () => {
+  await page.fill("#input", '[{"role":"user"},{"role":"wizard","content":"x"}]');
+  assert.match(await page.textContent("#reading"), /INVALID_MESSAGE/);
+  await page.fill("#input", '[{"role":"user","content":"hel');
+  assert.equal(await page.textContent("#reading"), "(not JSON yet)");
+  await page.fill("#input", '[{"role":"user","content":"hello"}]');
+  assert.match(await page.textContent("#reading"), /^\d+ of [\d,]+ input tokens/);
+  assert.deepEqual(problems, []);
+});

@@ -152,6 +152,29 @@ describe("prepareAhead", () => {
     assert.ok(calls.includes(true) && calls.includes(false));
   });
 
+  test("a commit that comes while the summaries ahead are still asked for plans at once: the turns that cross find theirs", async () => {
+    const SUMMARY = "## Conversation Summary\n- **Decisions:** none\n- **Entities:** none\n- **Facts:** f\n- **Open Items:** none";
+    const words = (n, tag) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
+    // A summarizer slower than the user: each turn comes 100 ms after the reply, a summary takes 300.
+    const slow = async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return SUMMARY;
+    };
+    const compactor = new Compactor({ model: "gpt-4o", contextWindow: 8000, summarizer: slow, prepareAhead: true });
+    const crossing = [];
+    for (let i = 0; i < 30; i++) {
+      const r = await compactor.prepare("a", [{ role: "user", content: `turn ${i} ${words(150 + ((i * 37) % 250), "w")}` }]);
+      if (r.record) crossing.push(r.preparedAhead);
+      await compactor.commit("a", { role: "assistant", content: `reply ${i} ${words(200, "r")}` });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await compactor.whenPrepared("a");
+    assert.ok(crossing.length >= 3, `${crossing.length} compactions`);
+    // Each crossing turn's summary was asked for after the commit before it, not after the
+    // summaries of the commit before that (then most turns made their own).
+    assert.ok(crossing.filter((n) => n > 0).length >= crossing.length - 1, JSON.stringify(crossing));
+  });
+
   test("bad options are typed errors", () => {
     assert.throws(() => new Compactor({ model: "gpt-4o", prepareAhead: "yes" }), (e) => e.code === "INVALID_ARGUMENT" && /options\.prepareAhead/.test(e.message));
     assert.throws(() => new Compactor({ model: "gpt-4o", prepareAhead: { threshold: 2 } }), (e) => /options\.prepareAhead\.threshold/.test(e.message));

@@ -172,6 +172,18 @@ test("a lone surrogate is taken as compact() takes it, and stored as it came", a
   assert.deepEqual((await compactor.history("c")).map((h) => h.message.content), [half, half]);
 });
 
+test("a conversation id with a lone surrogate is refused: two such ids were one conversation", async () => {
+  const compactor = new Compactor({ model: "gpt-4o" });
+  for (const id of ["chat-\ud83d", "chat-\ud83e", "\udc00x"]) {
+    await assert.rejects(compactor.prepare(id, [{ role: "user", content: "my PIN is 4821" }]), typed("INVALID_ARGUMENT", /conversationId.*lone surrogates/));
+  }
+  assert.deepEqual(await compactor.list(), []);
+  await compactor.prepare("chat-🐱", [{ role: "user", content: "hi" }]);
+  const data = await compactor.export("chat-🐱");
+  await assert.rejects(compactor.import(data, { id: "chat-\ud83d" }), typed("INVALID_ARGUMENT", /options\.id/));
+  assert.deepEqual(await compactor.list(), ["chat-🐱"]);
+});
+
 describe("a store that breaks its contract or fails", () => {
   test("history() says which method returned what", async () => {
     for (const [method, value, words] of [

@@ -316,9 +316,18 @@ pub struct CompactorCore {
 
 /// A conversation id: a non-empty string.
 fn conversation_id(id: &JsValue) -> Result<String, JsValue> {
+    // A lone surrogate (half an emoji, from a cut string) would be read as U+FFFD, and two
+    // ids would name one conversation.
+    let whole = id
+        .dyn_ref::<js_sys::JsString>()
+        .is_some_and(|s| s.is_valid_utf16());
     match id.as_string() {
-        Some(s) if !s.is_empty() => Ok(s),
-        _ => Err(invalid_argument("conversationId", "a non-empty string", id)),
+        Some(s) if !s.is_empty() && whole => Ok(s),
+        _ => Err(invalid_argument(
+            "conversationId",
+            "a non-empty string without lone surrogates (half of an emoji)",
+            id,
+        )),
     }
 }
 
@@ -495,7 +504,7 @@ impl CompactorCore {
             conversation_id(&JsValue::from_str(id)).map_err(|_| {
                 to_js(Error::InvalidArgument {
                     argument: "options.id".into(),
-                    expected: "a non-empty string".into(),
+                    expected: "a non-empty string without lone surrogates".into(),
                 })
             })?;
         }

@@ -107,6 +107,17 @@ impl IdbOpen {
                 .result()
                 .map_err(|e| from_dom(&At::new("open", ""), "", &e))?
                 .unchecked_into();
+            // A database of that name and version that another library made.
+            if let Some(name) = STORES.iter().find(|n| !db.object_store_names().contains(n)) {
+                db.close();
+                return Err(failed(
+                    &At::new("open", ""),
+                    format!(
+                        "the IndexedDB database {:?} has no {name:?} store: it is not ctxfold's (another library's?); give IndexedDBStore a database name of its own",
+                        db.name()
+                    ),
+                ));
+            }
             // Another tab upgrading or deleting the database asks this connection to close;
             // the next call opens it again.
             let close = Reflect::get(&db, &JsValue::from_str("close"))?
@@ -176,6 +187,16 @@ fn upgrade(
                 }
             }
             Step::SplitConversations => {
+                // Version 1 with no ctxfold store: another library's database by that name.
+                if !db.object_store_names().contains(V1_CONVERSATIONS) {
+                    return Err(failed(
+                        &At::new("open", ""),
+                        format!(
+                            "the IndexedDB database {:?} is at version 1 without ctxfold's {V1_CONVERSATIONS:?} store: it is not ctxfold's (another library's?); give IndexedDBStore a database name of its own",
+                            db.name()
+                        ),
+                    ));
+                }
                 let walk = tx
                     .object_store(V1_CONVERSATIONS)
                     .and_then(|s| s.open_cursor())
