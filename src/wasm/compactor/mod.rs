@@ -314,7 +314,7 @@ pub struct CompactorCore {
     sessions: Rc<RefCell<Sessions>>,
 }
 
-/// A conversation id: a non-empty string.
+/// A conversation id: a non-empty string, well-formed UTF-16.
 fn conversation_id(id: &JsValue) -> Result<String, JsValue> {
     // A lone surrogate (half an emoji, from a cut string) would be read as U+FFFD, and two
     // ids would name one conversation.
