@@ -182,7 +182,7 @@ export interface CompactionMiddleware {
  * middle, keeps the head and the recent turns, never separates a tool call from its result),
  * and after it keeps the provider's usage with the conversation. Works with `wrapLanguageModel`
  * of `ai` 5, 6 and 7, in Node, browsers and Workers. Options are checked when the middleware
- * is made (when `model` or `contextWindow` is given; otherwise at the first call).
+ * is made (without `model` or `contextWindow`, what depends on the window at the first call).
  *
  * ```ts
  * import { generateText, wrapLanguageModel } from "ai";

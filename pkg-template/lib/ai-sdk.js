@@ -33,6 +33,16 @@ const PER_CALL = {
   instructions: "a per-call choice, not a middleware setting (summaryPrompt applies to every summary)",
 };
 
+/** compact()'s "no such option" error with the middleware's options as the known ones. */
+function ownWords(e) {
+  const m = typeof e?.message === "string" ? e.message.match(/^(.*no such option \(known: )([^)]*)\)$/) : null;
+  if (m === null) return e;
+  const names = m[2].split(", ").filter((n) => !(n in PER_CALL));
+  const known = [...new Set([...names, ...OWN_OPTIONS, "summarizer"])].sort();
+  e.message = `${m[1]}${known.join(", ")})`;
+  return e;
+}
+
 /**
  * @param {{ compact: Function, plan: Function }} ctxfold  the package's main entry
  */
@@ -63,8 +73,14 @@ export function middlewareFor(ctxfold) {
     }
     if (summarizer !== undefined && summarizer !== "same-model") compactOptions.summarizer = summarizer;
     // Every other option is checked now, as compact() checks it, where the window is known
-    // without the wrapped model (its id is the default `model`); otherwise at the first call.
-    if (options.model !== undefined || options.contextWindow !== undefined) plan([], compactOptions);
+    // without the wrapped model (its id is the default `model`); otherwise their names and
+    // kinds now (against a stand-in window), and what depends on the window at the first call.
+    try {
+      const known = options.model !== undefined || options.contextWindow !== undefined;
+      plan([], known ? compactOptions : { ...compactOptions, contextWindow: 1_000_000 });
+    } catch (e) {
+      throw ownWords(e);
+    }
 
     const conversations = new Conversations(maxConversations);
     /** The params a transformParams returned -> what the call after it settles. */

@@ -422,11 +422,21 @@ describe("options", () => {
     assert.throws(() => compactionMiddleware(null), invalid("INVALID_ARGUMENT", "TypeError", /options/));
   });
 
-  test("without model or contextWindow, options are checked at the first call (the model's id is the default)", async () => {
+  test("without model or contextWindow, names and kinds are checked when it is made, what needs the window at the first call", async () => {
     const version = VERSIONS[2];
-    const middleware = compactionMiddleware({ bogus: 1 });
+    // The known options named are the middleware's: not those it sets per call.
+    assert.throws(() => compactionMiddleware({ bogus: 1 }), (e) => {
+      invalid("INVALID_ARGUMENT", "TypeError", /options\.bogus/)(e);
+      const known = e.message.match(/known: ([^)]*)\)/)[1].split(", ");
+      assert.ok(known.includes("conversationKey") && known.includes("summarizer") && known.includes("contextWindow"), e.message);
+      assert.ok(!known.includes("format") && !known.includes("state") && !known.includes("manual"), e.message);
+      return true;
+    });
+    assert.throws(() => compactionMiddleware({ tokenFloor: "x" }), invalid("INVALID_ARGUMENT", "TypeError", /options\.tokenFloor/));
+    // The wrapped model's window (an unknown id: 200,000) is known at the first call.
+    const middleware = compactionMiddleware({ reservedOutputTokens: 300_000 });
     const model = version.ai.wrapLanguageModel({ model: new version.Mock(), middleware });
-    await assert.rejects(version.ai.generateText({ model, prompt: "hi" }), invalid("INVALID_ARGUMENT", "TypeError", /options\.bogus/));
+    await assert.rejects(version.ai.generateText({ model, prompt: "hi" }), invalid("OUT_OF_RANGE", "RangeError", /reservedOutputTokens/));
   });
 
   test("a conversation key that is not a string fails the call", async () => {
