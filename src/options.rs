@@ -6,8 +6,7 @@
 //! (0, 1], got 1.5`. The TypeScript declarations of these types, doc comments included, are
 //! generated from them (`src/typescript.rs`), so a key exists in one place.
 //!
-//! The knobs' defaults and presets are in [`crate::config`], which resolves a
-//! [`CompactOptions`] into the [`crate::config::Config`] the engine reads.
+//! The knobs' defaults and presets are in [`crate::config`] ([`crate::config::Config`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,9 +18,8 @@ use ts_rs::TS;
 use crate::config::{Config, Fallback, Overflow, Preset, Strategy, SummaryRole, ToolPolicy};
 use crate::Error;
 
-/// Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give
-/// a `model`, or a `contextWindow` (then tokens are counted as for an unknown model, with the
-/// generic estimate, unless `encoding` is given).
+/// Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give a
+/// `model`, or a `contextWindow` (counted as an unknown model, unless `encoding` is given).
 #[derive(Clone, Debug, Default, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[ts(optional_fields)]
@@ -34,8 +32,7 @@ pub struct CompactOptions {
     #[serde(default, deserialize_with = "present")]
     pub encoding: Option<String>,
     /// Count with the model's calibrated estimate when its exact vocabulary is not loaded
-    /// (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
-    /// Default false.
+    /// (`ctxfold/lite` before `loadVocabulary`), not `VOCABULARY_NOT_LOADED`. Default false.
     #[serde(default, deserialize_with = "present")]
     pub allow_estimate: Option<bool>,
     /// The messages' format; detected when omitted.
@@ -248,8 +245,7 @@ pub struct CountOptions {
     #[serde(default, deserialize_with = "present")]
     pub model: Option<String>,
     /// Count with the model's calibrated estimate when its exact vocabulary is not loaded
-    /// (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
-    /// Default false.
+    /// (`ctxfold/lite` before `loadVocabulary`), not `VOCABULARY_NOT_LOADED`. Default false.
     #[serde(default, deserialize_with = "present")]
     pub allow_estimate: Option<bool>,
 }
@@ -561,19 +557,22 @@ fn path_at(json: &str, offset: usize) -> String {
 }
 
 /// serde's words made ctxfold's: `invalid type: string "x", expected a number` becomes
-/// `a number, got string "x"`; an unknown key lists the known ones.
+/// `a number, got string "x"`; an unknown key lists the known ones (serde says `one of a, b`,
+/// `a or b`, `a`, or `there are no fields`); a missing field is asked for.
 fn expected(message: &str) -> String {
     if let Some(rest) = message.strip_prefix("unknown field ") {
-        // serde says `one of a, b, c`, `a or b`, `a`, or `there are no fields`.
         let known = rest.split_once(", expected ").map_or("", |(_, k)| k);
-        let known = known.strip_prefix("one of ").unwrap_or(known);
-        if known.is_empty() || known == "there are no fields" {
-            return "no such option (this call takes none)".into();
-        }
-        return format!(
-            "no such option (known: {})",
-            known.replace(" or ", ", ").replace('`', "")
-        );
+        let list = known
+            .strip_prefix("one of ")
+            .unwrap_or(known)
+            .replace(" or ", ", ");
+        return match list.is_empty() || list == "there are no fields" {
+            true => "no such option (this call takes none)".into(),
+            false => format!("no such option (known: {})", list.replace('`', "")),
+        };
+    }
+    if let Some(field) = message.strip_prefix("missing field ") {
+        return format!("an object with {}", field.replace('`', ""));
     }
     if let Some(rest) = message.strip_prefix("unknown variant ") {
         let (got, known) = rest.split_once(", expected ").unwrap_or((rest, ""));

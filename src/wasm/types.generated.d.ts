@@ -74,8 +74,7 @@ export type CountOptions = {
   model?: string;
   /**
    * Count with the model's calibrated estimate when its exact vocabulary is not loaded
-   * (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
-   * Default false.
+   * (`ctxfold/lite` before `loadVocabulary`), not `VOCABULARY_NOT_LOADED`. Default false.
    */
   allowEstimate?: boolean;
 };
@@ -345,9 +344,8 @@ export type ToolPolicy = "keep" | "truncate" | "stub" | "summarize";
 export type Overflow = "error" | "truncate";
 
 /**
- * Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give
- * a `model`, or a `contextWindow` (then tokens are counted as for an unknown model, with the
- * generic estimate, unless `encoding` is given).
+ * Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give a
+ * `model`, or a `contextWindow` (counted as an unknown model, unless `encoding` is given).
  */
 export type CompactOptions = {
   /**
@@ -360,8 +358,7 @@ export type CompactOptions = {
   encoding?: Encoding;
   /**
    * Count with the model's calibrated estimate when its exact vocabulary is not loaded
-   * (`ctxfold/lite` before `loadVocabulary`), instead of throwing `VOCABULARY_NOT_LOADED`.
-   * Default false.
+   * (`ctxfold/lite` before `loadVocabulary`), not `VOCABULARY_NOT_LOADED`. Default false.
    */
   allowEstimate?: boolean;
   /**

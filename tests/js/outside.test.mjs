@@ -246,6 +246,10 @@ describe("argument errors", () => {
     }
   });
 
+  test("a missing field is asked for in ctxfold's words", () => {
+    assert.throws(() => new Compactor({ model: "gpt-4o", compactWhenCold: {} }), typed("INVALID_ARGUMENT", /compactWhenCold: expected an object with ttlSeconds$/));
+  });
+
   test("a baseURL with user:password@ is refused, and the password is not shown", () => {
     assert.throws(
       () => openAISummarizer({ baseURL: "http://proxyuser:S3cretPassw0rd@127.0.0.1:9/v1", model: "m" }),
