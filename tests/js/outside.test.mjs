@@ -142,6 +142,31 @@ test("/compact keeps the newest steps of an agent's turn too large to keep whole
   for (const m of r.messages) if (m.role === "tool") assert.ok(calls.has(m.tool_call_id), m.tool_call_id);
 });
 
+test("an agent turn compacted again and again keeps its user's request, right after the summary", async () => {
+  for (const format of ["openai", "anthropic"]) {
+    const compactor = new Compactor({ model: "claude-sonnet-4-5", format, contextWindow: 8000 });
+    const task = "Fix the failing build in repo foo";
+    const first = format === "anthropic" ? { system: "You are an agent", messages: [{ role: "user", content: task }] } : [{ role: "system", content: "You are an agent" }, { role: "user", content: task }];
+    await compactor.prepare("a", first);
+    const out = (k) => Array.from({ length: 50 }, (_, i) => `row ${i} /var/log/app-${k}.log code E${1000 + i}`).join("\n");
+    let compactions = 0;
+    for (let step = 0; step < 16; step++) {
+      const call = format === "anthropic"
+        ? { role: "assistant", content: [{ type: "tool_use", id: `t${step}`, name: "read", input: { step } }] }
+        : { role: "assistant", content: null, tool_calls: [{ id: `t${step}`, type: "function", function: { name: "read", arguments: `{"step":${step}}` } }] };
+      const result = format === "anthropic"
+        ? { role: "user", content: [{ type: "tool_result", tool_use_id: `t${step}`, content: out(step) }] }
+        : { role: "tool", tool_call_id: `t${step}`, content: out(step) };
+      await compactor.commit("a", call);
+      const r = await compactor.prepare("a", [result]);
+      if (r.record) compactions++;
+      const at = r.messages.findIndex((m) => m.content === task);
+      assert.ok(at >= 0, `${format}, step ${step}: the request is gone from the input`);
+    }
+    assert.ok(compactions >= 2, `${format}: ${compactions} compactions`);
+  }
+});
+
 test("an async event handler that rejects is reported, and the process goes on", async () => {
   const errors = [];
   const original = globalThis.reportError;

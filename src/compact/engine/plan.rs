@@ -293,6 +293,13 @@ fn choose_cut(
     let window = input.budget.window;
     let summary_slot = summary_slot(input, sizes);
     let target = target_tokens(input);
+    // The user message an earlier compaction of this agent turn kept (pinned) stays while
+    // the turn goes on (no user message since), its room first, unless it takes more than an
+    // eighth of the input budget (a task statement that would crowd out the steps).
+    let keep_pinned = head
+        .old_pinned
+        .filter(|&p| structure.turn_starts.iter().all(|&s| s <= p) && tokens[p] <= input.budget.input / 8);
+    let fixed = fixed + keep_pinned.map_or(0, |p| tokens[p]);
     {
         let kept_summary = summary_reservation(input, summary_slot, summaries);
         // The limit reserves a summary slot, so the output fits (more chunks fold, or shrink
@@ -334,6 +341,7 @@ fn choose_cut(
         };
         let (tail_start, pin) = settled_tail(input, structure, head, tokens, room)
             .unwrap_or_else(|| choose_tail(structure, tokens, head.boundary, room));
+        let pin = pin.or(keep_pinned.filter(|&p| p < tail_start));
         let mut evict: Vec<usize> = Vec::new();
         if let Some(p) = head.old_pinned.filter(|&p| Some(p) != pin) {
             evict.push(p);
