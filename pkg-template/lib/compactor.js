@@ -165,14 +165,7 @@ export function compactorWith(raw, g) {
     #locked(id, fn, mode) {
       const previous = this.#chains.get(id) ?? Promise.resolve();
       const run = previous.then(() => this.#shared(id, fn, mode));
-      const tail = run.then(
-        () => {},
-        () => {},
-      );
-      this.#chains.set(id, tail);
-      tail.then(() => {
-        if (this.#chains.get(id) === tail) this.#chains.delete(id);
-      });
+      latest(this.#chains, id, quiet(run));
       return run;
     }
 
@@ -496,14 +489,7 @@ export function compactorWith(raw, g) {
           this.#made.set(id, entries);
           return entries;
         });
-      const settled = planned.then(
-        () => {},
-        () => {},
-      );
-      this.#planning.set(id, settled);
-      settled.then(() => {
-        if (this.#planning.get(id) === settled) this.#planning.delete(id);
-      });
+      latest(this.#planning, id, quiet(planned));
       const work = planned
         .then((entries) => Promise.all(entries.map((e) => e.reply)).then((replies) => replies.filter((r) => r.failed === undefined).length))
         .catch((e) => {
@@ -511,10 +497,7 @@ export function compactorWith(raw, g) {
           if (typeof globalThis.reportError === "function") globalThis.reportError(e);
           return 0;
         });
-      this.#pending.set(id, work);
-      work.then(() => {
-        if (this.#pending.get(id) === work) this.#pending.delete(id);
-      });
+      latest(this.#pending, id, work);
       if (this.#waitUntil !== undefined) this.#waitUntil(work);
     }
 
@@ -690,6 +673,24 @@ function checkHandler(name, handler) {
   }
   return handler;
 }
+
+/**
+ * Keeps `promise` (one that never rejects) as the latest under `id` in `map`, for the next to
+ * wait on, until it settles with none after it.
+ */
+function latest(map, id, promise) {
+  map.set(id, promise);
+  promise.then(() => {
+    if (map.get(id) === promise) map.delete(id);
+  });
+}
+
+/** `promise` settled, its value or rejection dropped. */
+const quiet = (promise) =>
+  promise.then(
+    () => {},
+    () => {},
+  );
 
 /** A handler's error is reported, never the call's: what the call did is stored already. */
 function reportHandlerError(e) {

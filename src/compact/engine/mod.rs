@@ -3,7 +3,7 @@
 //! The core never waits on anything. [`Compaction::new`] plans (`plan.rs`) and lists the
 //! summarizer calls it needs ([`Compaction::requests`]); the caller (the driver,
 //! [`super::driver`], for every caller) makes them and hands the replies to
-//! [`Compaction::submit`], which may ask for one more round, to fold the chunks
+//! [`Compaction::submit`], which may ask for more rounds, to fold the chunks
 //! (`rounds.rs`); [`Compaction::finish`] then builds the output (`assemble.rs`). Every
 //! failure of a summarizer becomes the configured fallback here, so a turn is never lost
 //! to it.

@@ -1,6 +1,7 @@
 //! The summarizer rounds: the requests for the evicted span, each reply checked (schema,
 //! instructions, invented identifiers) and given its identifier ledger, or replaced by the
-//! configured fallback; then, when the chunks outgrow their share of the window, one fold.
+//! configured fallback; then, when the chunks outgrow their share of the window, folds: in
+//! groups that each fit one summarizer call, round after round until they fit.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
