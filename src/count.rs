@@ -395,23 +395,26 @@ pub fn count_message(message: &Message, counter: &dyn TextCounter) -> usize {
     for part in &message.parts {
         n += match part {
             Part::Text(t) | Part::Reasoning(t) => counter.count(t),
-            Part::ToolResult { text, .. } => counter.count(text),
+            Part::ToolResult { text, media, .. } => {
+                counter.count(text) + media.iter().map(|&kind| media_tokens(kind)).sum::<usize>()
+            }
             Part::ToolCall { name, arguments, .. } => {
                 counter.count(name) + counter.count(arguments) + PER_TOOL_CALL
             }
             Part::Opaque { bytes } => bytes.div_ceil(4),
-            Part::Media {
-                kind: MediaKind::Image,
-            } => IMAGE_TOKENS,
-            Part::Media {
-                kind: MediaKind::File,
-            } => FILE_TOKENS,
-            Part::Media {
-                kind: MediaKind::Audio,
-            } => AUDIO_TOKENS,
+            Part::Media { kind } => media_tokens(*kind),
         };
     }
     n
+}
+
+/// What an image, file or audio part is counted as.
+fn media_tokens(kind: MediaKind) -> usize {
+    match kind {
+        MediaKind::Image => IMAGE_TOKENS,
+        MediaKind::File => FILE_TOKENS,
+        MediaKind::Audio => AUDIO_TOKENS,
+    }
 }
 
 /// Message counts by content hash, bounded: it starts over past [`CountCache::LIMIT`].

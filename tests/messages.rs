@@ -263,7 +263,8 @@ fn parsed_view_sees_roles_calls_and_results() {
         Part::ToolResult {
             call_id: "toolu_2".into(),
             text: "log".into(),
-            is_error: true
+            is_error: true,
+            media: vec![]
         }
     );
     assert_eq!(conv.system().unwrap().parts, [Part::Text("You help.".into())]);
@@ -274,7 +275,8 @@ fn parsed_view_sees_roles_calls_and_results() {
         Part::ToolResult {
             call_id: "c2".into(),
             text: "{\"t\":20}".into(),
-            is_error: false
+            is_error: false,
+            media: vec![]
         }
     );
 }
@@ -285,7 +287,8 @@ fn edits_change_only_the_named_result() {
     let cases = [
         (openai(), 3, "call_a", "/3/content"),
         (responses(), 5, "call_1", "/5/output"),
-        (anthropic(), 2, "toolu_2", "/messages/2/content/1/content"),
+        // A result in blocks stays in blocks.
+        (anthropic(), 2, "toolu_2", "/messages/2/content/1/content/0/text"),
         (ai_sdk(), 3, "c2", "/3/content/1/output/value"),
     ];
     for (input, index, call_id, at) in cases {
@@ -309,6 +312,141 @@ fn edits_change_only_the_named_result() {
             assert_eq!(a == b, i != index, "{:?} item {i}", conv.format());
         }
     }
+}
+
+/// Counts a text as its bytes: enough to see what a message is counted as.
+struct Bytes;
+impl ctxfold::count::TextCounter for Bytes {
+    fn count(&self, text: &str) -> usize {
+        text.len()
+    }
+    fn cache_key(&self) -> u64 {
+        99
+    }
+}
+
+#[test]
+fn tool_results_with_images_count_them_and_keep_them_when_cut() {
+    use ctxfold::count::{count_message, IMAGE_TOKENS};
+    use ctxfold::messages::MediaKind;
+    let png = json!({"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="});
+    // (input, item, call id, where the result's content is, the text after the edit there,
+    // the images that must stay there, the media kinds parsed)
+    let cases = [
+        (
+            json!([
+                {"role": "user", "content": "Look at the page."},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "screenshot", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": true, "content": [
+                    {"type": "text", "text": "took it: "},
+                    {"type": "image", "source": png},
+                    {"type": "text", "text": "a long log", "cache_control": {"type": "ephemeral"}},
+                    {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "x"}}
+                ]}]}
+            ]),
+            2,
+            "t1",
+            "/2/content/0/content",
+            json!([{"type": "text", "text": "CUT"}, {"type": "image", "source": png}, {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "x"}}]),
+            vec![MediaKind::Image, MediaKind::File],
+        ),
+        (
+            json!([
+                {"type": "message", "role": "user", "content": "Look at the page."},
+                {"type": "function_call", "call_id": "c1", "name": "screenshot", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "c1", "output": [
+                    {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="},
+                    {"type": "input_text", "text": "a long log"}
+                ]}
+            ]),
+            2,
+            "c1",
+            "/2/output",
+            json!([{"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}, {"type": "input_text", "text": "CUT"}]),
+            vec![MediaKind::Image],
+        ),
+        (
+            // AI SDK 5 (`media`), 6 (`image-data`) and 7 (`file` with an image type).
+            json!([
+                {"role": "user", "content": "Look at the pages."},
+                {"role": "assistant", "content": [
+                    {"type": "tool-call", "toolCallId": "a", "toolName": "screenshot", "input": {}}
+                ]},
+                {"role": "tool", "content": [
+                    {"type": "tool-result", "toolCallId": "a", "toolName": "screenshot", "output": {"type": "content", "value": [
+                        {"type": "text", "text": "a long log"},
+                        {"type": "media", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
+                        {"type": "image-data", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
+                        {"type": "file", "data": {"type": "data", "data": "iVBORw0KGgo="}, "mediaType": "image/png"},
+                        {"type": "file-data", "data": "JVBERi0=", "mediaType": "application/pdf"}
+                    ]}}
+                ]}
+            ]),
+            2,
+            "a",
+            "/2/content/0/output/value",
+            json!([
+                {"type": "text", "text": "CUT"},
+                {"type": "media", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
+                {"type": "image-data", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
+                {"type": "file", "data": {"type": "data", "data": "iVBORw0KGgo="}, "mediaType": "image/png"},
+                {"type": "file-data", "data": "JVBERi0=", "mediaType": "application/pdf"}
+            ]),
+            vec![
+                MediaKind::Image,
+                MediaKind::Image,
+                MediaKind::Image,
+                MediaKind::File,
+            ],
+        ),
+    ];
+    for (input, index, call_id, at, want, kinds) in cases {
+        let conv = Conversation::parse(&input, None).unwrap();
+        let message = &conv.messages()[index];
+        let Part::ToolResult { text, media, .. } = &message.parts[0] else {
+            panic!("{:?}: not a result: {message:?}", conv.format());
+        };
+        assert_eq!(media, &kinds, "{:?}", conv.format());
+        assert!(text.contains("a long log"), "{:?}: {text:?}", conv.format());
+        // Every image is counted, beside the text.
+        assert!(
+            count_message(message, &Bytes) >= text.len() + kinds.len() * IMAGE_TOKENS.min(1_000),
+            "{:?}",
+            conv.format()
+        );
+        let mut order = all_kept(&conv);
+        order[index] = Out::Edited {
+            index,
+            results: vec![(call_id.into(), "CUT".into())],
+        };
+        let out = conv.render(&order);
+        assert_eq!(out.pointer(at).unwrap(), &want, "{:?}", conv.format());
+        let reparsed = Conversation::parse(&out, Some(conv.format())).unwrap();
+        let Part::ToolResult { text, media, .. } = &reparsed.messages()[index].parts[0] else {
+            panic!("not a result");
+        };
+        assert_eq!((text.as_str(), media), ("CUT", &kinds), "{:?}", conv.format());
+    }
+}
+
+#[test]
+fn an_ai_sdk_error_result_cut_stays_an_error() {
+    let input = json!([
+        {"role": "user", "content": "Build it."},
+        {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "b", "toolName": "build", "input": {}}]},
+        {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "b", "toolName": "build", "output": {"type": "error-json", "value": {"log": "long"}}}]}
+    ]);
+    let conv = Conversation::parse(&input, None).unwrap();
+    let mut order = all_kept(&conv);
+    order[2] = Out::Edited {
+        index: 2,
+        results: vec![("b".into(), "CUT".into())],
+    };
+    let out = conv.render(&order);
+    assert_eq!(
+        out.pointer("/2/content/0/output").unwrap(),
+        &json!({"type": "error-text", "value": "CUT"})
+    );
 }
 
 #[test]
@@ -589,12 +727,14 @@ fn provider_level_prompts_read_as_ai_sdk() {
             Part::ToolResult {
                 call_id: "c1".into(),
                 text: "The user said no.".into(),
-                is_error: false
+                is_error: false,
+                media: vec![]
             },
             Part::ToolResult {
                 call_id: "c2".into(),
                 text: "127.0.0.1 localhost".into(),
-                is_error: false
+                is_error: false,
+                media: vec![ctxfold::messages::MediaKind::Image]
             }
         ]
     );

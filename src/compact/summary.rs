@@ -98,11 +98,16 @@ pub fn render_message(m: &Message, tools: &FastMap<&str, &str>, whole: &dyn Fn(&
                 call_id,
                 text,
                 is_error,
+                media,
             } => {
                 let name = tools.get(call_id.as_str()).copied().unwrap_or("tool");
                 let error = if *is_error { " (error)" } else { "" };
                 let max = if whole(name) { usize::MAX } else { RENDER_TOOL };
-                format!("[{name} result{error}] {}", elide(text.trim(), max))
+                let mut line = format!("[{name} result{error}] {}", elide(text.trim(), max));
+                for kind in media {
+                    line.push_str(&format!(" [{kind:?} attached]").to_lowercase());
+                }
+                line
             }
             Part::Media { kind } => format!("[{role} attached {kind:?}]").to_lowercase(),
             Part::Text(_) | Part::Reasoning(_) | Part::Opaque { .. } => continue,

@@ -126,11 +126,12 @@ fn part(value: &Value, path: &Path, role: Role) -> Result<Option<Part>, Error> {
             ),
         },
         _ => {
-            let (text, is_error) = match (obj.get("output"), obj.get("result")) {
-                (Some(output), _) => output_text(output, &path.field("output"))?,
+            let (text, is_error, media) = match (obj.get("output"), obj.get("result")) {
+                (Some(output), _) => output_content(output, &path.field("output"))?,
                 (None, Some(result)) => (
                     to_text(result),
                     obj.get("isError").and_then(Value::as_bool).unwrap_or(false),
+                    Vec::new(),
                 ),
                 (None, None) => return Err(path.field("output").error("missing")),
             };
@@ -138,6 +139,7 @@ fn part(value: &Value, path: &Path, role: Role) -> Result<Option<Part>, Error> {
                 call_id: id(obj, "toolCallId", path)?.to_owned(),
                 text,
                 is_error,
+                media,
             }
         }
     }))
@@ -161,12 +163,14 @@ fn data_bytes(data: &Value) -> usize {
 
 /// `{ type: "text" | "json" | "error-text" | "error-json" | "content", value }`, or
 /// `{ type: "execution-denied", reason? }` (AI SDK 6 and later), which providers send as the
-/// reason, or `Tool execution denied.` without one.
-fn output_text(output: &Value, path: &Path) -> Result<(String, bool), Error> {
+/// reason, or `Tool execution denied.` without one. A `content` output's images and files
+/// (`media`, AI SDK 5; `image-*` and `file-*`, 6; `file`, 7) come back beside its text.
+fn output_content(output: &Value, path: &Path) -> Result<(String, bool, Vec<MediaKind>), Error> {
     let obj = object(output, path)?;
     let kind = string(obj, "type", path)?;
     let value = obj.get("value").unwrap_or(&Value::Null);
     let is_error = kind.starts_with("error");
+    let mut media = Vec::new();
     let text = match kind {
         "text" | "error-text" => string(obj, "value", path)?.to_owned(),
         "json" | "error-json" => value.to_string(),
@@ -177,8 +181,14 @@ fn output_text(output: &Value, path: &Path) -> Result<(String, bool), Error> {
             let mut out = String::new();
             for (i, p) in value.as_array().into_iter().flatten().enumerate() {
                 let pp = path.field("value").index(i);
-                if let Some(t) = opt_string(object(p, &pp)?, "text", &pp)? {
-                    out.push_str(t);
+                let part = object(p, &pp)?;
+                match output_media(p) {
+                    Some(kind) => media.push(kind),
+                    None => {
+                        if let Some(t) = opt_string(part, "text", &pp)? {
+                            out.push_str(t);
+                        }
+                    }
                 }
             }
             out
@@ -189,20 +199,52 @@ fn output_text(output: &Value, path: &Path) -> Result<(String, bool), Error> {
                 .error(format!("unknown tool output type {other:?}")))
         }
     };
-    Ok((text, is_error))
+    Ok((text, is_error, media))
 }
 
-/// Replaces the output of the `tool-result` part answering `call_id`.
+/// What a part of a `content` tool output is, when it is an image or a file (by its
+/// `mediaType` where it has one).
+fn output_media(part: &Value) -> Option<MediaKind> {
+    let kind = part.get("type").and_then(Value::as_str)?;
+    if kind.starts_with("image-") {
+        return Some(MediaKind::Image);
+    }
+    if !matches!(kind, "media" | "file" | "file-data" | "file-url" | "file-id") {
+        return None;
+    }
+    let media_type = part.get("mediaType").and_then(Value::as_str).unwrap_or("");
+    Some(if media_type.starts_with("image/") {
+        MediaKind::Image
+    } else if media_type.starts_with("audio/") {
+        MediaKind::Audio
+    } else {
+        MediaKind::File
+    })
+}
+
+/// Replaces the output of the `tool-result` part answering `call_id`: an error stays an
+/// error, and a `content` output keeps its images and files (see [`super::set_text`]).
 pub fn set_result(item: &mut Value, call_id: &str, text: &str) {
     if let Some(parts) = item.get_mut("content").and_then(Value::as_array_mut) {
         for p in parts {
             if p.get("type").and_then(Value::as_str) == Some("tool-result")
                 && p.get("toolCallId").and_then(Value::as_str) == Some(call_id)
             {
-                if p.get("output").is_some() {
-                    p["output"] = json!({ "type": "text", "value": text });
-                } else {
+                let Some(output) = p.get_mut("output") else {
                     p["result"] = Value::String(text.to_owned());
+                    continue;
+                };
+                match output.get("type").and_then(Value::as_str) {
+                    Some("content") => super::set_text(
+                        &mut output["value"],
+                        text,
+                        |part| output_media(part).is_none(),
+                        |t| json!({ "type": "text", "text": t }),
+                    ),
+                    Some("error-text" | "error-json") => {
+                        *output = json!({ "type": "error-text", "value": text })
+                    }
+                    _ => *output = json!({ "type": "text", "value": text }),
                 }
             }
         }

@@ -83,10 +83,12 @@ fn block(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
             if role != Role::User {
                 return Err(path.error("tool_result blocks belong in user messages"));
             }
+            let (text, media) = result_content(obj.get("content"), &path.field("content"))?;
             Part::ToolResult {
                 call_id: id(obj, "tool_use_id", path)?.to_owned(),
-                text: result_text(obj.get("content"), &path.field("content"))?,
+                text,
                 is_error: obj.get("is_error").and_then(Value::as_bool).unwrap_or(false),
+                media,
             }
         }
         _ if kind == "server_tool_use" || kind.ends_with("_tool_result") || kind.starts_with("mcp_") => {
@@ -102,23 +104,38 @@ fn block(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
     })
 }
 
-/// A tool result's content as text.
-fn result_text(content: Option<&Value>, path: &Path) -> Result<String, Error> {
+/// A tool result's content: its text, and its images and documents.
+fn result_content(content: Option<&Value>, path: &Path) -> Result<(String, Vec<MediaKind>), Error> {
     match content {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.clone()),
+        None | Some(Value::Null) => Ok((String::new(), Vec::new())),
+        Some(Value::String(s)) => Ok((s.clone(), Vec::new())),
         Some(Value::Array(blocks)) => {
             let mut out = String::new();
+            let mut media = Vec::new();
             for (i, b) in blocks.iter().enumerate() {
                 let p = path.index(i);
                 let o = object(b, &p)?;
-                if let Some(text) = opt_string(o, "text", &p)? {
-                    out.push_str(text);
+                match media_kind(o.get("type").and_then(Value::as_str)) {
+                    Some(kind) => media.push(kind),
+                    None => {
+                        if let Some(text) = opt_string(o, "text", &p)? {
+                            out.push_str(text);
+                        }
+                    }
                 }
             }
-            Ok(out)
+            Ok((out, media))
         }
         Some(other) => Err(path.expected("a string or an array of blocks", other)),
+    }
+}
+
+/// What a tool result's block is, when it is an image or a document.
+fn media_kind(kind: Option<&str>) -> Option<MediaKind> {
+    match kind {
+        Some("image") => Some(MediaKind::Image),
+        Some("document") => Some(MediaKind::File),
+        _ => None,
     }
 }
 
@@ -143,14 +160,24 @@ pub fn parse_system(system: &Value, path: &Path) -> Result<Message, Error> {
     })
 }
 
-/// Replaces the content of the `tool_result` block answering `call_id`.
+/// Replaces the text of the `tool_result` block answering `call_id`; its images and
+/// documents stay (see [`super::set_text`]).
 pub fn set_result(item: &mut Value, call_id: &str, text: &str) {
     if let Some(blocks) = item.get_mut("content").and_then(Value::as_array_mut) {
         for b in blocks {
             if b.get("type").and_then(Value::as_str) == Some("tool_result")
                 && b.get("tool_use_id").and_then(Value::as_str) == Some(call_id)
             {
-                b["content"] = Value::String(text.to_owned());
+                let content = b.get_mut("content").filter(|c| c.is_array());
+                match content {
+                    Some(blocks) => super::set_text(
+                        blocks,
+                        text,
+                        |b| media_kind(b.get("type").and_then(Value::as_str)).is_none(),
+                        |t| json!({ "type": "text", "text": t }),
+                    ),
+                    None => b["content"] = Value::String(text.to_owned()),
+                }
             }
         }
     }

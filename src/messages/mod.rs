@@ -110,11 +110,14 @@ pub enum Part {
         name: String,
         arguments: String,
     },
-    /// The result of the call `call_id`, as the text a model reads.
+    /// The result of the call `call_id`: the text a model reads, and the images and files
+    /// beside it (a screenshot tool's, in the formats whose results hold them). Those are
+    /// counted, and kept when the text is pruned or cut.
     ToolResult {
         call_id: String,
         text: String,
         is_error: bool,
+        media: Vec<MediaKind>,
     },
     /// An image, file or audio part.
     Media { kind: MediaKind },
@@ -178,10 +181,15 @@ impl Message {
                     call_id,
                     text,
                     is_error,
+                    media,
                 } => {
                     h.number(6 + *is_error as u64);
                     h.field(call_id.as_bytes());
                     h.field(text.as_bytes());
+                    h.number(media.len() as u64);
+                    for kind in media {
+                        h.number(*kind as u64);
+                    }
                 }
                 Part::Media { kind } => {
                     h.number(8);
@@ -449,5 +457,38 @@ fn parse_item(format: Format, item: &Value, path: &Path) -> Result<Message, Erro
         Format::OpenAiResponses => responses::parse(item, path),
         Format::Anthropic => anthropic::parse(item, path),
         Format::AiSdk => ai_sdk::parse(item, path),
+    }
+}
+
+/// Sets the text of a tool result whose content is an array of blocks: the first block that
+/// is not media (`is_text`) becomes `text` (its other fields, a cache breakpoint say, stay),
+/// the other such blocks go, and the images and files stay where they were. With no text
+/// block, one (`text_block`) goes first; an empty `text` leaves only the media.
+fn set_text(
+    blocks: &mut Value,
+    text: &str,
+    is_text: impl Fn(&Value) -> bool,
+    text_block: impl Fn(&str) -> Value,
+) {
+    let Some(items) = blocks.as_array_mut() else {
+        return;
+    };
+    let mut placed = text.is_empty();
+    items.retain_mut(|b| {
+        if !is_text(b) {
+            return true;
+        }
+        if placed {
+            return false;
+        }
+        placed = true;
+        match b.get("text") {
+            Some(Value::String(_)) => b["text"] = Value::String(text.to_owned()),
+            _ => *b = text_block(text),
+        }
+        true
+    });
+    if !placed {
+        items.insert(0, text_block(text));
     }
 }

@@ -37,6 +37,7 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
                 call_id,
                 text,
                 is_error: false,
+                media: Vec::new(),
             });
         }
         ("tool", None) => return Err(content_path.error("missing (a tool message needs content)")),

@@ -34,15 +34,19 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
                 name: None,
             })
         }
-        "function_call_output" | "custom_tool_call_output" => Ok(Message {
-            role: Role::Tool,
-            parts: vec![Part::ToolResult {
-                call_id: id(obj, "call_id", path)?.to_owned(),
-                text: output_text(obj.get("output"), &path.field("output"))?,
-                is_error: false,
-            }],
-            name: None,
-        }),
+        "function_call_output" | "custom_tool_call_output" => {
+            let (text, media) = output_content(obj.get("output"), &path.field("output"))?;
+            Ok(Message {
+                role: Role::Tool,
+                parts: vec![Part::ToolResult {
+                    call_id: id(obj, "call_id", path)?.to_owned(),
+                    text,
+                    is_error: false,
+                    media,
+                }],
+                name: None,
+            })
+        }
         "reasoning" => {
             let mut parts = Vec::new();
             for key in ["summary", "content"] {
@@ -73,6 +77,7 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
                     call_id: cid.to_owned(),
                     text: to_text(obj.get("output").unwrap_or(&Value::Null)),
                     is_error: false,
+                    media: Vec::new(),
                 }],
                 Some(cid) => vec![Part::ToolCall {
                     id: cid.to_owned(),
@@ -148,27 +153,44 @@ fn content_part(part: &Value, path: &Path) -> Result<Part, Error> {
     })
 }
 
-/// A function output: a string, or the text of its content parts.
-fn output_text(output: Option<&Value>, path: &Path) -> Result<String, Error> {
+/// A function output: a string, or content parts (their text, and their images and files).
+fn output_content(output: Option<&Value>, path: &Path) -> Result<(String, Vec<MediaKind>), Error> {
     match output {
-        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::String(s)) => Ok((s.clone(), Vec::new())),
         Some(Value::Array(items)) => {
             let mut out = String::new();
+            let mut media = Vec::new();
             for (i, p) in items.iter().enumerate() {
-                if let Part::Text(t) = content_part(p, &path.index(i))? {
-                    out.push_str(&t);
+                match content_part(p, &path.index(i))? {
+                    Part::Text(t) => out.push_str(&t),
+                    Part::Media { kind } => media.push(kind),
+                    _ => {}
                 }
             }
-            Ok(out)
+            Ok((out, media))
         }
         Some(other) => Err(path.expected("a string or an array of content parts", other)),
         None => Err(path.error("missing")),
     }
 }
 
-/// Replaces a function output.
+/// Replaces a function output's text; the images and files of an output in parts stay
+/// (see [`super::set_text`]).
 pub fn set_result(item: &mut Value, text: &str) {
-    item["output"] = Value::String(text.to_owned());
+    match item.get_mut("output").filter(|o| o.is_array()) {
+        Some(parts) => super::set_text(
+            parts,
+            text,
+            |p| {
+                !matches!(
+                    p.get("type").and_then(Value::as_str),
+                    Some("input_image" | "input_file" | "input_audio")
+                )
+            },
+            |t| json!({ "type": "input_text", "text": t }),
+        ),
+        None => item["output"] = Value::String(text.to_owned()),
+    }
 }
 
 /// A new text message.

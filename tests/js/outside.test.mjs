@@ -5,7 +5,7 @@
 // that say the bound, or keep a password out.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, MemoryStore, countMessages, openAISummarizer, plan, staleWriteError } from "ctxfold";
+import { Compactor, MemoryStore, compact, countMessages, openAISummarizer, plan, staleWriteError } from "ctxfold";
 
 const typed = (code, message) => (e) => {
   assert.equal(e.code, code, `${e.code}: ${e.message}`);
@@ -165,6 +165,31 @@ test("an agent turn compacted again and again keeps its user's request, right af
     }
     assert.ok(compactions >= 2, `${format}: ${compactions} compactions`);
   }
+});
+
+test("a tool result's images are counted, and stay when its text is cut or pruned", async () => {
+  // A screenshot tool (a computer-use agent): each result is a long text and an image.
+  const image = { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } };
+  const log = (k) => Array.from({ length: 400 }, (_, i) => `line ${i} of step ${k}: GET /api/items/${i} 200`).join("\n");
+  const messages = [{ role: "user", content: "Check the page at http://localhost:5173/items" }];
+  for (let k = 0; k < 4; k++) {
+    messages.push({ role: "assistant", content: [{ type: "tool_use", id: `s${k}`, name: "screenshot", input: { k } }] });
+    messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `s${k}`, content: [{ type: "text", text: log(k) }, image] }] });
+  }
+  const one = (m) => countMessages({ messages: [messages.at(-2), m] }, { model: "claude-sonnet-4-5" }).total;
+  const last = messages.at(-1);
+  const without = { ...last, content: [{ ...last.content[0], content: [last.content[0].content[0]] }] };
+  assert.ok(one(last) - one(without) >= 500, `an image counted as ${one(last) - one(without)} tokens`);
+  const r = await compact({ messages }, { model: "claude-sonnet-4-5", contextWindow: 4000, format: "anthropic" });
+  assert.ok(r.report.tokensAfter <= r.report.budget.input, `${r.report.tokensAfter} > ${r.report.budget.input}`);
+  const results = r.messages.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "tool_result");
+  const newest = results.find((b) => b.tool_use_id === "s3");
+  assert.ok(newest, "the newest result is in the input");
+  assert.ok(Array.isArray(newest.content), `its content became ${typeof newest.content}`);
+  assert.deepEqual(newest.content.filter((b) => b.type === "image"), [image]);
+  assert.match(newest.content.find((b) => b.type === "text").text, /cut to fit the context window/);
+  // Whatever else of a result is kept keeps its image too.
+  for (const b of results) assert.equal(b.content.filter((x) => x.type === "image").length, 1, b.tool_use_id);
 });
 
 test("an async event handler that rejects is reported, and the process goes on", async () => {
