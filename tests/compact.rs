@@ -447,6 +447,58 @@ fn the_newest_user_words_stay_when_they_come_with_a_tool_result() {
     }
 }
 
+/// A finished turn is kept whole or summarized whole: its request is never kept without its
+/// answer. Four tasks, each a request, a tool step and an answer, then a new question at 4k:
+/// the plan made on the conversation before the question (which keeps an agent turn's request
+/// while the turn goes on) pinned task 3's request and summarized its answer, so the model
+/// read task 3 as still open (found from outside).
+#[test]
+fn a_finished_turn_keeps_its_answer_with_its_request() {
+    let words = |n: usize, w: &str| (0..n).map(|i| format!("{w}{i}")).collect::<Vec<_>>().join(" ");
+    let mut messages = Vec::new();
+    for t in 0..4 {
+        messages.push(json!({"role": "user", "content": [{"type": "text", "text": format!("Task {t}: {}", words(350, "spec"))}]}));
+        messages.push(json!({"role": "assistant", "content": [{"type": "tool_use", "id": format!("toolu_{t}"), "name": "bash", "input": {"command": "make test"}}]}));
+        messages.push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("toolu_{t}"), "content": words(300, "log")}]}));
+        messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": format!("Done with task {t}: {}", words(150, "ans"))}]}));
+    }
+    messages.push(json!({"role": "user", "content": "New question: what did task 3 change?"}));
+    let input = json!({"system": "You are an agent.", "messages": messages});
+    for model in ["claude-sonnet-4-5", "gpt-4o"] {
+        for window in [4_096usize, 6_000, 8_000] {
+            let conv = Conversation::parse(&input, None).unwrap();
+            let what = format!("{model} at {window}");
+            let (outcome, _) = run(
+                &conv,
+                &Config::from_json(&json!({})).unwrap(),
+                counter_for(model),
+                window,
+                window / 4,
+                None,
+                Summarizer::Extractive,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            check_invariants(&conv, &outcome, window - window / 4, &what);
+            let kept: Vec<usize> = outcome
+                .order
+                .iter()
+                .filter_map(|o| match o {
+                    Out::Keep(i) | Out::Edited { index: i, .. } => Some(*i),
+                    _ => None,
+                })
+                .collect();
+            for t in 0..4 {
+                let (request, answer) = (kept.contains(&(4 * t)), kept.contains(&(4 * t + 3)));
+                assert!(
+                    !request || answer,
+                    "{what}: task {t}'s request is kept, its answer is not ({kept:?})"
+                );
+            }
+            assert!(kept.contains(&16), "{what}");
+        }
+    }
+}
+
 /// The step the model is about to read is never evicted (SPEC.md): an agent whose newest
 /// tool result (a 440 KB build log ending in the error it is looking for) is larger than the
 /// whole window gets the call and its result, cut in place to its start and end around a

@@ -388,6 +388,12 @@ fn settled_tail(
         ..room
     };
     let (start, pin) = choose_tail(&before, &tokens[..s], head.boundary, planned);
+    // A request kept for the newest turn of what came before, its steps cut: with the user's
+    // new message that turn is over, and keeping its request without its answer would show
+    // it open. The whole conversation decides.
+    if pin.is_some() && !results {
+        return None;
+    }
     let verbatim: usize = tokens[start..].iter().sum::<usize>() + pin.map_or(0, |p| tokens[p]);
     let keeps = |mark: Option<usize>| mark.is_none_or(|m| start <= m);
     (structure.cut[start]
