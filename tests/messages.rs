@@ -834,7 +834,11 @@ fn new_and_cut_messages_in_a_provider_level_prompt_are_parts() {
     );
     assert_eq!(
         out[4],
-        json!({"role": "user", "content": [{"type": "text", "text": "Delete [… truncated …]", "providerOptions": {"openai": {"imageDetail": "low"}}}]})
+        // Its text cut, its file kept.
+        json!({"role": "user", "content": [
+            {"type": "text", "text": "Delete [… truncated …]", "providerOptions": {"openai": {"imageDetail": "low"}}},
+            {"type": "file", "data": {"$bytes": 2048}, "filename": "a.png", "mediaType": "image/png"}
+        ]})
     );
     Conversation::parse(&out, Some(Format::AiSdk)).unwrap();
     // A string-content conversation keeps strings, cut or new.

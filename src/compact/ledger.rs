@@ -100,13 +100,14 @@ pub fn apply(
     Applied { text, kept, lost }
 }
 
-/// Identifiers in `summary` that `near` does not mention, and that are not among `known`
+/// Identifiers in `summary` that `near` does not ground ([`ids::grounded`]: mentions, or
+/// holds in full, as a short SHA's hash or a relative path's), and that are not among `known`
 /// (identifiers extracted from `near`, which then need no search). The caller looks for
 /// what is left in the rest of the conversation.
 pub fn unsupported(summary: &str, near: &str, known: &HashSet<&str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for id in ids::extract(summary) {
-        if !known.contains(id.text.as_str()) && !ids::mentions(near, &id.text) && !out.contains(&id.text) {
+        if !known.contains(id.text.as_str()) && !ids::grounded(near, &id.text) && !out.contains(&id.text) {
             out.push(id.text);
         }
     }
@@ -159,7 +160,18 @@ pub fn without(summary: &str, ids: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::without;
+    use super::{unsupported, without};
+
+    #[test]
+    fn short_forms_of_what_the_conversation_says_are_supported() {
+        let near = "The regression landed in commit 3f9c2a7d1e5b4c8f0a6d2e9b7c1f4a3d5e8b0c2f; see /srv/app/src/billing/invoice_renderer.ts and db-replica-2.acme.internal:5433.";
+        let summary = "- **Decisions:** Revert commit 3f9c2a7 (the regression).\n- **Entities:** src/billing/invoice_renderer.ts, db-replica-2.acme.internal, /srv/app/src/billing/other.ts, 3f9c2a8";
+        let known = Default::default();
+        assert_eq!(
+            unsupported(summary, near, &known),
+            ["/srv/app/src/billing/other.ts", "3f9c2a8"]
+        );
+    }
 
     #[test]
     fn invented_identifiers_leave_the_text_and_its_lists_read_on() {

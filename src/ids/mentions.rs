@@ -31,6 +31,48 @@ pub fn mentions(haystack: &str, needle: &str) -> bool {
     false
 }
 
+/// Whether `needle` is grounded in `haystack`: mentioned ([`mentions`]), or written there in
+/// full where the needle is its usual short form: a hash of 7 or more hex digits that
+/// starts a longer one (a short commit SHA), a path that ends a longer one at a `/` or `\\`
+/// (`src/a.py` of `/srv/app/src/a.py`). A summary's identifier found nowhere is reported
+/// unsupported and taken out; one of these forms is how a person abbreviates, not an
+/// invention.
+///
+/// ```
+/// use ctxfold::ids::grounded;
+/// assert!(grounded("commit 3f9c2a7d1e5b4c8f0a6d", "3f9c2a7"));
+/// assert!(grounded("see /srv/app/src/a.py", "src/a.py"));
+/// assert!(!grounded("commit 3f9c2a7d1e5b4c8f0a6d", "3f9c2a"));
+/// assert!(!grounded("see /srv/app/xsrc/a.py", "src/a.py"));
+/// ```
+pub fn grounded(haystack: &str, needle: &str) -> bool {
+    if mentions(haystack, needle) {
+        return true;
+    }
+    let hash = needle.len() >= 7
+        && needle.bytes().all(|b| b.is_ascii_hexdigit())
+        && needle.bytes().any(|b| b.is_ascii_digit());
+    let path = needle.contains(['/', '\\']);
+    if needle.is_empty() || !(hash || path) {
+        return false;
+    }
+    let h = haystack.as_bytes();
+    let mut from = 0;
+    while let Some(p) = haystack[from..].find(needle) {
+        let s = from + p;
+        let e = s + needle.len();
+        let tail = path && matches!(char_before(h, s), Some('/' | '\\'));
+        let head = hash && char_at(h, e).is_some_and(|c| c.is_ascii_hexdigit());
+        let before = tail || !continues_before(h, s);
+        let after = head || !continues_after(h, e);
+        if before && after {
+            return true;
+        }
+        from = s + char_len(h, s);
+    }
+    false
+}
+
 /// Whether the text before `s` makes the match the tail of something longer.
 fn continues_before(h: &[u8], s: usize) -> bool {
     match char_before(h, s) {

@@ -43,9 +43,18 @@ impl Conversation {
             Out::Truncated { index, text } => {
                 // Every format takes a plain string as a system, user or assistant message's
                 // content, except the AI SDK's provider-level prompt: there the cut text
-                // stays in the part it came in.
+                // stays in the part it came in. A message with images or files keeps them
+                // where they were, its text parts now one.
                 let mut item = self.items[*index].clone();
-                if self.format == Format::AiSdk {
+                let media = self.messages[*index]
+                    .parts
+                    .iter()
+                    .any(|p| matches!(p, Part::Media { .. }));
+                if media && item.get("content").is_some_and(Value::is_array) {
+                    super::set_text(&mut item["content"], text, is_text_part, |t| {
+                        text_part(self.format, t)
+                    });
+                } else if self.format == Format::AiSdk {
                     ai_sdk::set_text(&mut item, text);
                 } else {
                     item["content"] = Value::String(text.clone());
@@ -185,4 +194,22 @@ pub struct NewMessage {
     pub role: Role,
     /// Its text.
     pub text: String,
+}
+
+/// Whether a content part of a message is text (in any of the four formats).
+fn is_text_part(part: &Value) -> bool {
+    matches!(
+        part.get("type").and_then(Value::as_str),
+        Some("text" | "input_text" | "output_text")
+    )
+}
+
+/// A text content part in `format`.
+fn text_part(format: Format, text: &str) -> Value {
+    let kind = if format == Format::OpenAiResponses {
+        "input_text"
+    } else {
+        "text"
+    };
+    serde_json::json!({ "type": kind, "text": text })
 }

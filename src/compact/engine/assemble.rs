@@ -241,6 +241,7 @@ impl Compaction {
             .filter(|id| seen.insert(*id))
             .cloned()
             .collect();
+        let (kept_ids, lost_ids) = self.still_sent(layout);
         Report {
             tokens_before: self.plan.tokens.given,
             tokens_after,
@@ -254,8 +255,8 @@ impl Compaction {
             summary_chunks: self.rounds.chunks.len(),
             new_chunks: if compacted { self.rounds.new_chunks() } else { 0 },
             folded: self.rounds.folded,
-            kept_ids: self.rounds.ids_kept.clone(),
-            lost_ids: self.rounds.ids_lost.clone(),
+            kept_ids,
+            lost_ids,
             unsupported_ids: self.rounds.unsupported.clone(),
             fallback: self.rounds.fallback.clone(),
             dropped_summary_lines: self.rounds.dropped.clone(),
@@ -270,6 +271,51 @@ impl Compaction {
             truncated_messages,
             timings: Timings::default(),
         }
+    }
+
+    /// The identifiers kept and lost: an identifier the summaries lost that the input still
+    /// holds verbatim (the newest message repeats it, say) is kept, not lost.
+    fn still_sent(&self, layout: &Layout) -> (Vec<String>, Vec<String>) {
+        if self.rounds.ids_lost.is_empty() {
+            return (self.rounds.ids_kept.clone(), Vec::new());
+        }
+        let messages = self.input.conv.messages();
+        let mut sent = String::new();
+        if let Some(system) = self.input.conv.system() {
+            super::push_text(&mut sent, &system);
+        }
+        for o in &layout.order {
+            match o {
+                Out::Keep(i) | Out::Merged { index: i, .. } => super::push_text(&mut sent, &messages[*i]),
+                Out::Edited { index, results } => {
+                    let mut m = messages[*index].clone();
+                    for p in &mut m.parts {
+                        if let Part::ToolResult { call_id, text, .. } = p {
+                            if let Some((_, now)) = results.iter().find(|(c, _)| c == call_id) {
+                                text.clone_from(now);
+                            }
+                        }
+                    }
+                    super::push_text(&mut sent, &m);
+                }
+                Out::Truncated { text, .. } => {
+                    sent.push_str(text);
+                    sent.push('\n');
+                }
+                Out::New(_) => {}
+            }
+        }
+        let sent = super::super::mentions::Haystack::new(&sent);
+        let mut kept = self.rounds.ids_kept.clone();
+        let mut lost = Vec::new();
+        for id in &self.rounds.ids_lost {
+            if sent.mentions(id) {
+                kept.push(id.clone());
+            } else {
+                lost.push(id.clone());
+            }
+        }
+        (kept, lost)
     }
 
     /// Input tokens of an output order.
@@ -303,17 +349,20 @@ impl Compaction {
         let conv = Rc::clone(&self.input.conv);
         let messages = conv.messages();
         let counter = self.counter();
+        // A system or user message of text, with images and files beside it or not: its
+        // text is cut (its parts' texts as one), the images and files stay.
+        let cuttable = |m: &Message| {
+            matches!(m.role, Role::System | Role::User)
+                && m.parts.iter().any(|p| matches!(p, Part::Text(_)))
+                && m.parts
+                    .iter()
+                    .all(|p| matches!(p, Part::Text(_) | Part::Media { .. }))
+        };
         let mut candidates: Vec<(usize, usize)> = order
             .iter()
             .enumerate()
             .filter_map(|(k, o)| match o {
-                Out::Keep(i)
-                    if matches!(messages[*i].role, Role::System | Role::User)
-                        && messages[*i].parts.len() == 1
-                        && matches!(messages[*i].parts[0], Part::Text(_)) =>
-                {
-                    Some((k, *i))
-                }
+                Out::Keep(i) if cuttable(&messages[*i]) => Some((k, *i)),
                 _ => None,
             })
             .collect();
@@ -323,21 +372,32 @@ impl Compaction {
             if over == 0 {
                 break;
             }
-            let Part::Text(text) = &messages[i].parts[0] else {
-                continue;
-            };
+            let texts: Vec<&str> = messages[i]
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let text = texts.join("\n");
+            let media: Vec<Part> = messages[i]
+                .parts
+                .iter()
+                .filter(|p| matches!(p, Part::Media { .. }))
+                .cloned()
+                .collect();
             let want = self.tokens[i].saturating_sub(over);
-            // The message as it will go out: its content replaced, its name kept.
+            // The message as it will go out: its text replaced, its media and name kept.
             let as_message = |t: &str| {
-                count_message(
-                    &Message {
-                        name: messages[i].name.clone(),
-                        ..text_message(messages[i].role, t)
-                    },
-                    counter,
-                )
+                let mut m = Message {
+                    name: messages[i].name.clone(),
+                    ..text_message(messages[i].role, t)
+                };
+                m.parts.extend(media.iter().cloned());
+                count_message(&m, counter)
             };
-            let t = elide::fit(text, want, &as_message, &truncation);
+            let t = elide::fit(&text, want, &as_message, &truncation);
             let n = as_message(&t);
             over = over.saturating_sub(self.tokens[i].saturating_sub(n));
             order[k] = Out::Truncated { index: i, text: t };
@@ -348,7 +408,7 @@ impl Compaction {
 }
 
 /// Why an input does not fit with `overflow: "truncate"`.
-pub(super) const TRUNCATED_DOES_NOT_FIT: &str = "even with the largest messages truncated the input does not fit (an Anthropic top-level system prompt is never truncated)";
+pub(super) const TRUNCATED_DOES_NOT_FIT: &str = "even with the largest messages truncated the input does not fit (what is truncated is the text of system and user messages; their images and files stay, and an Anthropic top-level system prompt is never truncated)";
 
 /// The marker of a message cut to fit (`overflow: "truncate"`).
 fn truncation(removed: usize) -> String {

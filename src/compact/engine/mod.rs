@@ -213,3 +213,18 @@ fn text_message(role: Role, text: &str) -> Message {
         name: None,
     }
 }
+
+/// A message's text (what a summary could have taken an identifier from), one line a part.
+fn push_text(out: &mut String, m: &Message) {
+    for p in &m.parts {
+        match p {
+            Part::Text(t) | Part::Reasoning(t) | Part::ToolResult { text: t, .. } => out.push_str(t),
+            Part::ToolCall { name, arguments, .. } => {
+                out.push_str(name);
+                out.push_str(arguments);
+            }
+            _ => {}
+        }
+        out.push('\n');
+    }
+}

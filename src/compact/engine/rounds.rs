@@ -13,7 +13,7 @@ use super::super::{extractive, ledger, prune, summary};
 use super::{join_chunks, Compaction};
 use crate::config::{Fallback, Strategy, ToolPolicy};
 use crate::ids::Identifier;
-use crate::messages::{Message, Part};
+use crate::messages::Message;
 use crate::Error;
 
 /// Tokens a summary message's framing may differ by between roles (estimated models).
@@ -541,7 +541,7 @@ impl Compaction {
         let messages = self.input.conv.messages();
         let mut near = String::new();
         for &i in &request.covers {
-            push_text(&mut near, &messages[i]);
+            super::push_text(&mut near, &messages[i]);
         }
         // A rolling summary and a fold are made from the chunks (a fold: its group's).
         if self.input.config.strategy == Strategy::Rolling || request.kind == RequestKind::Fold {
@@ -560,7 +560,7 @@ impl Compaction {
             let anywhere = match self.rounds.supported.get(&id) {
                 Some(&known) => known,
                 None => {
-                    let known = crate::ids::mentions(self.source(), &id);
+                    let known = crate::ids::grounded(self.source(), &id);
                     self.rounds.supported.insert(id.clone(), known);
                     known
                 }
@@ -577,10 +577,10 @@ impl Compaction {
         if self.rounds.source_text.is_none() {
             let mut s = String::new();
             if let Some(sys) = self.input.conv.system() {
-                push_text(&mut s, &sys);
+                super::push_text(&mut s, &sys);
             }
             for m in self.input.conv.messages() {
-                push_text(&mut s, m);
+                super::push_text(&mut s, m);
             }
             for c in &self.rounds.chunks {
                 s.push_str(&c.text);
@@ -588,20 +588,5 @@ impl Compaction {
             self.rounds.source_text = Some(s);
         }
         self.rounds.source_text.as_deref().unwrap_or_default()
-    }
-}
-
-/// A message's text (what a summary could have taken an identifier from), one line a part.
-fn push_text(out: &mut String, m: &Message) {
-    for p in &m.parts {
-        match p {
-            Part::Text(t) | Part::Reasoning(t) | Part::ToolResult { text: t, .. } => out.push_str(t),
-            Part::ToolCall { name, arguments, .. } => {
-                out.push_str(name);
-                out.push_str(arguments);
-            }
-            _ => {}
-        }
-        out.push('\n');
     }
 }
