@@ -157,14 +157,17 @@ pub fn count_with(text: &str, estimator: &Estimator, tokenizers: &[&Tokenizer]) 
         };
         let factor = mix(&classes, &factors);
         return Estimate {
-            tokens: scale(t.count(text), factor),
+            // No tokenizer of these families makes more tokens than the text has bytes, and
+            // one for a word-start marker (a byte-level BPE, or SentencePiece's byte
+            // fallback): a class's factor (emoji's) is capped there.
+            tokens: scale(t.count(text), factor).min(text.len() + 1),
             method: Method::ScaledBpe,
             encoding: Some(encoding),
             factor: Some(factor),
         };
     }
     Estimate {
-        tokens: chars_estimate(&classes, &cal.chars_per_token),
+        tokens: chars_estimate(&classes, &cal.chars_per_token).min(text.len() + 1),
         method: Method::Chars,
         encoding: None,
         factor: None,
@@ -367,6 +370,31 @@ mod tests {
     }
 
     #[test]
+    fn no_estimate_has_more_tokens_than_bytes() {
+        // Emoji sequences, whose class factor once gave 2.5 tokens a byte (found from outside).
+        for text in [
+            "👨\u{200d}👩\u{200d}👧\u{200d}👦".repeat(100),
+            "👍🏽".repeat(200),
+            "🇯🇵".repeat(200),
+            "a".into(),
+        ] {
+            for f in Family::ALL {
+                for tokenizers in [vec![tok(O200K)], vec![tok(CL100K)], vec![]] {
+                    let est = count_with(&text, &fam(f), &tokenizers);
+                    assert!(
+                        est.tokens <= text.len() + 1,
+                        "{f:?} {:?}: {} tokens, {} bytes",
+                        est.method,
+                        est.tokens,
+                        text.len()
+                    );
+                    assert!(est.tokens > 0);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn families_scale_o200k_first() {
         let text = "The quick brown fox jumps over the lazy dog.";
         let n = tok(O200K).count(text);
@@ -516,7 +544,8 @@ mod tests {
         }
 
         /// A scaled estimate is the BPE count times a factor between the family's smallest
-        /// and largest class factor, and is never 0 for non-empty text.
+        /// and largest class factor (at most the text's bytes and one), and is never 0 for
+        /// non-empty text.
         #[test]
         fn scaled_estimate_is_bounded_by_class_factors(text in "\\PC{1,300}") {
             for f in Family::ALL {
@@ -526,7 +555,8 @@ mod tests {
                     let n = tok(enc).count(&text);
                     let lo = fs.iter().cloned().fold(f64::MAX, f64::min);
                     let hi = fs.iter().cloned().fold(0.0, f64::max);
-                    prop_assert!(est.tokens >= scale(n, lo) && est.tokens <= scale(n, hi + 0.01));
+                    prop_assert!(est.tokens >= scale(n, lo).min(text.len() + 1) && est.tokens <= scale(n, hi + 0.01));
+                    prop_assert!(est.tokens <= text.len() + 1);
                     prop_assert!(est.tokens >= 1);
                 }
             }
