@@ -129,8 +129,9 @@ pub struct Counting {
 }
 
 impl Counting {
-    /// The counter for `encoding` or `model` (not both; `None` when neither is given). A
-    /// model whose encoding is known but not loaded (the lite build) is
+    /// The counter for `encoding` or `model` (`None` when neither is given); with both, the
+    /// model (its window, its limits) counted with `encoding` instead of its own tokenizer.
+    /// A model whose encoding is known but not loaded (the lite build) is
     /// `VOCABULARY_NOT_LOADED` unless `allow_estimate`.
     pub fn choose(
         encoding: Option<&str>,
@@ -138,10 +139,14 @@ impl Counting {
         allow_estimate: bool,
     ) -> Result<Option<Counting>, Error> {
         match (encoding, model) {
-            (Some(_), Some(_)) => Err(Error::InvalidArgument {
-                argument: "options.model".into(),
-                expected: "either options.encoding or options.model, not both".into(),
-            }),
+            (Some(name), Some(id)) => {
+                let encoding = Encoding::from_name(name)?;
+                let model = crate::models::ResolvedModel {
+                    tokenizer: Estimator::Exact { encoding },
+                    ..crate::models::resolve(id)
+                };
+                Self::for_model(model, allow_estimate).map(Some)
+            }
             (Some(name), None) => Ok(Some(Counting {
                 counter: Counter::Exact(tokenizer::tokenizer(Encoding::from_name(name)?)?),
                 model: None,
@@ -481,6 +486,31 @@ mod tests {
         assert_eq!(b.total, 129);
         assert_eq!(b.messages.len(), 6);
         assert_eq!(b.by_role.system + b.by_role.user + b.reply_priming, b.total);
+    }
+
+    #[test]
+    fn an_encoding_with_a_model_counts_the_model_with_that_encoding() {
+        let c = Counting::choose(Some("cl100k_base"), Some("claude-sonnet-4-5"), false)
+            .unwrap()
+            .unwrap();
+        let model = c.model.as_ref().unwrap();
+        assert!(
+            model.known && model.context_window > 100_000,
+            "the model's window stays"
+        );
+        assert_eq!(
+            model.tokenizer,
+            Estimator::Exact {
+                encoding: Encoding::Cl100kBase
+            }
+        );
+        assert!(c.exact);
+        let text = "Counted with the encoding given.";
+        assert_eq!(
+            c.counter.count(text),
+            tokenizer(Encoding::Cl100kBase).unwrap().count(text)
+        );
+        assert!(Counting::choose(Some("p50k"), Some("gpt-4o"), false).is_err());
     }
 
     #[test]

@@ -164,12 +164,9 @@ mod tests {
         let s = setup(json!({"contextWindow": 5000})).unwrap();
         assert!(!s.counting.exact, "a window alone counts as an unknown model");
         assert_eq!(setup(json!({})).err().unwrap().code(), "INVALID_ARGUMENT");
-        assert_eq!(
-            setup(json!({"model": "gpt-4o", "encoding": "o200k_base"}))
-                .err()
-                .unwrap()
-                .code(),
-            "INVALID_ARGUMENT"
-        );
+        // An encoding with a model: the model's window, counted with the encoding.
+        let s = setup(json!({"model": "claude-sonnet-4-5", "encoding": "o200k_base"})).unwrap();
+        assert!(s.counting.exact);
+        assert!(s.budget.window >= 200_000);
     }
 }
