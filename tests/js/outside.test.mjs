@@ -192,6 +192,61 @@ test("a tool result's images are counted, and stay when its text is cut or prune
   for (const b of results) assert.equal(b.content.filter((x) => x.type === "image").length, 1, b.tool_use_id);
 });
 
+test("overflow: \"truncate\" cuts the text of a message with an image beside it, in every format", async () => {
+  const text = "Please review this log:\n" + Array.from({ length: 4000 }, (_, i) => `line ${i} ok`).join("\n");
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  const cases = [
+    [{ system: "s", messages: [{ role: "user", content: [{ type: "text", text }, { type: "image", source: { type: "base64", media_type: "image/png", data: png } }] }] }, "claude-sonnet-4-5", ["text", "image"]],
+    [[{ role: "user", content: [{ type: "text", text }, { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } }] }], "gpt-4o", ["text", "image_url"]],
+    [[{ type: "message", role: "user", content: [{ type: "input_text", text }, { type: "input_image", image_url: `data:image/png;base64,${png}` }] }], "gpt-4o", ["input_text", "input_image"]],
+    [[{ role: "user", content: [{ type: "text", text }, { type: "image", image: png, mediaType: "image/png" }] }], "gpt-4o", ["text", "image"]],
+  ];
+  for (const [conversation, model, parts] of cases) {
+    const r = await compact(conversation, { model, contextWindow: 8192, overflow: "truncate" });
+    assert.ok(r.report.tokensAfter <= r.report.budget.input);
+    const last = (r.messages.messages ?? r.messages).at(-1);
+    assert.deepEqual(last.content.map((p) => p.type), parts, model);
+    assert.match(last.content[0].text, /truncated \d+ characters/);
+  }
+});
+
+test("an identifier the summary lost but the newest message repeats is kept, not lost", async () => {
+  const filler = (n) => Array.from({ length: n }, (_, i) => ["alpha", "beta", "gamma", "delta"][i % 4]).join(" ");
+  const paths = Array.from({ length: 80 }, (_, i) => `/srv/app/module_${i}/handler_${i}.ts`);
+  const messages = [{ role: "system", content: "sys" }, { role: "user", content: `Files touched: ${paths.join(", ")}. Ticket PAY-4821.` }];
+  for (let t = 0; t < 8; t++) messages.push({ role: "assistant", content: `Answer ${t}: ${filler(250)}` }, { role: "user", content: `Q${t + 1}: ${filler(250)}` });
+  messages.push({ role: "assistant", content: "ok" }, { role: "user", content: "Is PAY-4821 fixed?" });
+  const summarizer = async () => "## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** Many files were touched.\n- **Open Items:** None";
+  const r = await compact(messages, { model: "gpt-4o", contextWindow: 4096, summarizer, ledgerMaxTokens: 160 });
+  assert.ok(r.report.lostIds.length > 0, "the test needs identifiers the ledger could not hold");
+  assert.ok(!r.report.lostIds.includes("PAY-4821"));
+  assert.ok(r.report.keptIds.includes("PAY-4821"));
+});
+
+test("a summary's short SHA and relative path of what the conversation says are not invented", async () => {
+  const filler = (n) => Array.from({ length: n }, (_, i) => ["alpha", "beta", "gamma", "delta"][i % 4]).join(" ");
+  const messages = [{ role: "system", content: "You are a support engineer assistant." }];
+  for (let t = 0; t < 8; t++) {
+    messages.push({ role: "user", content: t === 2 ? "The regression landed in commit 3f9c2a7d1e5b4c8f0a6d2e9b7c1f4a3d5e8b0c2f; see /srv/app/src/billing/invoice_renderer.ts." : `Question ${t}: ${filler(200)}` });
+    messages.push({ role: "assistant", content: `Answer ${t}: ${filler(200)}` });
+  }
+  messages.push({ role: "user", content: "What should I do next?" });
+  const summarizer = async () => "## Conversation Summary\n- **Decisions:** Revert commit 3f9c2a7 (the regression); check 9e9e9e9.\n- **Entities:** src/billing/invoice_renderer.ts\n- **Facts:** None\n- **Open Items:** Deploy the revert.";
+  const r = await compact(messages, { model: "gpt-4o", contextWindow: 8192, manual: true, summarizer });
+  assert.deepEqual(r.report.unsupportedIds, ["9e9e9e9"]);
+  const summary = r.messages.find((m) => m.content.includes("Conversation Summary")).content;
+  assert.match(summary, /Revert commit 3f9c2a7 \(the regression\)/);
+  assert.match(summary, /src\/billing\/invoice_renderer\.ts/);
+});
+
+test("options.encoding with options.model counts the model with that encoding", async () => {
+  const messages = [{ role: "user", content: "Count me with cl100k, in Claude's window." }];
+  const counted = countMessages(messages, { model: "claude-sonnet-4-5", encoding: "cl100k_base" });
+  assert.equal(counted.total, countMessages(messages, { encoding: "cl100k_base" }).total);
+  const p = plan(messages, { model: "claude-sonnet-4-5", encoding: "cl100k_base" });
+  assert.ok(p.budget.window >= 200_000, `${p.budget.window}`);
+});
+
 test("an async event handler that rejects is reported, and the process goes on", async () => {
   const errors = [];
   const original = globalThis.reportError;
