@@ -22,23 +22,29 @@ const CLI_ERRORS = Object.freeze({
 });
 
 const USAGE = `usage:
-  ctxfold count FILE [--model M | --encoding E] [--format F] [--text] [--json]
+  ctxfold count FILE [--model M] [--encoding E] [--format F] [--text] [--json]
       Counts the tokens of FILE: plain text, or a conversation (a JSON array of
       messages, or an object with a "messages" array, such as a corpus file or an
       Anthropic request). Prints the total and a per-role breakdown. A .json FILE must
       parse; JSON in another shape, or a FILE that does not parse, is counted as text.
-  ctxfold compact FILE [--model M] [--window N] [--summarizer extractive|PATH.mjs]
-                       [--state FILE] [--save-state FILE] [--preset P] [--json]
+  ctxfold compact FILE [--model M] [--encoding E] [--format F] [--window N]
+                       [--summarizer extractive|PATH.mjs] [--state FILE]
+                       [--save-state FILE] [--preset P] [--json]
       Fits the conversation in FILE into the model's window (default gpt-4o) and prints
       what happened. A .mjs summarizer is a module whose default export is
       async (request) => summaryText; without one the built-in extractive summary runs.
-  ctxfold inspect FILE [--model M] [--window N] [--state FILE] [--json]
+  ctxfold inspect FILE [--model M] [--encoding E] [--format F] [--window N]
+                       [--state FILE] [--preset P] [--json]
       The plan compaction would follow, without calling a model: token breakdown,
       trigger, cut points, pruning.
   ctxfold help
 
+FILE is a path, or - for standard input. An option's value may follow it (--window 8192)
+or an = (--window=8192); an option a command does not take is a usage error.
+
 options:
-  --encoding E   o200k_base (default) or cl100k_base: exact counts
+  --encoding E   o200k_base (default) or cl100k_base: exact counts (with --model: the
+                 model's window, counted with E)
   --model M      a model id (e.g. gpt-4o, claude-sonnet-4-5): its encoding or calibrated estimate
   --format F     openai | openai-responses | anthropic | ai-sdk (default: detected)
   --text         count: FILE is plain text, even if it is JSON
@@ -70,11 +76,29 @@ class CliError extends Error {
 
 const usageError = (message) => new CliError("USAGE", message);
 
+/** The options each command takes (`help` takes any). */
+const TAKES = {
+  count: ["--model", "--encoding", "--format", "--text", "--json"],
+  compact: ["--model", "--encoding", "--format", "--window", "--summarizer", "--state", "--save-state", "--preset", "--json"],
+  inspect: ["--model", "--encoding", "--format", "--window", "--state", "--preset", "--json"],
+};
+const FLAGS = new Set(["--json", "--text"]);
+
 function parseArgs(argv) {
-  const args = { positional: [], json: false, text: false };
+  const args = { positional: [], json: false, text: false, given: [] };
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+    let a = argv[i];
+    // `--window=8192` is `--window 8192`.
+    let inline = null;
+    const eq = a.startsWith("--") ? a.indexOf("=") : -1;
+    if (eq > 2) [a, inline] = [a.slice(0, eq), a.slice(eq + 1)];
+    if (inline !== null && FLAGS.has(a)) throw usageError(`${a} takes no value`);
+    if (a.startsWith("--")) args.given.push(a);
     const value = () => {
+      if (inline !== null) {
+        if (inline === "") throw usageError(`${a} needs a value`);
+        return inline;
+      }
       // `--model --json` is a missing value, not a model named "--json".
       if (i + 1 >= argv.length || argv[i + 1].startsWith("--")) throw usageError(`${a} needs a value`);
       return argv[++i];
@@ -93,8 +117,19 @@ function parseArgs(argv) {
     else if (a.startsWith("--")) throw usageError(`unknown option ${a}`);
     else args.positional.push(a);
   }
-  if (args.model && args.encoding) throw usageError("give --model or --encoding, not both");
   return args;
+}
+
+/** An option given that `command` does not take is a usage error, not ignored. */
+function checkTaken(command, args) {
+  const takes = TAKES[command];
+  if (!takes) return;
+  for (const option of args.given) {
+    if (!takes.includes(option)) {
+      const by = Object.keys(TAKES).filter((c) => TAKES[c].includes(option));
+      throw usageError(`${command} does not take ${option}${by.length ? ` (${by.join(" and ")} do${by.length === 1 ? "es" : ""})` : ""}`);
+    }
+  }
 }
 
 /** Digits only: Number() would also take "1e3", "0x10" and "", which are refused. */
@@ -110,10 +145,10 @@ function errno(err) {
   return description ? `${err.code} (${description})` : err.code;
 }
 
-/** A file's text; `label` says which option named it ("--state "), if any. */
+/** A file's text (`-`: standard input); `label` says which option named it ("--state "), if any. */
 function readText(path, label = "") {
   try {
-    return readFileSync(path, "utf8");
+    return readFileSync(path === "-" && label === "" ? 0 : path, "utf8");
   } catch (err) {
     if (typeof err?.code !== "string") throw err;
     throw new CliError("READ_FAILED", `cannot read ${label}${path}: ${errno(err)}`);
@@ -272,7 +307,7 @@ function count(args) {
   const [file] = args.positional;
   if (!file) throw usageError("count needs a FILE");
   const input = countInput(file, args);
-  const tokenizer = args.model ? { model: args.model } : { encoding: args.encoding ?? "o200k_base" };
+  const tokenizer = args.model ? { model: args.model, ...(args.encoding ? { encoding: args.encoding } : {}) } : { encoding: args.encoding ?? "o200k_base" };
   if (input.kind === "text") {
     const total = ctxfold.countTokens(input.text, tokenizer);
     if (args.json) return print({ file, kind: "text", ...tokenizer, total });
@@ -392,7 +427,7 @@ async function inspectCommand(args) {
   budget     reserved output ${fmt(p.budget.reservedOutput)} · input ${fmt(p.budget.input)} · threshold ${fmt(p.budget.threshold)}
   tokens     ${fmt(t.total)} = head ${fmt(t.head)} + summaries ${fmt(t.summaries)} + middle ${fmt(t.middle)} + tail ${fmt(t.tail)} + framing ${fmt(t.framing)} (tool results ${fmt(t.tools)})
   trigger    ${p.trigger ? `${p.trigger} (${fmt(t.total)} > ${fmt(p.budget.threshold)})` : `none (${fmt(t.total)} <= ${fmt(p.budget.threshold)})`}
-  head       messages 0..${p.headEnd - 1}
+  head       ${p.headEnd > 0 ? `messages 0..${p.headEnd - 1}` : "no messages"}${Array.isArray(messages) ? "" : messages.system !== undefined ? " (the top-level system prompt)" : ""}
   evict      ${p.trigger ? `${fmt(p.evict.length)} messages (${range(p.evict)}) in ${p.summarizerCalls} summarizer call(s)` : "-"}
   tail       from message ${p.tailStart}${p.pinned !== null ? `, with user message ${p.pinned} pinned` : ""}
   prune      ${fmt(p.pruned.messages.length)} tool outputs before message ${p.pruned.boundary}${p.pruned.advanced ? " (boundary advances now)" : ""}, saving ${fmt(p.pruned.tokensSaved)} tokens${p.stateReset ? `\n  state      ignored: ${p.stateReset}` : ""}`);
@@ -413,12 +448,12 @@ function print(value) {
 
 async function main(argv) {
   // Known before parsing, so that a bad command line is reported as JSON too.
-  const json = argv.includes("--json");
+  const json = argv.some((a) => a === "--json" || a.startsWith("--json="));
   try {
     const args = parseArgs(argv);
     const [command] = args.positional.splice(0, 1);
     if (command === undefined) throw usageError("no command given");
-    if (args.text && command !== "count") throw usageError("--text applies to count only");
+    checkTaken(command, args);
     if (command !== "help" && args.positional.length > 1) {
       throw usageError(`${command} takes one FILE, got ${args.positional.length}: ${args.positional.join(" ")}`);
     }

@@ -4,7 +4,7 @@
 // 2, every other failure 1. The happy paths are checked too.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,11 +132,6 @@ describe("usage errors exit 2", () => {
     }
     // count takes no window, but a bad one is still a bad command line.
     assertJsonError(await cli(["count", at("conv.json"), "--window", "abc", "--json"]), { status: 2, code: "USAGE", mentions: ["--window"] });
-  });
-
-  test("--model with --encoding", async () => {
-    const r = await cli(["count", at("conv.json"), "--model", "gpt-4o", "--encoding", "o200k_base", "--json"]);
-    assertJsonError(r, { status: 2, code: "USAGE", mentions: ["--model", "--encoding"] });
   });
 
   test("an unknown command, an unknown option, a missing FILE, an option without its value", async () => {
@@ -300,6 +295,52 @@ describe("compact and inspect", () => {
     const next = await cli(["inspect", sample, "--window", "8192", "--state", at("state.json"), "--json"]);
     assert.equal(next.status, 0, next.stderr);
     assert.equal(JSON.parse(next.stdout).budget.window, 8192);
+  });
+});
+
+describe("the command line as people type it", () => {
+  test("- reads standard input, for count, compact and inspect", () => {
+    const run = (args, input) => spawnSync(process.execPath, [bin, ...args], { input, encoding: "utf8", timeout: 60_000 });
+    const text = run(["count", "-", "--json"], "hello world");
+    assert.equal(text.status, 0, text.stderr);
+    assert.equal(JSON.parse(text.stdout).kind, "text");
+    assert.equal(JSON.parse(text.stdout).total, 2);
+    for (const command of ["count", "compact", "inspect"]) {
+      const r = run([command, "-", "--json"], JSON.stringify(CONVERSATION));
+      assert.equal(r.status, 0, `${command}: ${r.stderr}${r.stdout}`);
+      assert.doesNotThrow(() => JSON.parse(r.stdout), command);
+    }
+  });
+
+  test("--option=value is --option value; a flag with a value is a usage error", async () => {
+    const spaced = await cli(["inspect", sample, "--window", "8192", "--json"]);
+    const joined = await cli(["inspect", sample, "--window=8192", "--model=gpt-4o", "--json"]);
+    assert.equal(joined.status, 0, joined.stdout);
+    assert.deepEqual(JSON.parse(joined.stdout), JSON.parse(spaced.stdout));
+    assertJsonError(await cli(["inspect", sample, "--window=", "--json"]), { status: 2, code: "USAGE", mentions: ["--window needs a value"] });
+    assertJsonError(await cli(["count", sample, "--json=yes"]), { status: 2, code: "USAGE", mentions: ["--json takes no value"] });
+  });
+
+  test("an option the command does not take is a usage error, not ignored", async () => {
+    assertJsonError(await cli(["count", at("conv.json"), "--window", "8192", "--json"]), { status: 2, code: "USAGE", mentions: ["count does not take --window", "compact and inspect"] });
+    assertJsonError(await cli(["inspect", at("conv.json"), "--summarizer", at("good.mjs"), "--json"]), { status: 2, code: "USAGE", mentions: ["inspect does not take --summarizer"] });
+    assertJsonError(await cli(["compact", at("conv.json"), "--text", "--json"]), { status: 2, code: "USAGE", mentions: ["compact does not take --text", "(count does)"] });
+  });
+
+  test("--model with --encoding counts the model with that encoding", async () => {
+    const r = await cli(["count", at("conv.json"), "--model", "claude-sonnet-4-5", "--encoding", "cl100k_base", "--json"]);
+    assert.equal(r.status, 0, r.stdout);
+    const plain = await cli(["count", at("conv.json"), "--encoding", "cl100k_base", "--json"]);
+    assert.equal(JSON.parse(r.stdout).total, JSON.parse(plain.stdout).total);
+  });
+
+  test("inspect on an Anthropic request says its head is the top-level system prompt", async () => {
+    const request = { system: "sys", messages: [{ role: "user", content: "hi" }] };
+    writeFileSync(at("anthropic.json"), JSON.stringify(request));
+    const r = await cli(["inspect", at("anthropic.json"), "--model", "claude-sonnet-4-5"]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /head {7}no messages \(the top-level system prompt\)/);
+    assert.doesNotMatch(r.stdout, /0\.\.-1/);
   });
 });
 
