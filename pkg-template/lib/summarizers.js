@@ -55,9 +55,12 @@ async function summarize(raw, g, settings, request) {
       }
       let text;
       try {
-        const response = await step.fetch;
+        // Raced against the signal here too: the fetch gets it, but Node 20's fetch follows
+        // a Request's signal through a weak reference, and once the Request built in Rust is
+        // collected an abort no longer reaches it (the call then never settled).
+        const response = await abortable(step.fetch, signal);
         resumed();
-        text = await call.response(response);
+        text = await abortable(call.response(response), signal);
       } catch (e) {
         if (e instanceof WebAssembly.RuntimeError) throw e;
         resumed();
@@ -82,6 +85,26 @@ async function summarize(raw, g, settings, request) {
       }
     }
   }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function abortable(promise, signal) {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const aborted = () => reject(signal.reason);
+    if (signal.aborted) aborted();
+    else signal.addEventListener("abort", aborted, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", aborted);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", aborted);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Resolves after `ms`, or as soon as `signal` aborts. */

@@ -4,8 +4,9 @@
 // only Node checks: option errors, the lite entry, a Headers object, the module restarting.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import * as ctxfold from "ctxfold";
 import * as lite from "ctxfold/lite";
 import { pkgDir } from "../support/paths.mjs";
@@ -14,6 +15,7 @@ import { KEY, conversation, compactOptions, runCase } from "../support/summarize
 import { CASES, PROVIDERS, checkCase } from "../support/summarizer-checks.mjs";
 
 const { openAISummarizer, anthropicSummarizer, compact, plan, isCtxfoldError } = ctxfold;
+const testsDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const request = { system: "Summarize the conversation.", prompt: "The user asked about retries.", maxTokens: 200 };
 
 let llm;
@@ -66,6 +68,38 @@ describe("only in Node", () => {
       () => openAISummarizer({ model: "m", apiKey: KEY, baseURL: `http://x/${KEY}?q` }),
       (e) => typed("TypeError", "INVALID_ARGUMENT")(e) && !e.message.includes(KEY),
     );
+  });
+
+  test("a deadline holds after garbage collection (Node 20's fetch follows a Request's signal weakly)", () => {
+    // In a child with --expose-gc: a server that never answers, a collection while the call
+    // waits; each call must reject at its deadline. Before the JS loop raced the fetch
+    // against the signal, every one of these hung (found from outside).
+    const script = `
+      import http from "node:http";
+      import { openAISummarizer, anthropicSummarizer } from "ctxfold";
+      const server = http.createServer(() => {});
+      await new Promise((r) => server.listen(0, "127.0.0.1", r));
+      const base = "http://127.0.0.1:" + server.address().port;
+      const out = [];
+      for (const s of [openAISummarizer({ baseURL: base + "/v1", model: "m", maxRetries: 0 }), anthropicSummarizer({ baseURL: base, model: "m", maxRetries: 0 })]) {
+        for (const how of ["signal", "timeoutMs"]) {
+          const request = { system: "s", prompt: "p", maxTokens: 10, ...(how === "signal" ? { signal: AbortSignal.timeout(500) } : { timeoutMs: 500 }) };
+          const started = Date.now();
+          const call = s(request);
+          setTimeout(() => globalThis.gc(), 100);
+          out.push(await Promise.race([
+            call.then(() => "resolved", (e) => e.name),
+            new Promise((r) => setTimeout(() => r("pending after 4 s"), 4000)),
+          ]) + " in " + (Date.now() - started < 2000 ? "time" : "too long"));
+        }
+      }
+      server.closeAllConnections();
+      server.close();
+      console.log(JSON.stringify(out));
+    `;
+    const child = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { cwd: testsDir, encoding: "utf8", timeout: 60_000 });
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout), Array(4).fill("TimeoutError in time"));
   });
 
   test("a bad request rejects with a TypeError (the summarizer never throws synchronously)", async () => {
