@@ -11,7 +11,7 @@ import { lockNotices } from "./locks.js";
 import { storesWith } from "./stores.js";
 import { invalidArgument as typeError, kindOf, outOfRange } from "./values.js";
 
-const EVENTS = ["compactionStart", "compactionEnd", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
+const EVENTS = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
 /** Keys of the options that JavaScript keeps (the rest go to the core). */
 const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations", "storeTimeoutMs", "guards", "prepareAhead", "waitUntil", "compactWhenCold"]);
@@ -261,6 +261,18 @@ export function compactorWith(raw, g) {
       let planned = null;
       let waited = 0;
       let preparedAhead = 0;
+      // A compactionStart sent, not closed yet: its compactionEnd (after the result) or a
+      // compactionFailed (the write went stale, or the call fails) closes it.
+      let opened = false;
+      const start = (plan) => {
+        opened = true;
+        this.#emit("compactionStart", { type: "compactionStart", conversationId: id, plan });
+      };
+      const failed = (error, retried) => {
+        if (!opened) return;
+        opened = false;
+        this.#emit("compactionFailed", { type: "compactionFailed", conversationId: id, error, retried });
+      };
       const resumed = () => {
         if (g.restarts() !== since) {
           call = null;
@@ -299,7 +311,7 @@ export function compactorWith(raw, g) {
             for (let k = 0; k < metaLength - step.read; k++) items.push(revive(got[k]));
           } else if (step.summarize) {
             planned ??= clock() - started;
-            if (step.first && events) this.#emit("compactionStart", { type: "compactionStart", conversationId: id, plan: step.plan });
+            if (step.first && events) start(step.plan);
             if (this.#summarizer === null) {
               call.submitExtractive();
               continue;
@@ -319,6 +331,8 @@ export function compactorWith(raw, g) {
             firstRejection ??= replies.find((r) => r.rejection !== undefined)?.rejection;
             call.submit(replies.map(({ value, failed }) => (failed === undefined ? { value } : { failed })));
           } else if (step.finish) {
+            // A compaction made without asking the summarizer (the breaker is open).
+            if (events && !opened && step.plan) start(step.plan);
             planned ??= clock() - started;
             call.finish(planned, waited, clock() - started);
           } else if (step.write) {
@@ -332,6 +346,7 @@ export function compactorWith(raw, g) {
               await writing;
             } catch (e) {
               if (e?.code !== "STALE_WRITE") throw e;
+              failed(e, true);
               resumed();
               // Another writer got there first: the core loads again, or gives up.
               early = null;
@@ -359,6 +374,7 @@ export function compactorWith(raw, g) {
           if (err === e) err = g.restartedDuring(e);
         }
         if (err?.code === "SUMMARIZER_FAILED" && firstRejection !== undefined && err.cause === undefined) err.cause = firstRejection;
+        failed(err, false);
         throw err;
       } finally {
         if (call !== null) {
@@ -564,20 +580,32 @@ export function compactorWith(raw, g) {
     }
 
     summaries(conversationId) {
-      return this.#call(conversationId, (id) => this.#store("summaries", id), "read");
+      return this.#call(conversationId, async (id) => this.#entries("summaries", id, await this.#store("summaries", id)), "read");
     }
 
     records(conversationId) {
       return this.#call(conversationId, async (id) => {
         const [meta, records] = await Promise.all([this.#store("load", id), this.#store("records", id)]);
         const undone = new Set(meta?.undone ?? []);
-        return records.map((r) => ({ ...r, undone: undone.has(r.seq) }));
+        return this.#entries("records", id, records).map((r) => ({ ...r, undone: undone.has(r.seq) }));
       }, "read");
     }
 
     async list() {
       g.check();
-      return this.#store("list", "");
+      const ids = await this.#store("list", "");
+      if (!Array.isArray(ids)) throw this.#broken("list", "", `expected an array of conversation ids, got ${kindOf(ids)}`);
+      const k = ids.findIndex((x) => typeof x !== "string");
+      if (k >= 0) throw this.#broken("list", "", `[${k}]: expected a conversation id (a string), got ${kindOf(ids[k])}`);
+      return ids;
+    }
+
+    /** What `summaries` or `records` gave, checked: an array of objects, each with its `seq`. */
+    #entries(operation, id, list) {
+      if (!Array.isArray(list)) throw this.#broken(operation, id, `expected an array, got ${kindOf(list)}`);
+      const k = list.findIndex((x) => x === null || typeof x !== "object" || !Number.isSafeInteger(x.seq));
+      if (k >= 0) throw this.#broken(operation, id, `[${k}]: expected an object with its seq (a whole number), got ${kindOf(list[k]?.seq === undefined ? list[k] : list[k].seq)}`);
+      return list;
     }
 
     delete(conversationId) {

@@ -28,7 +28,7 @@ const invalid = (expected, value) => invalidArgument(expected.argument, `${expec
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isRecord = (v) => isObject(v) && typeof v.seq === "number" && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number";
 
-const EVENT_TYPES = ["compactionStart", "compactionEnd", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
+const EVENT_TYPES = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 
 /** What `notify` and `sse` were given: `{ type, event }`, a record read as a compactionEnd. */
 function classify(value, argument) {
@@ -36,6 +36,7 @@ function classify(value, argument) {
   if (!isObject(value)) throw invalid(expected, value);
   if (value.type === undefined && isRecord(value)) return { type: "compactionEnd", event: { conversationId: null, record: value } };
   if (!EVENT_TYPES.includes(value.type)) throw invalid(expected, value);
+  if (value.type === "compactionFailed") return { type: value.type, event: value };
   const needs = { compactionStart: "plan", compactionEnd: "record", pruned: "pruned", fallback: "fallback", suppressed: "suppressed", backoff: "backoff", breakerOpen: "breaker", breakerClosed: "breaker" }[value.type];
   if (!isObject(value[needs])) throw invalid({ argument: `${argument}.${needs}`, what: "an object" }, value[needs]);
   if (value.type === "compactionEnd" && !isRecord(value.record)) throw invalid({ argument: `${argument}.record`, what: "a CompactionRecord" }, value.record);
@@ -61,6 +62,13 @@ function guardLine(type, event) {
 }
 
 const GUARD_TYPES = ["suppressed", "backoff", "breakerOpen", "breakerClosed"];
+
+/** The line of a compaction that did not land. */
+function failedLine(event) {
+  if (event.retried) return "Compaction superseded: another writer compacted first";
+  const message = event.error instanceof Error ? event.error.message : String(event.error);
+  return `Compaction failed: ${message}`;
+}
 
 /** The headline of a compaction: `Compacted (157k -> 9.1k)`. */
 function compactedLine(record) {
@@ -105,6 +113,8 @@ export function notify(value) {
   switch (type) {
     case "compactionStart":
       return startLine(event.plan);
+    case "compactionFailed":
+      return failedLine(event);
     case "fallback":
       return fallbackLine(event.fallback);
     case "pruned": {
@@ -140,9 +150,9 @@ export function headline(value) {
 
 /**
  * One server-sent event for a streaming response: `data: {"event":"compaction",...}\n\n`.
- * `compactionStart` and `compactionEnd` (or a record) are `event: "compaction"` with `phase`
- * `start` or `end`; `pruned` and `fallback` are events of their own. Each carries `text`,
- * the notice's first line.
+ * `compactionStart`, `compactionEnd` (or a record) and `compactionFailed` are
+ * `event: "compaction"` with `phase` `start`, `end` or `failed`; `pruned` and `fallback` are
+ * events of their own. Each carries `text`, the notice's first line.
  */
 export function sse(value) {
   const { type, event } = classify(value, "event");
@@ -162,6 +172,9 @@ export function sse(value) {
       data = { event: "compaction", phase: "start", conversationId, tokens: p.tokens?.total ?? null, window: p.budget?.window ?? null, evict: Array.isArray(p.evict) ? p.evict.length : 0, text: startLine(p) };
       break;
     }
+    case "compactionFailed":
+      data = { event: "compaction", phase: "failed", conversationId, retried: event.retried === true, code: typeof event.error?.code === "string" ? event.error.code : null, text: failedLine(event) };
+      break;
     case "compactionEnd": {
       const r = event.record;
       data = {

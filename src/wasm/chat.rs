@@ -135,6 +135,16 @@ export type CompactionSseData =
       text: string;
     }
   | {
+      event: "compaction";
+      phase: "failed";
+      conversationId: string | null;
+      /** Another writer compacted first; the call goes on. */
+      retried: boolean;
+      /** The error's code, if it has one (`STALE_WRITE`, `SUMMARIZER_FAILED`, ...). */
+      code: string | null;
+      text: string;
+    }
+  | {
       event: "pruned";
       conversationId: string | null;
       /** The pruned messages' tokens whole (`null`: not known). */

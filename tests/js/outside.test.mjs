@@ -5,7 +5,7 @@
 // that say the bound, or keep a password out.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, MemoryStore, compact, countMessages, openAISummarizer, plan, staleWriteError } from "ctxfold";
+import { Compactor, MemoryStore, compact, countMessages, notify, openAISummarizer, plan, sse, staleWriteError } from "ctxfold";
 
 const typed = (code, message) => (e) => {
   assert.equal(e.code, code, `${e.code}: ${e.message}`);
@@ -245,6 +245,98 @@ test("options.encoding with options.model counts the model with that encoding", 
   assert.equal(counted.total, countMessages(messages, { encoding: "cl100k_base" }).total);
   const p = plan(messages, { model: "claude-sonnet-4-5", encoding: "cl100k_base" });
   assert.ok(p.budget.window >= 200_000, `${p.budget.window}`);
+});
+
+describe("every compactionStart is closed once: by compactionEnd or compactionFailed", () => {
+  const SUMMARY = "## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** talk\n- **Open Items:** None";
+  const line = (i, role) => ({ role, content: `${role} ${i}: ${"the deployment pipeline failed again on the staging cluster. ".repeat(6)}` });
+  /** The events of `c` in order, and a check that each start is closed once before the next. */
+  const watch = (c, name, events) => {
+    for (const type of ["compactionStart", "compactionEnd", "compactionFailed"]) c.on(type, (e) => events.push({ name, type, e }));
+  };
+  const paired = (events, name) => {
+    let open = false;
+    for (const { type } of events.filter((x) => x.name === name)) {
+      if (type === "compactionStart") assert.ok(!open, `${name}: a second start before the first was closed`);
+      else assert.ok(open, `${name}: ${type} without a start`);
+      open = type === "compactionStart";
+    }
+    assert.ok(!open, `${name}: a start never closed`);
+  };
+
+  test("two Compactors over one store compact at once: the one that lost says so, and goes on", async () => {
+    const store = new MemoryStore();
+    const seed = new Compactor({ model: "gpt-4o", contextWindow: 100_000, store });
+    for (let i = 0; i < 22; i++) {
+      await seed.prepare("c", [line(i, "user")]);
+      await seed.commit("c", line(i, "assistant"));
+    }
+    const events = [];
+    const make = (name) => {
+      const c = new Compactor({ model: "gpt-4o", contextWindow: 4096, store, summarizer: async () => (await new Promise((r) => setTimeout(r, 50)), SUMMARY) });
+      watch(c, name, events);
+      return c;
+    };
+    const [a, b] = [make("A"), make("B")];
+    await Promise.all([a.prepare("c", [line(100, "user")]), b.prepare("c", [line(101, "user")])]);
+    paired(events, "A");
+    paired(events, "B");
+    const failed = events.filter((x) => x.type === "compactionFailed");
+    assert.equal(failed.length, 1, events.map((x) => `${x.name}:${x.type}`).join(", "));
+    assert.equal(failed[0].e.retried, true);
+    assert.equal(failed[0].e.error.code, "STALE_WRITE");
+    assert.match(notify(failed[0].e), /superseded/);
+    assert.match(sse(failed[0].e), /"phase":"failed"/);
+  });
+
+  test("a manual compaction whose summarizer fails", async () => {
+    const events = [];
+    const c = new Compactor({ model: "gpt-4o", contextWindow: 4096, summarizer: async () => { throw new Error("provider down"); } });
+    watch(c, "C", events);
+    for (let i = 0; i < 10; i++) {
+      await c.prepare("c", [line(i, "user")]);
+      await c.commit("c", line(i, "assistant"));
+    }
+    events.length = 0;
+    await assert.rejects(c.compact("c"), (e) => e.code === "SUMMARIZER_FAILED");
+    assert.deepEqual(events.map((x) => x.type), ["compactionStart", "compactionFailed"]);
+    assert.equal(events[1].e.retried, false);
+    assert.equal(events[1].e.error.code, "SUMMARIZER_FAILED");
+    assert.match(notify(events[1].e), /^Compaction failed: /);
+  });
+
+  test("a compaction with the breaker open starts too", async () => {
+    const events = [];
+    const c = new Compactor({ model: "gpt-4o", contextWindow: 4096, guards: { breakerFailures: 1, breakerCooldownTurns: 50 }, summarizer: async () => { throw new Error("provider down"); } });
+    watch(c, "C", events);
+    let records = 0;
+    for (let i = 0; i < 40; i++) {
+      if ((await c.prepare("x", [line(i, "user")])).record) records++;
+      await c.commit("x", line(i, "assistant"));
+    }
+    assert.ok(records >= 2, `${records} compactions`);
+    paired(events, "C");
+    assert.equal(events.filter((x) => x.type === "compactionEnd").length, records);
+  });
+});
+
+describe("a store whose summaries, records or list break the contract", () => {
+  const broken = (override) => Object.assign(new MemoryStore(), override);
+  test("is a STORE_ERROR naming the method, as history() says it", async () => {
+    const cases = [
+      [{ records: async () => null }, (c) => c.records("c"), /records.*expected an array, got null/],
+      [{ records: async () => [{ nonsense: true }] }, (c) => c.records("c"), /records.*\[0\]: expected an object with its seq/],
+      [{ summaries: async () => undefined }, (c) => c.summaries("c"), /summaries.*expected an array, got undefined/],
+      [{ list: async () => undefined }, (c) => c.list(), /list.*expected an array of conversation ids/],
+      [{ list: async () => ["a", 7] }, (c) => c.list(), /list.*\[1\]: expected a conversation id/],
+    ];
+    for (const [override, run, message] of cases) {
+      const store = broken(override);
+      const c = new Compactor({ model: "gpt-4o", store });
+      await c.prepare("c", [{ role: "user", content: "hi" }]);
+      await assert.rejects(run(c), typed("STORE_ERROR", message));
+    }
+  });
 });
 
 test("an async event handler that rejects is reported, and the process goes on", async () => {

@@ -41,8 +41,9 @@ impl Call {
         let breaker_skip = (!manual && setup.config.fallback != Fallback::Error)
             .then(|| guards.breaker_open(&t))
             .flatten()
-            .filter(|_| !compaction.requests().is_empty());
-        if let Some(reason) = &breaker_skip {
+            .filter(|_| !compaction.requests().is_empty())
+            .map(|reason| (reason, compaction.plan().clone()));
+        if let Some((reason, _)) = &breaker_skip {
             notes.breaker = Some(BreakerNote {
                 change: BreakerChange::Skipped,
                 failures: guards.breaker.failures,
@@ -127,7 +128,7 @@ impl Call {
                 break;
             }
             match &run.breaker_skip {
-                Some(why) => compaction.submit(vec![Reply::Failed(why.clone()); pending])?,
+                Some((why, _)) => compaction.submit(vec![Reply::Failed(why.clone()); pending])?,
                 None => {
                     self.phase = Phase::Summarize;
                     return Ok(());
@@ -139,4 +140,15 @@ impl Call {
         self.phase = Phase::Finish;
         Ok(())
     }
+}
+
+/// `/prune`'s knobs: the prune boundary moves now, up to the protected recent turns, for any
+/// tool output piled up before them (the engine's own rule, without its pressure trigger);
+/// and no compaction unless the input does not fit (then it must compact, as any `prepare`).
+pub(super) fn prune_now(setup: &mut Setup) {
+    let mut config = (*setup.config).clone();
+    config.prune_ratio = 0.0;
+    config.prune_threshold_tokens = Some(0);
+    setup.config = Rc::new(config);
+    setup.budget.threshold = setup.budget.input;
 }

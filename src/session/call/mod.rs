@@ -182,8 +182,8 @@ struct Run {
     /// history starts (a fold re-summarizes from there).
     span: super::guards::Span,
     head_end: usize,
-    /// The breaker is open: the fallback answers, the summarizer is not called (why).
-    breaker_skip: Option<String>,
+    /// The breaker is open: the fallback answers, the summarizer is not called (why; the plan).
+    breaker_skip: Option<(String, Plan)>,
     /// A summarizer's replies were submitted (not the extractive summary's).
     asked: bool,
 }
@@ -267,9 +267,10 @@ impl Call {
         }
     }
 
-    /// The plan of the compaction being summarized (for a `compactionStart` event).
+    /// The plan of the compaction summarized, or made with the breaker open (`compactionStart`).
     pub fn plan(&self) -> Option<&Plan> {
-        self.run.as_ref()?.compaction.as_ref().map(Compaction::plan)
+        let run = self.run.as_ref()?;
+        (run.compaction.as_ref().map(Compaction::plan)).or(run.breaker_skip.as_ref().map(|(_, p)| p))
     }
 
     /// Whether the call finished ([`Step::Done`]).
@@ -544,7 +545,7 @@ impl Call {
         }
         if matches!(self.kind, Kind::Prune) {
             // After the correction: the estimate keeps the real threshold.
-            prune_now(&mut setup);
+            guarded::prune_now(&mut setup);
         }
         Ok((setup, ratio, budget, model, cold))
     }
@@ -655,17 +656,6 @@ type Prepped = (
     String,
     Option<super::cold::ColdCacheNote>,
 );
-
-/// `/prune`'s knobs: the prune boundary moves now, up to the protected recent turns, for any
-/// tool output piled up before them (the engine's own rule, without its pressure trigger);
-/// and no compaction unless the input does not fit (then it must compact, as any `prepare`).
-fn prune_now(setup: &mut Setup) {
-    let mut config = (*setup.config).clone();
-    config.prune_ratio = 0.0;
-    config.prune_threshold_tokens = Some(0);
-    setup.config = Rc::new(config);
-    setup.budget.threshold = setup.budget.input;
-}
 
 /// The key a model's usage anchor is kept under: the registry's id (`""` without a model).
 fn model_key(setup: &Setup) -> String {

@@ -48,7 +48,7 @@ impl CompactorCall {
     }
 
     /// What the call needs now: `{ load: true }`, `{ read: from }`, `{ summarize: requests,
-    /// first, plan }`, `{ finish: true }`, `{ write: batch, expect }` or `{ done: true }`.
+    /// first, plan }`, `{ finish: true, plan? }`, `{ write: batch, expect }` or `{ done: true }`.
     pub fn next(&mut self) -> Result<JsValue, JsValue> {
         let call = self.inner()?;
         let out = Object::new();
@@ -70,7 +70,14 @@ impl CompactorCall {
                     }
                 }
             }
-            Step::Finish => set(&out, "finish", &JsValue::TRUE)?,
+            Step::Finish => {
+                set(&out, "finish", &JsValue::TRUE)?;
+                // A compaction made without asking the summarizer (the breaker is open): its
+                // plan, for the compactionStart no summarize step sent.
+                if let Some(plan) = call.plan() {
+                    set(&out, "plan", &to_plain(plan)?)?;
+                }
+            }
             Step::Write { expect, batch } => {
                 set(&out, "write", &to_plain(batch)?)?;
                 set(&out, "expect", &expect.into())?;

@@ -66,6 +66,14 @@ export interface CompactorEvents {
   compactionStart: { type: "compactionStart"; conversationId: string; plan: CompactPlan };
   /** A compaction was stored: its record. */
   compactionEnd: { type: "compactionEnd"; conversationId: string; record: CompactionRecord };
+  /**
+   * A compaction whose `compactionStart` was sent did not land. `retried`: another writer got
+   * there first (`error` is the `STALE_WRITE`) and the call goes on from what it wrote, which
+   * may compact again (another `compactionStart`); otherwise the call rejects with `error` (a
+   * manual `compact` whose summarizer failed, a store error). Every `compactionStart` is
+   * followed by one `compactionEnd` or one `compactionFailed`.
+   */
+  compactionFailed: { type: "compactionFailed"; conversationId: string; error: unknown; retried: boolean };
   /** The prune boundary moved: old tool outputs were shortened. */
   pruned: {
     type: "pruned";
