@@ -27,6 +27,7 @@ function makeCompactor() {
   compactor = new Compactor({ model: settings.model, contextWindow: settings.window, store, summarizer });
   compactor.on("compactionStart", (e) => log(notify(e), "start"));
   compactor.on("compactionEnd", (e) => log(notify(e.record)));
+  compactor.on("compactionFailed", (e) => log(notify(e)));
   compactor.on("pruned", (e) => log(notify(e)));
   compactor.on("fallback", (e) => log(notify(e)));
 }
