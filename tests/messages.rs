@@ -430,6 +430,35 @@ fn tool_results_with_images_count_them_and_keep_them_when_cut() {
 }
 
 #[test]
+fn a_request_objects_tools_are_counted_with_its_system_prompt() {
+    use ctxfold::count::{count_conversation, Memo};
+    use ctxfold::messages::ANTHROPIC_TOOL_PROMPT;
+    use ctxfold::tokenizer::{tokenizer, Encoding};
+    let enc = tokenizer(Encoding::O200kBase).unwrap();
+    let tool = json!({"name": "read_file", "description": "Reads a file of the repository.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}});
+    let tools_tokens = enc.count(&json!([tool]).to_string());
+    let messages = json!([{"role": "user", "content": "Read src/main.rs"}]);
+    let total = |v: Value| {
+        count_conversation(&Conversation::parse(&v, None).unwrap(), &mut Memo::default(), enc).total
+    };
+    // Anthropic: beside the system prompt, with the tool-use prompt Anthropic adds.
+    let plain = total(json!({"system": "You help.", "messages": messages}));
+    let with = total(json!({"system": "You help.", "messages": messages, "tools": [tool]}));
+    assert_eq!(with - plain, tools_tokens + ANTHROPIC_TOOL_PROMPT);
+    // OpenAI: a system message of their own, where the request has no other.
+    let openai_tool =
+        json!({"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}});
+    let plain = total(json!({"messages": messages}));
+    let with = total(json!({"messages": messages, "tools": [openai_tool]}));
+    assert!(
+        with - plain >= enc.count(&json!([openai_tool]).to_string()),
+        "{plain} -> {with}"
+    );
+    // No tools, or an empty list: nothing.
+    assert_eq!(total(json!({"messages": messages, "tools": []})), plain);
+}
+
+#[test]
 fn an_ai_sdk_error_result_cut_stays_an_error() {
     let input = json!([
         {"role": "user", "content": "Build it."},

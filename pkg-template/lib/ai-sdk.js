@@ -104,7 +104,11 @@ export function middlewareFor(ctxfold) {
       if (callOptions.model === undefined && typeof model?.modelId === "string") callOptions.model = model.modelId;
       if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
       else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
-      const { messages, contextStatus, report, state } = await compact(params.prompt, callOptions);
+      // The call's tool definitions take their room beside the prompt (counted with it).
+      const tools = Array.isArray(params.tools) && params.tools.length > 0 ? params.tools : null;
+      const input = tools === null ? params.prompt : { messages: params.prompt, tools };
+      const { messages: output, contextStatus, report, state } = await compact(input, callOptions);
+      const messages = tools === null ? output : output.messages;
       if (record !== null) {
         record.calls += 1;
         record.state = state;

@@ -238,6 +238,11 @@ pub struct Conversation {
     envelope: Envelope,
 }
 
+/// The tokens of the system prompt Anthropic adds to a request with tools (its tool-use
+/// documentation gives 346 for `tool_choice` `auto` or `none` on current Claude models, 313
+/// for `any` or `tool`): counted with the tools' own JSON.
+pub const ANTHROPIC_TOOL_PROMPT: usize = 346;
+
 /// What surrounded the array, so it can be rebuilt around the output.
 #[derive(Clone, Debug)]
 enum Envelope {
@@ -389,14 +394,37 @@ impl Conversation {
         &self.items
     }
 
-    /// Anthropic's top-level system prompt, parsed, if there is one.
+    /// What the request sends beside its messages, as one system message: Anthropic's
+    /// top-level system prompt, and the tool definitions of a request object (its `tools`),
+    /// which providers put in the system prompt: their JSON, and for Anthropic the tool-use
+    /// system prompt it adds ([`ANTHROPIC_TOOL_PROMPT`] tokens). `None` without either.
     pub fn system(&self) -> Option<Message> {
-        match (&self.envelope, self.format) {
-            (Envelope::Object(obj), Format::Anthropic) => obj
-                .get("system")
-                .and_then(|s| anthropic::parse_system(s, &Path::root("system")).ok()),
+        let Envelope::Object(obj) = &self.envelope else {
+            return None;
+        };
+        let mut system = match (self.format, obj.get("system")) {
+            (Format::Anthropic, Some(s)) => anthropic::parse_system(s, &Path::root("system")).ok(),
             _ => None,
+        };
+        let tools = obj.get("tools").filter(|t| match t {
+            Value::Array(list) => !list.is_empty(),
+            Value::Object(map) => !map.is_empty(),
+            _ => false,
+        });
+        if let Some(tools) = tools {
+            let m = system.get_or_insert_with(|| Message {
+                role: Role::System,
+                parts: Vec::new(),
+                name: None,
+            });
+            m.parts.push(Part::Text(tools.to_string()));
+            if self.format == Format::Anthropic {
+                m.parts.push(Part::Opaque {
+                    bytes: ANTHROPIC_TOOL_PROMPT * 4,
+                });
+            }
         }
+        system
     }
 
     /// Every tool result answers a call made earlier; ids are unique.

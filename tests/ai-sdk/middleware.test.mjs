@@ -15,7 +15,8 @@ import { scriptedModel, recorder, replay } from "./lib/replay.mjs";
 const WINDOW = 8192;
 const OPTIONS = { model: "gpt-4o", contextWindow: WINDOW };
 const BUDGET = plan([], OPTIONS).budget.input;
-const recount = (prompt) => countMessages(prompt, { model: "gpt-4o", format: "ai-sdk" }).total;
+/** ctxfold's count of a prompt, with the call's tools beside it (the middleware counts them). */
+const recount = (prompt, tools) => countMessages(tools?.length ? { messages: prompt, tools } : prompt, { model: "gpt-4o", format: "ai-sdk" }).total;
 const corpusTokens = (messages) => countMessages(messages, { model: "gpt-4o" }).total;
 
 // Two conversations: the longest (one agent task, tool call after tool call), and the one
@@ -138,7 +139,8 @@ for (const version of VERSIONS) {
           mock.calls.forEach((call, i) => {
             const sent = call.params.prompt;
             const original = before.prompts[i];
-            const tokens = recount(sent);
+            const tokens = recount(sent, call.params.tools);
+            assert.ok(call.params.tools?.length > 0, "the calls carry their tools");
             assert.ok(tokens <= BUDGET, `call ${i}: ${tokens} tokens, over the budget of ${BUDGET}`);
             assert.deepEqual(pairingProblems(sent), [], `call ${i}`);
             assert.deepEqual(shapeProblems(sent), [], `call ${i}`);
@@ -149,7 +151,7 @@ for (const version of VERSIONS) {
             // ctxfold's count of what it sent is the recount: the estimate the record keeps is exact here.
             assert.equal(reports[i].report.tokensAfter, tokens, `call ${i}`);
             assert.equal(reports[i].key, key);
-            if (recount(original) > BUDGET) compacted++;
+            if (recount(original, call.params.tools) > BUDGET) compacted++;
           });
           // Not vacuous: the SDK's own prompts were over the window, every one of them.
           assert.equal(compacted, mock.calls.length, "every prompt the SDK built was over the budget");
@@ -163,7 +165,7 @@ for (const version of VERSIONS) {
           const usage = stream ? last.parts.at(-1).usage : last.result.usage;
           assert.equal(status.usage.inputTokens, version.spec.inputTokensOf(usage));
           assert.equal(status.usage.outputTokens, 20 + last.step);
-          assert.equal(status.usage.estimate, recount(last.params.prompt));
+          assert.equal(status.usage.estimate, recount(last.params.prompt, last.params.tools));
           if (!version.adapted) assert.equal(status.usage.raw, usage, "the usage object as the model returned it");
           assert.ok(status.state.chunks.length > 0, "summaries are kept for the next call");
           assert.equal(status.report, reports.at(-1).report);
@@ -191,7 +193,7 @@ for (const version of VERSIONS) {
 
       const result = await wrapped.doGenerate(params);
       assert.equal(result, mock.calls.at(-1).result);
-      assert.ok(recount(mock.calls.at(-1).params.prompt) <= BUDGET);
+      assert.ok(recount(mock.calls.at(-1).params.prompt, mock.calls.at(-1).params.tools) <= BUDGET);
 
       const { stream } = await wrapped.doStream(params);
       const parts = [];
@@ -236,7 +238,7 @@ for (const version of VERSIONS) {
       }
       // The summaries are in the next prompts, and kept: later steps reuse them.
       for (const call of mock.calls) {
-        assert.ok(recount(call.params.prompt) <= BUDGET);
+        assert.ok(recount(call.params.prompt, call.params.tools) <= BUDGET);
         const text = JSON.stringify(call.params.prompt);
         assert.ok(text.includes("The agent keeps working through the task."), `step ${call.step} has the summary`);
       }
@@ -265,7 +267,7 @@ for (const version of VERSIONS) {
       assert.ok(seen.every((s) => s.aborted), "every summary call was aborted at the deadline");
       assert.equal(reports[0].report.fallback.kind, "extractive");
       assert.match(reports[0].report.fallback.reason, /did not answer within 150 ms/);
-      assert.ok(recount(mock.calls[0].params.prompt) <= BUDGET);
+      assert.ok(recount(mock.calls[0].params.prompt, mock.calls[0].params.tools) <= BUDGET);
     });
 
     test("the caller's abort signal aborts a summary made for its call", async () => {
@@ -335,7 +337,7 @@ describe("conversations", () => {
       const mock = scriptedModel(version, { summarize: async () => summaryResult(version) });
       const model = ai.wrapLanguageModel({ model: mock.model, middleware });
       await replay({ version, conversation, from, maxSteps: 3, stream: false, model, mock, callOptions: inConversation("c") });
-      for (const call of mock.calls) assert.ok(recount(call.params.prompt) <= BUDGET);
+      for (const call of mock.calls) assert.ok(recount(call.params.prompt, call.params.tools) <= BUDGET);
       return { middleware, reports, mock };
     };
     const stateless = await run({});
@@ -390,7 +392,7 @@ describe("conversations", () => {
       });
       const model = ai.wrapLanguageModel({ model: mock.model, middleware });
       await Promise.all(Array.from({ length: calls }, () => replay({ version, conversation, from, maxSteps: 1, stream: false, model, mock })));
-      for (const call of mock.calls) assert.ok(recount(call.params.prompt) <= BUDGET);
+      for (const call of mock.calls) assert.ok(recount(call.params.prompt, call.params.tools) <= BUDGET);
       return mock.summaries.length;
     };
     const alone = await once(true, 1);
@@ -398,6 +400,23 @@ describe("conversations", () => {
     assert.equal(await once(true, 3), alone);
     assert.equal(await once(false, 3), 3 * alone);
   });
+});
+
+test("the call's tool definitions are counted beside its prompt", async () => {
+  const reports = [];
+  const middleware = compactionMiddleware({ ...OPTIONS, onReport: (e) => reports.push(e.report) });
+  const prompt = [
+    { role: "system", content: "You are an agent." },
+    { role: "user", content: [{ type: "text", text: "Read src/main.rs" }] },
+  ];
+  const tool = (i) => ({ type: "function", name: `tool_${i}`, description: `Tool number ${i} of the agent: it reads and writes files under /srv/app.`, inputSchema: { type: "object", properties: { path: { type: "string" } } } });
+  const tools = Array.from({ length: 40 }, (_, i) => tool(i));
+  const bare = await middleware.transformParams({ type: "generate", params: { prompt }, model: { modelId: "gpt-4o" } });
+  const withTools = await middleware.transformParams({ type: "generate", params: { prompt, tools }, model: { modelId: "gpt-4o" } });
+  assert.deepEqual(withTools.prompt, bare.prompt);
+  assert.equal(withTools.tools, tools);
+  const toolTokens = countMessages({ messages: [], tools }, { model: "gpt-4o", format: "ai-sdk" }).total;
+  assert.ok(reports[1].tokensAfter - reports[0].tokensAfter >= toolTokens - 10, `${reports[0].tokensAfter} -> ${reports[1].tokensAfter} (tools ${toolTokens})`);
 });
 
 describe("options", () => {

@@ -239,6 +239,21 @@ test("a summary's short SHA and relative path of what the conversation says are 
   assert.match(summary, /src\/billing\/invoice_renderer\.ts/);
 });
 
+test("a request object's tools take their room: the input with them fits", async () => {
+  const tools = Array.from({ length: 60 }, (_, i) => ({ name: `tool_${i}`, description: `Does task ${i} on the repository: ${"reads files, runs commands, reports back. ".repeat(4)}`, input_schema: { type: "object", properties: { path: { type: "string" }, mode: { type: "string", enum: ["a", "b"] } } } }));
+  const messages = [];
+  for (let i = 0; i < 30; i++) messages.push({ role: "user", content: `Question ${i}: ${"what about the build? ".repeat(20)}` }, { role: "assistant", content: `Answer ${i}: ${"it passes now. ".repeat(25)}` });
+  messages.push({ role: "user", content: "And now?" });
+  const request = { model: "claude-sonnet-4-5", max_tokens: 1024, system: "You are an agent.", tools, messages };
+  const bare = countMessages({ system: request.system, messages }, { model: "claude-sonnet-4-5" }).total;
+  const whole = countMessages(request, { model: "claude-sonnet-4-5" }).total;
+  assert.ok(whole - bare > 5000, `the tools counted ${whole - bare} tokens`);
+  const r = await compact(request, { model: "claude-sonnet-4-5", contextWindow: 16000 });
+  assert.equal(r.messages.tools, tools);
+  assert.ok(r.report.tokensAfter <= r.report.budget.input, `${r.report.tokensAfter} > ${r.report.budget.input}`);
+  assert.equal(countMessages(r.messages, { model: "claude-sonnet-4-5" }).total, r.report.tokensAfter);
+});
+
 test("options.encoding with options.model counts the model with that encoding", async () => {
   const messages = [{ role: "user", content: "Count me with cl100k, in Claude's window." }];
   const counted = countMessages(messages, { model: "claude-sonnet-4-5", encoding: "cl100k_base" });
