@@ -459,6 +459,21 @@ fn a_request_objects_tools_are_counted_with_its_system_prompt() {
 }
 
 #[test]
+fn anthropic_search_results_and_container_uploads_are_read() {
+    let input = json!({"system": "s", "messages": [
+        {"role": "user", "content": [
+            {"type": "search_result", "source": "https://docs.example.com/a", "title": "A", "content": [{"type": "text", "text": "Use retries."}]},
+            {"type": "container_upload", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w"},
+            {"type": "text", "text": "What do the docs say?"}
+        ]}
+    ]});
+    let conv = Conversation::parse(&input, None).unwrap();
+    assert_eq!(conv.format(), Format::Anthropic);
+    assert!(matches!(conv.messages()[0].parts[0], Part::Opaque { bytes } if bytes > 50));
+    assert_eq!(conv.render(&all_kept(&conv)), input, "lossless");
+}
+
+#[test]
 fn an_ai_sdk_error_result_cut_stays_an_error() {
     let input = json!([
         {"role": "user", "content": "Build it."},

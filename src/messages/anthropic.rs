@@ -4,7 +4,7 @@
 //! `content` is a string or blocks: `text`, `image`, `document`, `tool_use`,
 //! `tool_result`, `thinking`, `redacted_thinking`. Server-side tool blocks
 //! (`server_tool_use` and its results, MCP blocks) live inside one assistant message and
-//! are kept verbatim, counted by size. A user message holding only `tool_result` blocks
+//! are kept verbatim, counted by size, as are `search_result` and `container_upload`. A user message holding only `tool_result` blocks
 //! is a tool message to compaction: it does not start a turn.
 
 use serde_json::{json, Value};
@@ -91,7 +91,14 @@ fn block(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
                 media,
             }
         }
-        _ if kind == "server_tool_use" || kind.ends_with("_tool_result") || kind.starts_with("mcp_") => {
+        // Blocks the model reads that ctxfold does not take apart (search results, a file
+        // for the code execution container), and server-side tool blocks: kept as they came,
+        // counted by size.
+        _ if matches!(kind, "search_result" | "container_upload")
+            || kind == "server_tool_use"
+            || kind.ends_with("_tool_result")
+            || kind.starts_with("mcp_") =>
+        {
             Part::Opaque {
                 bytes: value.to_string().len(),
             }
