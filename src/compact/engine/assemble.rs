@@ -37,14 +37,29 @@ impl Compaction {
         // Planning reserved a slot for each summary; when what it kept beside them leaves
         // less (the newest step, the user's newest words), the summaries shrink to what is
         // left: their real size decides, and only what is never evicted can overflow.
-        let over = self
-            .output_tokens(&layout.order)
-            .saturating_sub(self.input.budget.input);
-        if over > 0 && !self.rounds.chunks.is_empty() {
+        let input = self.input.budget.input;
+        let mut over = self.output_tokens(&layout.order).saturating_sub(input);
+        // Again while still over: a summary merged into a message (`alternateRoles`) is
+        // counted with it, and an estimate of the two together is not the sum of their
+        // estimates. Each round leaves the summaries less room, down to the marker.
+        for _ in 0..8 {
+            let at_marker = self.rounds.chunks.iter().all(|c| c.text == summary::MARKER);
+            if over == 0 || self.rounds.chunks.is_empty() || at_marker {
+                break;
+            }
             let own = super::chunk_tokens(&self.rounds.chunks, self.counter());
             self.shrink_summaries(own.saturating_sub(over));
             layout = self.layout();
             self.merge_summary(&mut layout);
+            over = self.output_tokens(&layout.order).saturating_sub(input);
+        }
+        // Still over with the summary merged: it goes as a message of its own, as planning
+        // counted it.
+        if over > 0 && layout.summary_merged_into.is_some() {
+            let apart = self.layout();
+            if self.output_tokens(&apart.order) <= input {
+                layout = apart;
+            }
         }
         let (tokens_after, truncated_messages) = self.fit(&mut layout.order)?;
         let truncated =
