@@ -115,8 +115,9 @@ pub fn unsupported(summary: &str, near: &str, known: &HashSet<&str>) -> Vec<Stri
 }
 
 /// `summary` without the identifiers `ids` (ones found nowhere in the conversation): each
-/// occurrence is removed with the list separator next to it, and a line left with no letter
-/// or digit after its bullet and label goes too. Section lines stay, so the schema holds.
+/// whole occurrence (not one inside a longer identifier) is removed with the list separator
+/// next to it, and a line left with no letter or digit after its bullet and label goes too.
+/// Section lines stay, so the schema holds.
 pub fn without(summary: &str, ids: &[String]) -> String {
     if ids.is_empty() {
         return summary.to_owned();
@@ -129,12 +130,17 @@ pub fn without(summary: &str, ids: &[String]) -> String {
         }
         let mut l = line.to_owned();
         for id in ids {
-            for (from, to) in [
-                (format!(", {id}"), String::new()),
-                (format!("{id}, "), String::new()),
-                (id.clone(), String::new()),
-            ] {
-                l = l.replace(&from, &to);
+            // Only where it stands whole: inside a URL or a path it is part of something the
+            // summary took from the conversation. With the list separator next to it.
+            for (s, e) in ids::whole(&l, id).into_iter().rev() {
+                let (s, e) = if l[e..].starts_with(", ") {
+                    (s, e + 2)
+                } else if l[..s].ends_with(", ") {
+                    (s - 2, e)
+                } else {
+                    (s, e)
+                };
+                l.replace_range(s..e, "");
             }
         }
         while l.contains("  ") {
@@ -170,6 +176,24 @@ mod tests {
         assert_eq!(
             unsupported(summary, near, &known),
             ["/srv/app/src/billing/other.ts", "3f9c2a8"]
+        );
+    }
+
+    #[test]
+    fn hosts_variables_and_variants_of_what_the_conversation_says_are_supported() {
+        let near = "The pipeline https://deploy.acme.io/pipelines/8841 needs DATABASE_URL, src/billing/invoice.ts, image ghcr.io/acme/api:1.42.0 and arn:aws:iam::123456789012:role/payments-irsa; commit 3f9c2ab7d1e5.";
+        let summary = "- **Entities:** deploy.acme.io, https://deploy.acme.io, $DATABASE_URL, ${DATABASE_URL}, ./src/billing/invoice.ts, v1.42.0, role/payments-irsa, 3F9C2AB, evil.acme.io";
+        let known = Default::default();
+        assert_eq!(unsupported(summary, near, &known), ["evil.acme.io"]);
+    }
+
+    #[test]
+    fn an_invented_identifier_inside_a_url_the_summary_copied_is_left_there() {
+        let summary = "- **Entities:** https://deploy.acme.io/pipelines/8841, deploy.acme.io\n- **Facts:** The pipeline on deploy.acme.io failed.";
+        let out = without(summary, &["deploy.acme.io".to_owned()]);
+        assert_eq!(
+            out,
+            "- **Entities:** https://deploy.acme.io/pipelines/8841\n- **Facts:** The pipeline on failed."
         );
     }
 

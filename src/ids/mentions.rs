@@ -32,28 +32,66 @@ pub fn mentions(haystack: &str, needle: &str) -> bool {
 }
 
 /// Whether `needle` is grounded in `haystack`: mentioned ([`mentions`]), or written there in
-/// full where the needle is its usual short form: a hash of 7 or more hex digits that
-/// starts a longer one (a short commit SHA), a path that ends a longer one at a `/` or `\\`
-/// (`src/a.py` of `/srv/app/src/a.py`). A summary's identifier found nowhere is reported
-/// unsupported and taken out; one of these forms is how a person abbreviates, not an
-/// invention.
+/// a fuller form of which the needle is the usual short one: a hash of 7 or more hex digits
+/// that starts a longer one (a short commit SHA, in either case); a path that ends a longer
+/// one at a `/`, `\\` or `:` (`src/a.py` of `/srv/app/src/a.py`, `role/x` of an ARN); a host
+/// or origin that starts a URL's path (`api.acme.io`, `https://api.acme.io`); a version that
+/// is an image's tag or a package's (`1.4.0` of `api:1.4.0`); `./a.py` for
+/// `a.py`, `$NAME` or `${NAME}` for `NAME`, `v1.2.0` for `1.2.0`. A summary's identifier found
+/// nowhere is reported unsupported and taken out; one of these forms is how a person
+/// abbreviates, not an invention.
 ///
 /// ```
 /// use ctxfold::ids::grounded;
 /// assert!(grounded("commit 3f9c2a7d1e5b4c8f0a6d", "3f9c2a7"));
+/// assert!(grounded("commit 3f9c2a7d1e5b4c8f0a6d", "3F9C2A7"));
 /// assert!(grounded("see /srv/app/src/a.py", "src/a.py"));
+/// assert!(grounded("see https://deploy.acme.io/pipelines/8841", "deploy.acme.io"));
+/// assert!(grounded("set DATABASE_URL first", "${DATABASE_URL}"));
 /// assert!(!grounded("commit 3f9c2a7d1e5b4c8f0a6d", "3f9c2a"));
 /// assert!(!grounded("see /srv/app/xsrc/a.py", "src/a.py"));
+/// assert!(!grounded("see https://deploy.acme.io.evil.net/x", "deploy.acme.io"));
 /// ```
 pub fn grounded(haystack: &str, needle: &str) -> bool {
     if mentions(haystack, needle) {
         return true;
     }
+    let bare = needle
+        .strip_prefix("${")
+        .and_then(|n| n.strip_suffix('}'))
+        .or_else(|| needle.strip_prefix('$'))
+        .or_else(|| needle.strip_prefix("./"))
+        .or_else(|| {
+            needle
+                .strip_prefix('v')
+                .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        });
+    if let Some(bare) = bare.filter(|b| !b.is_empty()) {
+        if grounded(haystack, bare) {
+            return true;
+        }
+    }
     let hash = needle.len() >= 7
         && needle.bytes().all(|b| b.is_ascii_hexdigit())
         && needle.bytes().any(|b| b.is_ascii_digit());
+    if hash
+        && needle.bytes().any(|b| b.is_ascii_uppercase())
+        && fuller(haystack, &needle.to_ascii_lowercase(), true)
+    {
+        return true;
+    }
+    fuller(haystack, needle, hash)
+}
+
+/// Whether `needle` occurs in `haystack` as the short form of a longer identifier there (see
+/// [`grounded`]): `hash`, the start of a longer hash; a path, the end of a longer one; a
+/// host or origin, the start of a URL.
+fn fuller(haystack: &str, needle: &str, hash: bool) -> bool {
     let path = needle.contains(['/', '\\']);
-    if needle.is_empty() || !(hash || path) {
+    let host = !path && needle.contains('.') && !needle.contains(char::is_whitespace);
+    let origin = needle.contains("://") && !needle[needle.find("://").unwrap_or(0) + 3..].contains('/');
+    let version = needle.starts_with(|c: char| c.is_ascii_digit()) && needle.contains('.');
+    if needle.is_empty() || !(hash || path || host || origin || version) {
         return false;
     }
     let h = haystack.as_bytes();
@@ -61,16 +99,43 @@ pub fn grounded(haystack: &str, needle: &str) -> bool {
     while let Some(p) = haystack[from..].find(needle) {
         let s = from + p;
         let e = s + needle.len();
-        let tail = path && matches!(char_before(h, s), Some('/' | '\\'));
+        // A path's end, or a version that is an image's tag or a package's (`api:1.4.0`).
+        let tail = (path && matches!(char_before(h, s), Some('/' | '\\' | ':')))
+            || (version && matches!(char_before(h, s), Some(':' | '@')));
         let head = hash && char_at(h, e).is_some_and(|c| c.is_ascii_hexdigit());
-        let before = tail || !continues_before(h, s);
-        let after = head || !continues_after(h, e);
+        // A host right after `//`, or an origin, that a URL's path, query or port follows.
+        let in_url = (host && s >= 2 && &h[s - 2..s] == b"//") || origin;
+        let url_start = in_url && matches!(char_at(h, e), Some('/' | '?' | '#' | ':'));
+        let before = tail || (host && s >= 2 && &h[s - 2..s] == b"//") || !continues_before(h, s);
+        let after = head || url_start || !continues_after(h, e);
         if before && after {
             return true;
         }
         from = s + char_len(h, s);
     }
     false
+}
+
+/// The byte ranges where `needle` occurs in `haystack` as a whole identifier (as
+/// [`mentions`] finds it), in order.
+pub fn whole(haystack: &str, needle: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    if needle.is_empty() {
+        return out;
+    }
+    let h = haystack.as_bytes();
+    let mut from = 0;
+    while let Some(p) = haystack[from..].find(needle) {
+        let s = from + p;
+        let e = s + needle.len();
+        if !continues_before(h, s) && !continues_after(h, e) {
+            out.push((s, e));
+            from = e;
+        } else {
+            from = s + char_len(h, s);
+        }
+    }
+    out
 }
 
 /// Whether the text before `s` makes the match the tail of something longer.

@@ -51,7 +51,7 @@ use serde::Serialize;
 
 pub use commands::commands_from_call;
 pub use ledger::{Entry, Ledger};
-pub use mentions::{grounded, mentions};
+pub use mentions::{grounded, mentions, whole};
 pub use quantity::QUANTITY_UNITS;
 
 use commands::commands_in_text;

@@ -4,7 +4,9 @@
 //! digit) and works outwards from it, so text without one costs a single `memchr`-like pass.
 
 use super::address::is_ipv6;
-use super::text::{boundary, char_at, digits_then_boundary, find, is_space, run, word_at, word_before};
+use super::text::{
+    boundary, char_at, char_before, digits_then_boundary, find, is_space, run, word_at, word_before,
+};
 use super::{IdKind, Span};
 
 // ---------------------------------------------------------------------------------
@@ -37,7 +39,13 @@ pub(super) fn scan_url(b: &[u8], out: &mut Vec<Span>) {
         }
         let Some(scheme) = SCHEMES
             .iter()
-            .find(|s| b[..colon].ends_with(s.as_bytes()) && !word_before(b, colon - s.len()))
+            // `_https://…_` is emphasis: the `_` is not part of a word before the scheme.
+            .find(|s| {
+                b[..colon].ends_with(s.as_bytes()) && {
+                    let at = colon - s.len();
+                    !word_before(b, at) || b[at - 1] == b'_'
+                }
+            })
         else {
             continue;
         };
@@ -83,7 +91,8 @@ fn scp_at(b: &[u8], colon: usize) -> Option<(usize, usize)> {
     ok.then_some((s, e))
 }
 
-/// `[^\s<>"'`)\]}]+` from `start`.
+/// `[^\s<>"'`)\]}]+` from `start`, without what closes it in prose: markdown emphasis
+/// (`**url**`, `_url_`, `~~url~~`), closing quotes and brackets (`”`, `’`, `»`, `」`), `…`.
 fn url_end(b: &[u8], start: usize) -> Option<usize> {
     let mut j = start;
     while let Some(c) = char_at(b, j) {
@@ -91,6 +100,15 @@ fn url_end(b: &[u8], start: usize) -> Option<usize> {
             break;
         }
         j += c.len_utf8();
+    }
+    while let Some(c) = char_before(b, j).filter(|_| j > start) {
+        if !matches!(
+            c,
+            '*' | '_' | '~' | '”' | '’' | '»' | '›' | '」' | '』' | '】' | '）' | '…'
+        ) {
+            break;
+        }
+        j -= c.len_utf8();
     }
     (j > start).then_some(j)
 }
@@ -346,6 +364,22 @@ mod tests {
             ["wss://h:8/x", "ftp://f/y"]
         );
         assert!(of(IdKind::Url, "xhttp://a.b HTTP://a.b http:// ").is_empty());
+        // Emphasis and closing quotes around a URL are prose, not part of it.
+        assert_eq!(
+            of(
+                IdKind::Url,
+                "**https://wiki.acme.io/db-failover** *https://x.io/4412* «https://x.io/o» “https://x.io/a” _https://docs.acme.io/restore_ ~~https://x.io/old~~ https://x.io/w…"
+            ),
+            [
+                "https://wiki.acme.io/db-failover",
+                "https://x.io/4412",
+                "https://x.io/o",
+                "https://x.io/a",
+                "https://docs.acme.io/restore",
+                "https://x.io/old",
+                "https://x.io/w"
+            ]
+        );
         // Other schemes, `jdbc:`, and the scp form of git remotes.
         assert_eq!(
             of(

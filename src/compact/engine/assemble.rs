@@ -289,10 +289,16 @@ impl Compaction {
     }
 
     /// The identifiers kept and lost: an identifier the summaries lost that the input still
-    /// holds verbatim (the newest message repeats it, say) is kept, not lost.
+    /// holds verbatim (the newest message repeats it, say) is kept, not lost. Each once, and
+    /// one a chunk kept is not lost by another (the summaries hold it).
     fn still_sent(&self, layout: &Layout) -> (Vec<String>, Vec<String>) {
-        if self.rounds.ids_lost.is_empty() {
-            return (self.rounds.ids_kept.clone(), Vec::new());
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut kept: Vec<String> = (self.rounds.ids_kept.iter())
+            .filter(|id| seen.insert(id.as_str()))
+            .cloned()
+            .collect();
+        if self.rounds.ids_lost.iter().all(|id| seen.contains(id.as_str())) {
+            return (kept, Vec::new());
         }
         let messages = self.input.conv.messages();
         let mut sent = String::new();
@@ -321,9 +327,11 @@ impl Compaction {
             }
         }
         let sent = super::super::mentions::Haystack::new(&sent);
-        let mut kept = self.rounds.ids_kept.clone();
         let mut lost = Vec::new();
         for id in &self.rounds.ids_lost {
+            if !seen.insert(id.as_str()) {
+                continue;
+            }
             if sent.mentions(id) {
                 kept.push(id.clone());
             } else {
