@@ -5,7 +5,9 @@
 //! report an outcome (the exception a traceback ends with, failures, passes), what the user
 //! said first, and the sentences of the conversation that carry specifics a later question
 //! asks for (dates, times, numbers, names; not lines of code, whose identifiers the ledger
-//! keeps); open items are the user's last request and questions left at the end. Entities
+//! keeps); open items are the user's last request and questions left at the end. A sentence
+//! either side marks (`Decision:`, `We agreed`, `Open items:`, `TODO`, `Next steps:`) goes
+//! to its section, and outranks a cue's sentence when the summary is trimmed. Entities
 //! are the ranked identifiers, then the names mentioned, most mentioned first. Each section
 //! is trimmed, the least specific and oldest items first, until the whole fits the token
 //! cap; a fold merges summaries the same way, keeping the exception a command ended with
@@ -37,6 +39,27 @@ const DECISION_CUES: &[&str] = &[
     "instead of",
     "switch to",
     "use ",
+];
+/// What someone writes to mark a decision, by either side: it ranks above a cue's sentence.
+const DECISION_LABELS: &[&str] = &[
+    "decision:",
+    "decided:",
+    "we decided",
+    "we agreed",
+    "agreed to ",
+    "final decision",
+];
+/// What marks an item left open, by either side.
+const OPEN_CUES: &[&str] = &[
+    "open item",
+    "action item",
+    "todo",
+    "to-do",
+    "next step",
+    "follow-up",
+    "follow up",
+    "still need",
+    "pending:",
 ];
 const OUTCOME_CUES: &[&str] = &[
     "error",
@@ -307,6 +330,15 @@ impl Gathered {
             self.open.push(clip(q), 0);
         }
         for s in &all {
+            let lower = s.to_lowercase();
+            if labelled(&lower, DECISION_LABELS) {
+                self.decisions.push(clip(s), RANK_OUTCOME);
+                continue;
+            }
+            if labelled(&lower, OPEN_CUES) {
+                self.open.push(clip(s), RANK_OUTCOME);
+                continue;
+            }
             let score = specifics(s);
             if score >= SPECIFIC {
                 self.facts.push(clip(s), score.min(RANK_SENTENCE_MAX));
@@ -319,7 +351,12 @@ impl Gathered {
         let all = sentences(t);
         for &s in &all {
             let lower = s.to_lowercase();
-            if DECISION_CUES.iter().any(|c| lower.contains(c)) {
+            if labelled(&lower, DECISION_LABELS) {
+                self.decisions.push(clip(s), RANK_OUTCOME);
+            } else if labelled(&lower, OPEN_CUES) {
+                self.open.push(clip(s), RANK_OUTCOME);
+                continue;
+            } else if DECISION_CUES.iter().any(|c| lower.contains(c)) {
                 self.decisions.push(clip(s), 0);
             } else {
                 let score = specifics(s);
@@ -346,6 +383,13 @@ impl Gathered {
             self.facts.push(clip(l), RANK_OUTCOME);
         }
     }
+}
+
+/// Whether a sentence (lower case) is marked with one of `labels`, as written in a chat:
+/// at its start, after a bullet or bold markers (`- **Decision:**`, `Open items: ...`).
+fn labelled(lower: &str, labels: &[&str]) -> bool {
+    let start = lower.trim_start_matches(|c: char| matches!(c, '-' | '*' | '#' | '>' | ' ' | '_'));
+    labels.iter().any(|l| start.starts_with(l))
 }
 
 /// An extractive summary of `messages` within `max_tokens`.
@@ -460,8 +504,10 @@ fn weakest(items: &[Item]) -> Option<usize> {
 const CAPS: [usize; 4] = [6, 30, 24, 4];
 /// At most this many facts from tool results, the latest.
 const MAX_OUTCOMES: usize = 8;
+const DECISIONS: usize = 0;
 const ENTITIES: usize = 1;
 const FACTS: usize = 2;
+const OPEN: usize = 3;
 
 /// Drops items until the summary fits, in turn from each section: its lowest-ranked item,
 /// the oldest among equals. Items are counted one by one to get near the cap, then the
@@ -504,6 +550,17 @@ fn fit(mut sections: [Vec<Item>; 4], counter: &dyn TextCounter, max_tokens: usiz
         if s == ENTITIES && sections[s][k].rank > RANK_IDENTIFIER / 2 {
             if let Some(f) = weakest(&sections[FACTS]).filter(|&f| sections[FACTS][f].rank < RANK_OUTCOME) {
                 (s, k) = (FACTS, f);
+            }
+        } else if s != ENTITIES && sections[s][k].rank >= RANK_OUTCOME {
+            // What a command ended with, a decision or an open item someone marked as such:
+            // a sentence of conversation in another section goes first.
+            let weaker = [DECISIONS, FACTS, OPEN]
+                .into_iter()
+                .filter_map(|t| weakest(&sections[t]).map(|w| (t, w)))
+                .filter(|&(t, w)| sections[t][w].rank < RANK_OUTCOME)
+                .min_by_key(|&(t, w)| sections[t][w].rank);
+            if let Some(found) = weaker {
+                (s, k) = found;
             }
         }
         sections[s].remove(k);
@@ -554,137 +611,4 @@ pub fn fold(summaries: &[&str], counter: &dyn TextCounter, max_tokens: usize) ->
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn facts_take_the_exception_a_traceback_ends_with() {
-        let conv = crate::messages::Conversation::parse(
-            &serde_json::json!([
-                {"role": "user", "content": "run it please now"},
-                {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
-                {"role": "tool", "tool_call_id": "c", "content": "Traceback (most recent call last):\n  File \"x.py\", line 1\nsqlite3.OperationalError: no such table: t"}
-            ]),
-            None,
-        )
-        .unwrap();
-        let m: Vec<&Message> = conv.messages().iter().collect();
-        let enc = crate::tokenizer::tokenizer(crate::Encoding::O200kBase).unwrap();
-        let s = summarize(&m, &[], enc, 512);
-        assert!(s.contains("sqlite3.OperationalError: no such table: t"), "{s}");
-        assert!(!s.contains("most recent call last"), "{s}");
-    }
-
-    fn summary_of(messages: serde_json::Value, max_tokens: usize) -> String {
-        let conv = crate::messages::Conversation::parse(&messages, None).unwrap();
-        let m: Vec<&Message> = conv.messages().iter().collect();
-        let enc = crate::tokenizer::tokenizer(crate::Encoding::O200kBase).unwrap();
-        summarize(&m, &[], enc, max_tokens)
-    }
-
-    #[test]
-    fn conversation_keeps_sentences_with_dates_numbers_and_names() {
-        let s = summary_of(
-            serde_json::json!([
-                {"role": "user", "content": "Hi there, how was your week?"},
-                {"role": "assistant", "content": "Sounds great! I adopted a puppy from a shelter in Connecticut on 3 May. It was lovely."},
-                {"role": "user", "content": "Wow, that is so nice to hear. We met at McGee's with Maria last Friday."}
-            ]),
-            512,
-        );
-        assert!(
-            s.contains("I adopted a puppy from a shelter in Connecticut on 3 May"),
-            "{s}"
-        );
-        assert!(s.contains("We met at McGee's with Maria last Friday"), "{s}");
-        assert!(!s.contains("It was lovely"), "{s}");
-        assert!(!s.contains("Sounds great"), "{s}");
-        // Names are entities; a sentence's first word is not a name.
-        let entities = s.lines().find(|l| l.contains("**Entities:**")).unwrap();
-        assert!(
-            entities.contains("Connecticut") && entities.contains("McGee's") && entities.contains("Maria"),
-            "{s}"
-        );
-        assert!(!entities.contains("Wow") && !entities.contains("Sounds"), "{s}");
-    }
-
-    #[test]
-    fn the_least_specific_facts_go_first_and_the_summary_fits() {
-        let mut messages = vec![serde_json::json!({"role": "user", "content": "Tell me about your trips."})];
-        for k in 0..60 {
-            messages.push(serde_json::json!({"role": "assistant", "content": format!("We drove to Boston with Anna in trip number {k}.")}));
-            messages.push(serde_json::json!({"role": "user", "content": "Nice."}));
-        }
-        messages.push(serde_json::json!({"role": "assistant", "content": "On 17 March, 2022 at 3:47 pm we landed in Lisbon, Portugal with Anna and Tom."}));
-        let enc = crate::tokenizer::tokenizer(crate::Encoding::O200kBase).unwrap();
-        for max in [120, 200, 512] {
-            let s = summary_of(serde_json::Value::Array(messages.clone()), max);
-            assert!(enc.count(&s) <= max, "{max}: {s}");
-            assert!(s.contains("we landed in Lisbon, Portugal"), "{max}: {s}");
-        }
-    }
-
-    #[test]
-    fn a_larger_cap_keeps_more_facts() {
-        let mut messages = vec![serde_json::json!({"role": "user", "content": "Tell me about your trips."})];
-        for k in 0..60 {
-            messages.push(serde_json::json!({"role": "assistant", "content": format!("On {k} May we drove to Boston with Anna.")}));
-            messages.push(serde_json::json!({"role": "user", "content": "Nice."}));
-        }
-        let kept = |max| {
-            let s = summary_of(serde_json::Value::Array(messages.clone()), max);
-            (0..60)
-                .filter(|k| s.contains(&format!("On {k} May we drove")))
-                .count()
-        };
-        let (small, large) = (kept(512), kept(2048));
-        assert!(small <= 24, "{small}");
-        assert!(large > 2 * small, "{small} -> {large}");
-    }
-
-    #[test]
-    fn a_clipped_item_ends_at_a_word_and_splits_no_character() {
-        let uuid = "3f2b0107-9c1d-4e2a-8b7f-1234567890ab";
-        let texts =
-            (0..40).map(|pad| format!("{} request {uuid} latency 10 ms", "x".repeat(MAX_ITEM - 20 - pad)));
-        // A cut that lands inside a character (the words before it are whole).
-        let emoji = (MAX_ITEM - 16..MAX_ITEM - 1).map(|k| format!("{} 🙂🙂🙂🙂 and more", "a".repeat(k)));
-        for text in texts.chain(emoji) {
-            let clipped = clip(&text);
-            let kept = clipped.strip_suffix('…').unwrap_or(&clipped);
-            assert!(
-                clipped == text || text[kept.len()..].starts_with(' '),
-                "{clipped}"
-            );
-        }
-    }
-
-    #[test]
-    fn sentences_keep_file_names_and_versions_whole() {
-        let s = sentences("Open numpy_handler.py in v1.2 first. Then run the tests! Done?\nNext line here.");
-        assert_eq!(
-            s,
-            [
-                "Open numpy_handler.py in v1.2 first",
-                "Then run the tests",
-                "Next line here"
-            ]
-        );
-    }
-
-    #[test]
-    fn lines_of_code_are_not_specific_sentences() {
-        for code in [
-            "18:print(\"Script completed successfully, no errors. Result:\", result)",
-            "281:        raise AttributeError(",
-            "if self.violation_error_code is None and x == [1, 2]: return {}",
-        ] {
-            assert_eq!(specifics(code), 0, "{code}");
-        }
-        // Prose with a date, a number and names still is, parentheses and all.
-        assert!(
-            specifics("Caroline went to the LGBTQ support group on 7 May 2023 (a Sunday) in Boston")
-                >= SPECIFIC
-        );
-    }
-}
+mod tests;

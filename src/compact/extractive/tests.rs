@@ -1,0 +1,153 @@
+use super::*;
+
+#[test]
+fn facts_take_the_exception_a_traceback_ends_with() {
+    let conv = crate::messages::Conversation::parse(
+        &serde_json::json!([
+            {"role": "user", "content": "run it please now"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c", "content": "Traceback (most recent call last):\n  File \"x.py\", line 1\nsqlite3.OperationalError: no such table: t"}
+        ]),
+        None,
+    )
+    .unwrap();
+    let m: Vec<&Message> = conv.messages().iter().collect();
+    let enc = crate::tokenizer::tokenizer(crate::Encoding::O200kBase).unwrap();
+    let s = summarize(&m, &[], enc, 512);
+    assert!(s.contains("sqlite3.OperationalError: no such table: t"), "{s}");
+    assert!(!s.contains("most recent call last"), "{s}");
+}
+
+fn summary_of(messages: serde_json::Value, max_tokens: usize) -> String {
+    let conv = crate::messages::Conversation::parse(&messages, None).unwrap();
+    let m: Vec<&Message> = conv.messages().iter().collect();
+    let enc = crate::tokenizer::tokenizer(crate::Encoding::O200kBase).unwrap();
+    summarize(&m, &[], enc, max_tokens)
+}
+
+#[test]
+fn conversation_keeps_sentences_with_dates_numbers_and_names() {
+    let s = summary_of(
+        serde_json::json!([
+            {"role": "user", "content": "Hi there, how was your week?"},
+            {"role": "assistant", "content": "Sounds great! I adopted a puppy from a shelter in Connecticut on 3 May. It was lovely."},
+            {"role": "user", "content": "Wow, that is so nice to hear. We met at McGee's with Maria last Friday."}
+        ]),
+        512,
+    );
+    assert!(
+        s.contains("I adopted a puppy from a shelter in Connecticut on 3 May"),
+        "{s}"
+    );
+    assert!(s.contains("We met at McGee's with Maria last Friday"), "{s}");
+    assert!(!s.contains("It was lovely"), "{s}");
+    assert!(!s.contains("Sounds great"), "{s}");
+    // Names are entities; a sentence's first word is not a name.
+    let entities = s.lines().find(|l| l.contains("**Entities:**")).unwrap();
+    assert!(
+        entities.contains("Connecticut") && entities.contains("McGee's") && entities.contains("Maria"),
+        "{s}"
+    );
+    assert!(!entities.contains("Wow") && !entities.contains("Sounds"), "{s}");
+}
+
+#[test]
+fn the_least_specific_facts_go_first_and_the_summary_fits() {
+    let mut messages = vec![serde_json::json!({"role": "user", "content": "Tell me about your trips."})];
+    for k in 0..60 {
+        messages.push(serde_json::json!({"role": "assistant", "content": format!("We drove to Boston with Anna in trip number {k}.")}));
+        messages.push(serde_json::json!({"role": "user", "content": "Nice."}));
+    }
+    messages.push(serde_json::json!({"role": "assistant", "content": "On 17 March, 2022 at 3:47 pm we landed in Lisbon, Portugal with Anna and Tom."}));
+    let enc = crate::tokenizer::tokenizer(crate::Encoding::O200kBase).unwrap();
+    for max in [120, 200, 512] {
+        let s = summary_of(serde_json::Value::Array(messages.clone()), max);
+        assert!(enc.count(&s) <= max, "{max}: {s}");
+        assert!(s.contains("we landed in Lisbon, Portugal"), "{max}: {s}");
+    }
+}
+
+#[test]
+fn a_larger_cap_keeps_more_facts() {
+    let mut messages = vec![serde_json::json!({"role": "user", "content": "Tell me about your trips."})];
+    for k in 0..60 {
+        messages.push(serde_json::json!({"role": "assistant", "content": format!("On {k} May we drove to Boston with Anna.")}));
+        messages.push(serde_json::json!({"role": "user", "content": "Nice."}));
+    }
+    let kept = |max| {
+        let s = summary_of(serde_json::Value::Array(messages.clone()), max);
+        (0..60)
+            .filter(|k| s.contains(&format!("On {k} May we drove")))
+            .count()
+    };
+    let (small, large) = (kept(512), kept(2048));
+    assert!(small <= 24, "{small}");
+    assert!(large > 2 * small, "{small} -> {large}");
+}
+
+#[test]
+fn a_clipped_item_ends_at_a_word_and_splits_no_character() {
+    let uuid = "3f2b0107-9c1d-4e2a-8b7f-1234567890ab";
+    let texts =
+        (0..40).map(|pad| format!("{} request {uuid} latency 10 ms", "x".repeat(MAX_ITEM - 20 - pad)));
+    // A cut that lands inside a character (the words before it are whole).
+    let emoji = (MAX_ITEM - 16..MAX_ITEM - 1).map(|k| format!("{} 🙂🙂🙂🙂 and more", "a".repeat(k)));
+    for text in texts.chain(emoji) {
+        let clipped = clip(&text);
+        let kept = clipped.strip_suffix('…').unwrap_or(&clipped);
+        assert!(
+            clipped == text || text[kept.len()..].starts_with(' '),
+            "{clipped}"
+        );
+    }
+}
+
+#[test]
+fn sentences_keep_file_names_and_versions_whole() {
+    let s = sentences("Open numpy_handler.py in v1.2 first. Then run the tests! Done?\nNext line here.");
+    assert_eq!(
+        s,
+        [
+            "Open numpy_handler.py in v1.2 first",
+            "Then run the tests",
+            "Next line here"
+        ]
+    );
+}
+
+#[test]
+fn lines_of_code_are_not_specific_sentences() {
+    for code in [
+        "18:print(\"Script completed successfully, no errors. Result:\", result)",
+        "281:        raise AttributeError(",
+        "if self.violation_error_code is None and x == [1, 2]: return {}",
+    ] {
+        assert_eq!(specifics(code), 0, "{code}");
+    }
+    // Prose with a date, a number and names still is, parentheses and all.
+    assert!(
+        specifics("Caroline went to the LGBTQ support group on 7 May 2023 (a Sunday) in Boston") >= SPECIFIC
+    );
+}
+
+#[test]
+fn decisions_and_open_items_either_side_marks_are_kept_as_such() {
+    let week = |n: u32| {
+        format!("Week {n}: revenue 1{n}2,400 EUR, churn 2.{n}%, 34{n} new accounts in the Berlin region.")
+    };
+    let mut messages =
+        vec![serde_json::json!({"role": "user", "content": "Let's review the weekly numbers."})];
+    for n in 1..7 {
+        messages.push(serde_json::json!({"role": "assistant", "content": week(n)}));
+        messages.push(serde_json::json!({"role": "user", "content": "ok"}));
+    }
+    messages.push(serde_json::json!({"role": "user", "content": "Decision: switch the report to a LEFT JOIN on accounts. Open items: re-calibrate churn_v3; Finance to confirm EUR or USD."}));
+    messages.push(
+        serde_json::json!({"role": "assistant", "content": "- **Next steps:** rerun the export on Monday."}),
+    );
+    let s = summary_of(serde_json::Value::Array(messages), 200);
+    let line = |label: &str| s.lines().find(|l| l.contains(label)).unwrap_or("").to_owned();
+    assert!(line("**Decisions:**").contains("LEFT JOIN"), "{s}");
+    assert!(line("**Open Items:**").contains("re-calibrate churn_v3"), "{s}");
+    assert!(line("**Open Items:**").contains("rerun the export"), "{s}");
+}
