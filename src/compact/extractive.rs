@@ -388,7 +388,7 @@ impl Gathered {
 /// Whether a sentence (lower case) is marked with one of `labels`, as written in a chat:
 /// at its start, after a bullet or bold markers (`- **Decision:**`, `Open items: ...`).
 fn labelled(lower: &str, labels: &[&str]) -> bool {
-    let start = lower.trim_start_matches(|c: char| matches!(c, '-' | '*' | '#' | '>' | ' ' | '_'));
+    let start = lower.trim_start_matches(['-', '*', '#', '>', ' ', '_']);
     labels.iter().any(|l| start.starts_with(l))
 }
 
