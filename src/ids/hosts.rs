@@ -1,6 +1,6 @@
 //! Host names without a scheme or a port: `api.shopline.example.com`,
 //! `registry.npmjs.org`, `kafka-2.kafka.svc.cluster.local`, and with the path after them
-//! (`github.com/acme/widgets`).
+//! (`github.com/acme/widgets`); an image's tag after that joins it (`extract`).
 //!
 //! Lower case, two labels or more, and a last label that is a top-level domain people use
 //! in text or an internal suffix (`.internal`, `.local`); so `Node.js`, `e.g.`, `os.path`,
@@ -124,6 +124,14 @@ mod tests {
                 "www.example.museum",
                 "redis.default.svc.cluster.local"
             ]
+        );
+        // An image with its tag is one identifier.
+        assert_eq!(
+            of(
+                IdKind::Host,
+                "image ghcr.io/acme/payments-api:1.42.0 rolled; gcr.io/p/api:v3.14.2-rc.1."
+            ),
+            ["ghcr.io/acme/payments-api:1.42.0", "gcr.io/p/api:v3.14.2-rc.1"]
         );
         assert!(of(
             IdKind::Host,

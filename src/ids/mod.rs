@@ -225,8 +225,20 @@ pub fn extract(text: &str) -> Vec<Identifier> {
     }
     commands_in_text(text, &mut found);
     found.sort_by_key(|&(s, kind, _)| (s, kind));
-    found
-        .into_iter()
+    // A container image's tag right after its path (`ghcr.io/acme/api:1.4.0`): one identifier.
+    let mut out: Vec<(usize, IdKind, &str)> = Vec::with_capacity(found.len());
+    for (s, kind, t) in found {
+        if let Some(last) = out.last_mut() {
+            let end = last.0 + last.2.len();
+            let image = last.1 == IdKind::Host && last.2.contains('/');
+            if image && kind == IdKind::Version && s == end + 1 && text.as_bytes()[end] == b':' {
+                last.2 = &text[last.0..s + t.len()];
+                continue;
+            }
+        }
+        out.push((s, kind, t));
+    }
+    out.into_iter()
         .map(|(_, kind, t)| Identifier::new(kind, t))
         .collect()
 }
