@@ -53,7 +53,9 @@ pub(super) fn scan_url(b: &[u8], out: &mut Vec<Span>) {
         if b[..s].ends_with(b"jdbc:") && !word_before(b, s - 5) {
             s -= 5;
         }
-        if let Some(e) = url_end(b, colon + 3) {
+        // `_https://…_`: emphasis; a URL's own `__` (`#object.__hash__`) stays otherwise.
+        let underscored = s > 0 && b[s - 1] == b'_';
+        if let Some(e) = url_end(b, colon + 3, underscored) {
             out.push((s, e, IdKind::Url));
             i = e;
         }
@@ -92,8 +94,9 @@ fn scp_at(b: &[u8], colon: usize) -> Option<(usize, usize)> {
 }
 
 /// `[^\s<>"'`)\]}]+` from `start`, without what closes it in prose: markdown emphasis
-/// (`**url**`, `_url_`, `~~url~~`), closing quotes and brackets (`”`, `’`, `»`, `」`), `…`.
-fn url_end(b: &[u8], start: usize) -> Option<usize> {
+/// (`**url**`, `~~url~~`, and `_url_` when `underscored`), closing quotes and brackets
+/// (`”`, `’`, `»`, `」`), `…`.
+fn url_end(b: &[u8], start: usize, underscored: bool) -> Option<usize> {
     let mut j = start;
     while let Some(c) = char_at(b, j) {
         if is_space(c) || matches!(c, '<' | '>' | '"' | '\'' | '`' | ')' | ']' | '}') {
@@ -102,10 +105,11 @@ fn url_end(b: &[u8], start: usize) -> Option<usize> {
         j += c.len_utf8();
     }
     while let Some(c) = char_before(b, j).filter(|_| j > start) {
-        if !matches!(
+        let closing = matches!(
             c,
-            '*' | '_' | '~' | '”' | '’' | '»' | '›' | '」' | '』' | '】' | '）' | '…'
-        ) {
+            '*' | '~' | '”' | '’' | '»' | '›' | '」' | '』' | '】' | '）' | '…'
+        );
+        if !(closing || (c == '_' && underscored)) {
             break;
         }
         j -= c.len_utf8();
@@ -368,7 +372,7 @@ mod tests {
         assert_eq!(
             of(
                 IdKind::Url,
-                "**https://wiki.acme.io/db-failover** *https://x.io/4412* «https://x.io/o» “https://x.io/a” _https://docs.acme.io/restore_ ~~https://x.io/old~~ https://x.io/w…"
+                "**https://wiki.acme.io/db-failover** *https://x.io/4412* «https://x.io/o» “https://x.io/a” _https://docs.acme.io/restore_ ~~https://x.io/old~~ https://x.io/w… https://docs.python.org/3/reference/datamodel.html#object.__hash__"
             ),
             [
                 "https://wiki.acme.io/db-failover",
@@ -377,7 +381,8 @@ mod tests {
                 "https://x.io/a",
                 "https://docs.acme.io/restore",
                 "https://x.io/old",
-                "https://x.io/w"
+                "https://x.io/w",
+                "https://docs.python.org/3/reference/datamodel.html#object.__hash__"
             ]
         );
         // Other schemes, `jdbc:`, and the scp form of git remotes.

@@ -199,7 +199,8 @@ function breakOptions(r, call, base) {
       return { options: { ...base, contextWindow: base.contextWindow ?? 8192, [key]: v }, expect: RANGE, what: `${key}: ${v}` };
     }
     case "both":
-      return { options: { ...base, model: "gpt-4o", encoding: "o200k_base" }, expect: ARG, what: "model and encoding" };
+      // A model with an encoding is counted with the encoding: an unknown one is refused.
+      return { options: { ...base, model: "gpt-4o", encoding: "p50k_base" }, expect: ["UNKNOWN_ENCODING"], what: "model and an unknown encoding" };
     case "encoding": {
       const { model: _, ...rest } = base;
       const options = { ...rest, encoding: r.pick(["p50k_base", "O200K_BASE", ""]) };
@@ -243,7 +244,7 @@ function countTokensCase(r) {
     [null, ARG],
     [{ model: 5 }, ARG],
     [{ encoding: "o200k_base", format: "openai" }, ARG],
-    [{ encoding: "o200k_base", model: "gpt-4o" }, ARG],
+    [{ encoding: "p50k_base", model: "gpt-4o" }, ["UNKNOWN_ENCODING"]],
     [{ $proxy: { target: { encoding: "o200k_base" }, trap: "get" } }, ARG],
     [{ $proxy: { target: { model: "gpt-4o" }, trap: "ownKeys" } }, ARG],
   ]);

@@ -34,6 +34,11 @@ const partText = (p) => (p && typeof p === "object" ? p.text : undefined);
  */
 const onePartText = (c) => (Array.isArray(c) && c.length === 1 && c[0]?.type === "text" ? partText(c[0]) : undefined);
 
+/** Whether a content part is text, in any of the four formats. */
+const isTextPart = (p) => p !== null && typeof p === "object" && ["text", "input_text", "output_text"].includes(p.type);
+/** The parts of a content that are not text (images, files), in order. */
+const nonText = (parts) => parts.filter((p) => !isTextPart(p));
+
 /** Whether `o` is the message ctxfold adds: a summary or the marker, as a text message. */
 export function isInserted(o) {
   if (o === null || typeof o !== "object") return false;
@@ -49,7 +54,11 @@ function prunedCopyProblem(format, orig, o) {
     case "openai":
       return typeof o.content === "string" ? null : "a pruned OpenAI tool message's content is not a string";
     case "openai-responses":
-      return typeof o.output === "string" ? null : "a pruned function output is not a string";
+      if (typeof o.output === "string") return null;
+      // An output in parts keeps its images and files, in order, beside one text part.
+      if (!Array.isArray(orig.output) || !Array.isArray(o.output)) return "a pruned function output is neither a string nor parts";
+      if (!deepEqual(nonText(orig.output), nonText(o.output))) return "a pruned function output lost or changed its images or files";
+      return o.output.filter(isTextPart).length === 1 ? null : "a pruned function output in parts has not one text part";
     default: {
       const a = orig.content;
       const b = o.content;
@@ -93,11 +102,20 @@ function sameFrame(orig, o) {
  * of the original, a line `[... truncated ...]`, the end of the original.
  */
 function truncatedCopyProblem(format, orig, o) {
-  const text = typeof orig.content === "string" ? orig.content : partText(orig.content?.[0]);
+  let text = typeof orig.content === "string" ? orig.content : partText(orig.content?.[0]);
   // AI SDK messages keep their shape: an array's one text part is cut in place, its other
   // fields (providerOptions) kept.
   let cutText = o.content;
-  if (format === "ai-sdk" && Array.isArray(orig.content)) {
+  if (Array.isArray(orig.content) && orig.content.some((p) => !isTextPart(p))) {
+    // Images or files beside the text: the text parts, as one, are cut into one text part;
+    // the others stay, in order.
+    if (!Array.isArray(o.content)) return "a truncated copy with images or files is not an array of parts";
+    if (!deepEqual(nonText(orig.content), nonText(o.content))) return "a truncated copy lost or changed its images or files";
+    const texts = o.content.filter(isTextPart);
+    if (texts.length !== 1) return "a truncated copy with images or files has not one text part";
+    text = orig.content.filter(isTextPart).map(partText).join("\n");
+    cutText = partText(texts[0]);
+  } else if (format === "ai-sdk" && Array.isArray(orig.content)) {
     cutText = onePartText(o.content);
     if (!deepEqual(omit(orig.content[0], ["text"]), omit(o.content[0], ["text"]))) return "a truncated part lost its other fields";
   }

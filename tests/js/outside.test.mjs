@@ -204,6 +204,8 @@ test("overflow: \"truncate\" cuts the text of a message with an image beside it,
   for (const [conversation, model, parts] of cases) {
     const r = await compact(conversation, { model, contextWindow: 8192, overflow: "truncate" });
     assert.ok(r.report.tokensAfter <= r.report.budget.input);
+    // The image is counted in what goes out, as a recount counts it.
+    assert.equal(countMessages(r.messages, { model }).total, r.report.tokensAfter, model);
     const last = (r.messages.messages ?? r.messages).at(-1);
     assert.deepEqual(last.content.map((p) => p.type), parts, model);
     assert.match(last.content[0].text, /truncated \d+ characters/);

@@ -349,14 +349,7 @@ impl Compaction {
         let each = order.iter().map(|o| match o {
             Out::Keep(i) | Out::Edited { index: i, .. } => self.tokens[*i],
             Out::Truncated { index, text } => {
-                let original = &conv.messages()[*index];
-                count_message(
-                    &Message {
-                        name: original.name.clone(),
-                        ..text_message(original.role, text)
-                    },
-                    counter,
-                )
+                count_message(&cut_copy(&conv.messages()[*index], text), counter)
             }
             Out::New(m) => count_message(&text_message(m.role, &m.text), counter),
             Out::Merged { index, text } => conv
@@ -404,22 +397,8 @@ impl Compaction {
                 })
                 .collect();
             let text = texts.join("\n");
-            let media: Vec<Part> = messages[i]
-                .parts
-                .iter()
-                .filter(|p| matches!(p, Part::Media { .. }))
-                .cloned()
-                .collect();
             let want = self.tokens[i].saturating_sub(over);
-            // The message as it will go out: its text replaced, its media and name kept.
-            let as_message = |t: &str| {
-                let mut m = Message {
-                    name: messages[i].name.clone(),
-                    ..text_message(messages[i].role, t)
-                };
-                m.parts.extend(media.iter().cloned());
-                count_message(&m, counter)
-            };
+            let as_message = |t: &str| count_message(&cut_copy(&messages[i], t), counter);
             let t = elide::fit(&text, want, &as_message, &truncation);
             let n = as_message(&t);
             over = over.saturating_sub(self.tokens[i].saturating_sub(n));
@@ -428,6 +407,23 @@ impl Compaction {
         }
         cut
     }
+}
+
+/// A message cut to fit as it goes out: its text replaced by `text`, its images, files and
+/// name kept.
+fn cut_copy(original: &Message, text: &str) -> Message {
+    let mut m = Message {
+        name: original.name.clone(),
+        ..text_message(original.role, text)
+    };
+    m.parts.extend(
+        original
+            .parts
+            .iter()
+            .filter(|p| matches!(p, Part::Media { .. }))
+            .cloned(),
+    );
+    m
 }
 
 /// Why an input does not fit with `overflow: "truncate"`.
