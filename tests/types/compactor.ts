@@ -95,6 +95,7 @@ async function chatApp(): Promise<void> {
   const ids: string[] = await compactor.list();
   const stop: () => void = compactor.on("compactionStart", (e) => void e.plan.trigger);
   compactor.on("fallback", (e) => void e.fallback.reason);
+  compactor.on("compactionFailed", (e) => void (e.retried satisfies boolean));
   compactor.on("suppressed", (e) => void (e.suppressed.guard satisfies "idempotency" | "backoff"));
   compactor.on("backoff", (e) => void (e.backoff.turns + e.backoff.level));
   compactor.on("breakerOpen", (e) => void e.breaker.untilTurn);
