@@ -15,20 +15,43 @@ use super::text::{char_at, char_before, char_len, is_word, word_at, word_before}
 /// assert!(!mentions("edited /testbed/a.pyc", "/testbed/a.py"));
 /// ```
 pub fn mentions(haystack: &str, needle: &str) -> bool {
-    if needle.is_empty() {
-        return false;
-    }
+    occurrences(haystack, needle, stands_whole).next().is_some()
+}
+
+/// The byte ranges where `needle` occurs in `haystack` as a whole identifier (as
+/// [`mentions`] finds it), in order.
+pub fn whole(haystack: &str, needle: &str) -> Vec<(usize, usize)> {
+    occurrences(haystack, needle, stands_whole).collect()
+}
+
+/// Whether the match `s..e` is not part of a longer word or path.
+fn stands_whole(h: &[u8], s: usize, e: usize) -> bool {
+    !continues_before(h, s) && !continues_after(h, e)
+}
+
+/// The matches `s..e` of `needle` in `haystack` that `fits(bytes, s, e)` accepts, in order,
+/// without overlap (an empty needle has none).
+fn occurrences<'a>(
+    haystack: &'a str,
+    needle: &'a str,
+    fits: impl Fn(&[u8], usize, usize) -> bool + 'a,
+) -> impl Iterator<Item = (usize, usize)> + 'a {
     let h = haystack.as_bytes();
     let mut from = 0;
-    while let Some(p) = haystack[from..].find(needle) {
-        let s = from + p;
-        let e = s + needle.len();
-        if !continues_before(h, s) && !continues_after(h, e) {
-            return true;
+    std::iter::from_fn(move || {
+        if needle.is_empty() {
+            return None;
         }
-        from = s + char_len(h, s);
-    }
-    false
+        while let Some(p) = haystack.get(from..)?.find(needle) {
+            let (s, e) = (from + p, from + p + needle.len());
+            if fits(h, s, e) {
+                from = e;
+                return Some((s, e));
+            }
+            from = s + char_len(h, s);
+        }
+        None
+    })
 }
 
 /// Whether `needle` is grounded in `haystack`: mentioned ([`mentions`]), or written there in
@@ -94,48 +117,20 @@ fn fuller(haystack: &str, needle: &str, hash: bool) -> bool {
     if needle.is_empty() || !(hash || path || host || origin || version) {
         return false;
     }
-    let h = haystack.as_bytes();
-    let mut from = 0;
-    while let Some(p) = haystack[from..].find(needle) {
-        let s = from + p;
-        let e = s + needle.len();
+    occurrences(haystack, needle, move |h, s, e| {
         // A path's end, or a version that is an image's tag or a package's (`api:1.4.0`).
         let tail = (path && matches!(char_before(h, s), Some('/' | '\\' | ':')))
             || (version && matches!(char_before(h, s), Some(':' | '@')));
         let head = hash && char_at(h, e).is_some_and(|c| c.is_ascii_hexdigit());
         // A host right after `//`, or an origin, that a URL's path, query or port follows.
-        let in_url = (host && s >= 2 && &h[s - 2..s] == b"//") || origin;
-        let url_start = in_url && matches!(char_at(h, e), Some('/' | '?' | '#' | ':'));
-        let before = tail || (host && s >= 2 && &h[s - 2..s] == b"//") || !continues_before(h, s);
+        let url_host = host && s >= 2 && &h[s - 2..s] == b"//";
+        let url_start = (url_host || origin) && matches!(char_at(h, e), Some('/' | '?' | '#' | ':'));
+        let before = tail || url_host || !continues_before(h, s);
         let after = head || url_start || !continues_after(h, e);
-        if before && after {
-            return true;
-        }
-        from = s + char_len(h, s);
-    }
-    false
-}
-
-/// The byte ranges where `needle` occurs in `haystack` as a whole identifier (as
-/// [`mentions`] finds it), in order.
-pub fn whole(haystack: &str, needle: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    if needle.is_empty() {
-        return out;
-    }
-    let h = haystack.as_bytes();
-    let mut from = 0;
-    while let Some(p) = haystack[from..].find(needle) {
-        let s = from + p;
-        let e = s + needle.len();
-        if !continues_before(h, s) && !continues_after(h, e) {
-            out.push((s, e));
-            from = e;
-        } else {
-            from = s + char_len(h, s);
-        }
-    }
-    out
+        before && after
+    })
+    .next()
+    .is_some()
 }
 
 /// Whether the text before `s` makes the match the tail of something longer.

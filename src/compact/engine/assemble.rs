@@ -345,7 +345,7 @@ impl Compaction {
     pub(super) fn output_tokens(&self, order: &[Out]) -> usize {
         let counter = self.counter();
         let conv = &self.input.conv;
-        let system = conv.system().map_or(0, |s| count_message(&s, counter));
+        let system = self.system_tokens;
         let each = order.iter().map(|o| match o {
             Out::Keep(i) | Out::Edited { index: i, .. } => self.tokens[*i],
             Out::Truncated { index, text } => {

@@ -51,6 +51,8 @@ pub struct Compaction {
     rounds: rounds::Rounds,
     /// A step whose tool outputs are cut in place: `(first message, end, room)`.
     step_cut: Option<(usize, usize, usize)>,
+    /// The tokens of what the request sends beside its messages (`Head::system`).
+    system_tokens: usize,
 }
 
 impl Compaction {
@@ -148,6 +150,7 @@ impl Compaction {
             summary_slot,
             summary_room,
             step_cut,
+            system_tokens: head.system,
         };
         c.check_fits()?;
         if c.plan.trigger.is_some() && !c.plan.evict.is_empty() {

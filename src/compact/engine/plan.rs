@@ -61,6 +61,9 @@ pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (State, Option<St
 
 /// The head and where the verbatim part starts.
 pub(super) struct Head {
+    /// The tokens of what the request sends beside its messages (its top-level system prompt
+    /// and tools: `Conversation::system`).
+    pub system: usize,
     /// The first message after the head (leading system messages, and the task when it is
     /// pinned and comes first).
     pub end: usize,
@@ -106,11 +109,12 @@ impl Head {
             .and_then(|m| m.index.checked_sub(1))
             .filter(|&i| i < boundary && i >= end);
         let raw = &input.counts;
-        let system = input
-            .conv
-            .system()
-            .map_or(0, |s| count_message(&s, &input.counter));
+        // Through the count cache: a request's tools can be tens of kilobytes, the same each turn.
+        let system = input.conv.system().map_or(0, |s| {
+            crate::count::count_each_with_hits(&[s], &input.counter).0[0]
+        });
         let mut head = Head {
+            system,
             end,
             pinned_first,
             boundary,
