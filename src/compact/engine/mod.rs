@@ -64,7 +64,7 @@ impl Compaction {
         let (state, state_reset) = plan::restore_state(&input, &digests);
         let structure = Structure::of(messages);
         let head = plan::Head::of(&input, &state);
-        let pruned = prune::apply(
+        let mut pruned = prune::apply(
             &Span {
                 messages,
                 structure: &structure,
@@ -102,7 +102,6 @@ impl Compaction {
             summary_max,
             summarizer_input,
         };
-        let mut pruned = pruned;
         let newest = structure.newest_step.filter(|&s| s >= head.boundary);
         // A step an earlier turn cut to fit is cut alike while it is sent as it was (not
         // evicted, not reached by pruning).
