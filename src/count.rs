@@ -8,7 +8,8 @@
 //! its name, its JSON arguments and 1. Providers do not publish framing for the other
 //! formats, so the same constants are used there (an estimate, like the counts of models
 //! without a public tokenizer). Media parts have no text to count: an image is charged
-//! as one 1024x1024 high-detail image on GPT-4o (765 tokens), files and audio as
+//! as one 1024x1024 high-detail image on GPT-4o (765 tokens; 85 at `detail: "low"`, which
+//! OpenAI charges flat whatever the size), files and audio as
 //! [`FILE_TOKENS`] and [`AUDIO_TOKENS`], opaque reasoning as one token per 4 bytes.
 
 use std::collections::HashMap;
@@ -32,6 +33,8 @@ pub const REPLY_PRIMING: usize = 3;
 pub const PER_TOOL_CALL: usize = 1;
 /// An image without known dimensions: one 1024x1024 high-detail image on GPT-4o.
 pub const IMAGE_TOKENS: usize = 765;
+/// An image at low detail on GPT-4o: a flat 85, whatever its dimensions.
+pub const LOW_DETAIL_IMAGE_TOKENS: usize = 85;
 /// A file or document part without extracted text.
 pub const FILE_TOKENS: usize = 1_000;
 /// An audio part.
@@ -417,6 +420,7 @@ pub fn count_message(message: &Message, counter: &dyn TextCounter) -> usize {
 fn media_tokens(kind: MediaKind) -> usize {
     match kind {
         MediaKind::Image => IMAGE_TOKENS,
+        MediaKind::ImageLow => LOW_DETAIL_IMAGE_TOKENS,
         MediaKind::File => FILE_TOKENS,
         MediaKind::Audio => AUDIO_TOKENS,
     }

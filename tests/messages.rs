@@ -971,3 +971,35 @@ fn provider_level_prompts_count_as_their_model_messages() {
     }
     assert!(checked > 1000, "{checked} messages");
 }
+
+/// OpenAI charges an image at `detail: "low"` a flat 85 tokens (GPT-4o), whatever its size;
+/// `high`, `auto` or no detail stay the 1024x1024 high-detail figure.
+#[test]
+fn low_detail_images_count_as_one_tile() {
+    use ctxfold::count::{count_message, IMAGE_TOKENS, LOW_DETAIL_IMAGE_TOKENS};
+    let url = "data:image/png;base64,iVBORw0KGgo=";
+    let chat = |detail: Value| {
+        let mut image_url = json!({ "url": url });
+        if !detail.is_null() {
+            image_url["detail"] = detail;
+        }
+        json!([{"role": "user", "content": [{"type": "image_url", "image_url": image_url}]}])
+    };
+    let responses = |detail: Value| {
+        let mut part = json!({"type": "input_image", "image_url": url});
+        if !detail.is_null() {
+            part["detail"] = detail;
+        }
+        json!([{"type": "message", "role": "user", "content": [part]}])
+    };
+    for make in [&chat as &dyn Fn(Value) -> Value, &responses] {
+        let tokens = |detail: Value| {
+            let conv = Conversation::parse(&make(detail), None).unwrap();
+            count_message(&conv.messages()[0], &Bytes)
+        };
+        let base = tokens(json!("low")) - LOW_DETAIL_IMAGE_TOKENS;
+        for detail in [Value::Null, json!("high"), json!("auto")] {
+            assert_eq!(tokens(detail.clone()), base + IMAGE_TOKENS, "{detail}");
+        }
+    }
+}

@@ -129,6 +129,8 @@ pub enum Part {
 pub enum MediaKind {
     /// An image.
     Image,
+    /// An image sent at low detail (OpenAI's `detail: "low"`): one 512x512 tile.
+    ImageLow,
     /// A file or document.
     File,
     /// Audio.

@@ -100,13 +100,22 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
     Ok(Message { role, parts, name })
 }
 
+/// An image part's kind by its `detail` (`"low"`: one flat tile; `"high"`, `"auto"` or none:
+/// counted as a high-detail image, as `auto` may send it).
+pub(super) fn image_kind(detail: Option<&Value>) -> MediaKind {
+    match detail.and_then(Value::as_str) {
+        Some("low") => MediaKind::ImageLow,
+        _ => MediaKind::Image,
+    }
+}
+
 fn content_part(part: &Value, path: &Path) -> Result<Part, Error> {
     let obj = object(part, path)?;
     Ok(match string(obj, "type", path)? {
         "text" => Part::Text(string(obj, "text", path)?.to_owned()),
         "refusal" => Part::Text(string(obj, "refusal", path)?.to_owned()),
         "image_url" => Part::Media {
-            kind: MediaKind::Image,
+            kind: image_kind(obj.get("image_url").and_then(|u| u.get("detail"))),
         },
         "input_audio" => Part::Media {
             kind: MediaKind::Audio,

@@ -137,7 +137,7 @@ fn content_part(part: &Value, path: &Path) -> Result<Part, Error> {
         }
         "refusal" => Part::Text(string(obj, "refusal", path)?.to_owned()),
         "input_image" => Part::Media {
-            kind: MediaKind::Image,
+            kind: super::openai::image_kind(obj.get("detail")),
         },
         "input_file" => Part::Media {
             kind: MediaKind::File,
