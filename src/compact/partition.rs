@@ -315,6 +315,17 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_user_message_starts_a_turn() {
+        // An attachment whose parts were stripped upstream: still the user's newest words.
+        let m = conv(json!([
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": "a"},
+            {"role": "user", "content": []}
+        ]));
+        assert_eq!(Structure::of(&m).turn_starts, [0, 2]);
+    }
+
+    #[test]
     fn reasoning_items_stay_with_what_follows() {
         let m = conv(json!([
             {"role": "user", "content": "q"},

@@ -204,7 +204,9 @@ impl Message {
 
     /// A message that starts a turn: from the user, with something other than tool results.
     pub fn starts_turn(&self) -> bool {
-        self.role == Role::User && self.parts.iter().any(|p| !matches!(p, Part::ToolResult { .. }))
+        // An empty user message (`content: []`) is the user's too, not a step of a tool loop.
+        self.role == Role::User
+            && (self.parts.is_empty() || self.parts.iter().any(|p| !matches!(p, Part::ToolResult { .. })))
     }
 
     /// The ids of the tool calls this message makes.
