@@ -147,9 +147,9 @@ pub(super) fn scan_ticket(b: &[u8], out: &mut Vec<Span>) {
                 None
             } else if prefix == i + 1 {
                 // `A-88213`: one capital needs a longer number (`F-16`, `B-52` are names).
-                digits_then_boundary(b, prefix + 1, 4, 8)
+                digits_then_boundary(b, prefix + 1, 4, 8).map(|e| ticket_suffix(b, e))
             } else {
-                digits_then_boundary(b, prefix + 1, 1, 8)
+                digits_then_boundary(b, prefix + 1, 1, 8).map(|e| ticket_suffix(b, e))
             }
         } else if c == b'#' && !matches!(i.checked_sub(1).map(|j| b[j]), Some(b'&' | b'#')) {
             if !word_before(b, i) {
@@ -171,6 +171,29 @@ pub(super) fn scan_ticket(b: &[u8], out: &mut Vec<Span>) {
             None => i += 1,
         }
     }
+}
+
+/// A ticket's end past the capitals and digits that follow it after a dash, at most two
+/// groups of at most 8 (`HVJ-55821-K`, `INC-2024-00123`); a group in lower case (`JIRA-123-fix`,
+/// a branch name) is not the ticket's.
+fn ticket_suffix(b: &[u8], mut end: usize) -> usize {
+    for _ in 0..2 {
+        if b.get(end) != Some(&b'-') {
+            break;
+        }
+        let e = run(b, end + 1, |c| c.is_ascii_uppercase() || c.is_ascii_digit());
+        if !(1..=8).contains(&(e - end - 1))
+            || word_at(b, e)
+            || (b.get(e) == Some(&b'-')
+                && word_at(b, e + 1)
+                && !b[e + 1].is_ascii_uppercase()
+                && !b[e + 1].is_ascii_digit())
+        {
+            break;
+        }
+        end = e;
+    }
+    end
 }
 
 /// `CVE-2024-3094` and `GHSA-4x2v-8q7m-c9pq` at `i`: the end.
@@ -296,6 +319,13 @@ mod tests {
                 "GHSA-4x2v-8q7m-c9pq",
                 "acme/widgets#2210"
             ]
+        );
+        assert_eq!(
+            of(
+                IdKind::Ticket,
+                "booking HVJ-55821-K, INC-2024-00123; JIRA-123-fix, OPS-7-AB-CD-EF"
+            ),
+            ["HVJ-55821-K", "INC-2024-00123", "JIRA-123", "OPS-7-AB-CD"]
         );
         assert!(of(
             IdKind::Ticket,
