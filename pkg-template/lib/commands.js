@@ -101,17 +101,21 @@ async function handoff(compactor, id, { options, compact }) {
   const own = new Set(history);
   const knobs = { ...options, manual: true, state: data.meta.state, bufferTurns: 0, summaryRole: "system", alternateRoles: false, format: data.meta.format };
   delete knobs.keepRecentTokens;
-  const input = anthropic && data.meta.system != null ? { system: data.meta.system, messages: history } : history;
-  const out = await compact(input, knobs);
-  // compact() answers in the shape it was given: an array, or { system, messages }.
+  // What the old conversation sends beside its messages: counted, and carried to the new one.
+  const around = {};
+  if (anthropic && data.meta.system != null) around.system = data.meta.system;
+  if (data.meta.tools != null) around.tools = data.meta.tools;
+  const wrapped = Object.keys(around).length > 0;
+  const out = await compact(wrapped ? { ...around, messages: history } : history, knobs);
+  // compact() answers in the shape it was given: an array, or { system?, tools?, messages }.
   const messages = (Array.isArray(out.messages) ? out.messages : out.messages.messages).filter((m) => m !== bye);
-  if (!anthropic) return { messages, summarized: out.report.summaryChunks > 0 };
+  const carry = (rest) => (Object.keys(around).length > 0 ? { ...around, messages: rest } : rest);
+  if (!anthropic) return { messages: carry(messages), summarized: out.report.summaryChunks > 0 };
   // Anthropic has no system messages: the summary (the one message ctxfold made) joins `system`.
   const made = messages.filter((m) => !own.has(m));
   const summary = out.report.summaryChunks > 0 && made.length === 1 ? made[0] : null;
-  const system = summary ? systemWith(data.meta.system, textOf(summary)) : data.meta.system;
-  const rest = messages.filter((m) => m !== summary);
-  return { messages: system == null ? rest : { system, messages: rest }, summarized: summary !== null };
+  if (summary) around.system = systemWith(data.meta.system, textOf(summary));
+  return { messages: carry(messages.filter((m) => m !== summary)), summarized: summary !== null };
 }
 
 /**

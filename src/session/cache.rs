@@ -4,8 +4,8 @@
 //!
 //! A cache mirrors the store's history `0..len` of one incarnation of the conversation (its
 //! `epoch`). It is only ever extended, or cut back to a length the store holds; when it
-//! cannot be trusted (another epoch, a `system` changed elsewhere) it is dropped and the
-//! history is read again.
+//! cannot be trusted (another epoch, a `system` or `tools` changed elsewhere) it is dropped
+//! and the history is read again.
 
 use std::rc::Rc;
 
@@ -16,12 +16,44 @@ use crate::count::Memo;
 use crate::messages::{Conversation, Format};
 use crate::Error;
 
+/// What a request sends beside its messages, kept with the conversation and counted with
+/// it: Anthropic's top-level `system`, and the tool definitions (`tools`). In a `prepare`'s
+/// arguments a field that is `Some` replaces the conversation's (`Some(null)` removes it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Around {
+    /// Anthropic's top-level `system`.
+    pub system: Option<Value>,
+    /// The tool definitions (an array).
+    pub tools: Option<Value>,
+}
+
+impl Around {
+    /// The conversation's, as its meta keeps them.
+    pub fn of(meta: &super::StoredMeta) -> Self {
+        Around {
+            system: meta.system.clone(),
+            tools: meta.tools.clone(),
+        }
+    }
+
+    /// This with the fields `update` gives replaced (a `null` one removed); whether it changed.
+    pub fn update(&mut self, update: Around) -> bool {
+        let was = self.clone();
+        for (mine, new) in [(&mut self.system, update.system), (&mut self.tools, update.tools)] {
+            if let Some(v) = new {
+                *mine = (!v.is_null()).then_some(v);
+            }
+        }
+        *self != was
+    }
+}
+
 /// A conversation's parsed history.
 pub(super) struct Cached {
     /// The incarnation it mirrors ([`super::StoredMeta::epoch`]).
     pub epoch: String,
-    /// Anthropic's top-level `system` it was parsed with.
-    pub system: Option<Value>,
+    /// The `system` and `tools` it was parsed with.
+    pub around: Around,
     /// The history: shared with a compaction while one runs, unique between calls.
     pub conv: Rc<Conversation>,
     /// Its message counts.
@@ -32,17 +64,17 @@ pub(super) struct Cached {
 }
 
 impl Cached {
-    /// Parses `items` (with `system` around them, when there is one).
+    /// Parses `items` (with `system` and `tools` around them, when there are).
     pub fn build(
         epoch: String,
-        system: Option<Value>,
+        around: Around,
         items: Vec<Value>,
         format: Option<Format>,
     ) -> Result<Self, Error> {
-        let conv = parse(system.as_ref(), items, format)?;
+        let conv = parse(&around, items, format)?;
         Ok(Cached {
             epoch,
-            system,
+            around,
             conv: Rc::new(conv),
             memo: Memo::default(),
             meta: None,
@@ -66,7 +98,7 @@ impl Cached {
         }
         let mut all = conv.items().to_vec();
         all.extend(items);
-        self.conv = Rc::new(parse(self.system.as_ref(), all, format)?);
+        self.conv = Rc::new(parse(&self.around, all, format)?);
         self.memo = Memo::default();
         Ok(())
     }
@@ -79,29 +111,30 @@ impl Cached {
         }
     }
 
-    /// Parses the history again around another `system`.
-    pub fn set_system(&mut self, system: Option<Value>, format: Option<Format>) -> Result<(), Error> {
-        let conv = parse(system.as_ref(), self.conv.items().to_vec(), format)?;
+    /// Parses the history again around another `system` or `tools`. On error nothing changes.
+    pub fn set_around(&mut self, around: Around, format: Option<Format>) -> Result<(), Error> {
+        let conv = parse(&around, self.conv.items().to_vec(), format)?;
         // Counts are of messages, which stay as they were unless the format read changed.
         if conv.format() != self.conv.format() {
             self.memo = Memo::default();
         }
         self.conv = Rc::new(conv);
-        self.system = system;
+        self.around = around;
         Ok(())
     }
 }
 
-/// `items` as a conversation, inside `{ system, messages }` when there is a `system`.
-fn parse(system: Option<&Value>, items: Vec<Value>, format: Option<Format>) -> Result<Conversation, Error> {
-    let input = match system {
-        None => Value::Array(items),
-        Some(system) => {
-            let mut obj = serde_json::Map::new();
-            obj.insert("system".into(), system.clone());
-            obj.insert("messages".into(), Value::Array(items));
-            Value::Object(obj)
+/// `items` as a conversation, inside `{ system, tools, messages }` when there is either.
+fn parse(around: &Around, items: Vec<Value>, format: Option<Format>) -> Result<Conversation, Error> {
+    if around.system.is_none() && around.tools.is_none() {
+        return Conversation::from_json(Value::Array(items), format);
+    }
+    let mut obj = serde_json::Map::new();
+    for (key, value) in [("system", &around.system), ("tools", &around.tools)] {
+        if let Some(v) = value {
+            obj.insert(key.into(), v.clone());
         }
-    };
-    Conversation::from_json(input, format)
+    }
+    obj.insert("messages".into(), Value::Array(items));
+    Conversation::from_json(Value::Object(obj), format)
 }

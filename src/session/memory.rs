@@ -114,13 +114,13 @@ impl Store for MemoryStore {
 /// `summarizer`; the call ends (its cache goes back to `sessions`) whatever happens.
 ///
 /// ```
-/// use ctxfold::session::{memory::{run, MemoryStore}, Done, Sessions};
+/// use ctxfold::session::{memory::{run, MemoryStore}, Around, Done, Sessions};
 /// use ctxfold::compact::Summarizer;
 /// let options = ctxfold::options::from_value("options", &serde_json::json!({ "model": "gpt-4o" })).unwrap();
 /// let mut sessions = Sessions::new(options, 5, 1).unwrap();
 /// let mut store = MemoryStore::default();
 /// let hi = vec![serde_json::json!({ "role": "user", "content": "hi" })];
-/// let done = run(&mut sessions, |s| s.prepare("chat", hi, None, None), &mut store, Summarizer::Extractive).unwrap();
+/// let done = run(&mut sessions, |s| s.prepare("chat", hi, Around::default(), None), &mut store, Summarizer::Extractive).unwrap();
 /// assert!(matches!(done, Done::Prepared(_)));
 /// ```
 pub fn run(

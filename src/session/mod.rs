@@ -100,6 +100,7 @@ use serde_json::Value;
 use crate::compact::Setup;
 use crate::options::CompactOptions;
 use crate::Error;
+pub use cache::Around;
 use cache::Cached;
 use call::Context;
 pub use call::{Call, Done, Kind, Piece, Prepared, Step};
@@ -198,9 +199,10 @@ impl Sessions {
         Call::new(id.to_owned(), kind, Rc::clone(&self.ctx), cache, now, epoch)
     }
 
-    /// `prepare(id, new)`: `system` replaces the conversation's (Anthropic) when given.
-    pub fn prepare(&mut self, id: &str, new: Vec<Value>, system: Option<Value>, now: Option<String>) -> Call {
-        self.call(id, Kind::Prepare { new, system }, now)
+    /// `prepare(id, new)`: what `around` gives replaces the conversation's `system`
+    /// (Anthropic) or `tools`.
+    pub fn prepare(&mut self, id: &str, new: Vec<Value>, around: Around, now: Option<String>) -> Call {
+        self.call(id, Kind::Prepare { new, around }, now)
     }
 
     /// `commit(id, reply, usage)`.
@@ -339,7 +341,7 @@ impl Sessions {
             .map(crate::messages::Format::from_name)
             .transpose()?;
         // The history must read as messages (the first call after the import reads it again).
-        Cached::build(epoch.clone(), meta.system.clone(), data.messages.clone(), format)?;
+        Cached::build(epoch.clone(), Around::of(&meta), data.messages.clone(), format)?;
         self.caches.remove(&id);
         meta.id = id;
         meta.version = 1;

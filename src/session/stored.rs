@@ -71,6 +71,10 @@ pub struct StoredMeta {
     #[serde(default)]
     #[ts(type = "unknown")]
     pub system: Option<Value>,
+    /// The tool definitions `prepare` was last given, when it was given any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown[]")]
+    pub tools: Option<Value>,
     /// The compaction state in force: summary chunks, boundary, prune boundary, pinned
     /// message.
     pub state: State,

@@ -1442,6 +1442,10 @@ export type StoredMeta = {
    */
   system: unknown;
   /**
+   * The tool definitions `prepare` was last given, when it was given any.
+   */
+  tools?: unknown[];
+  /**
    * The compaction state in force: summary chunks, boundary, prune boundary, pinned
    * message.
    */

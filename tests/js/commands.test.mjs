@@ -176,6 +176,16 @@ test("/new starts a conversation whose head carries a summary of the old one, up
   assert.equal((await compactor.status(blank.conversationId)).length, 0);
 });
 
+test("/new carries the conversation's tools, counted in both", async () => {
+  const { compactor } = setup();
+  const tools = [{ type: "function", function: { name: "read_file", description: "Reads a file.", parameters: { type: "object", properties: { path: { type: "string" } } } } }];
+  await compactor.prepare("old", { tools, messages: agent(10) });
+  const r = await compactor.command("old", "/new");
+  assert.ok(r.ok && r.summarized, r.text);
+  assert.deepEqual(r.result.tools, tools);
+  assert.deepEqual((await compactor.export(r.conversationId)).meta.tools, tools);
+});
+
 test("/new in Anthropic's format: the summary joins the system prompt", async () => {
   const { compactor } = setup({ model: "claude-sonnet-4-5", format: "anthropic" });
   const messages = [];

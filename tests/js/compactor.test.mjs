@@ -382,6 +382,32 @@ describe("the rest of the API", () => {
     assert.equal(again.messages.length, 3);
   });
 
+  test("tools: { tools, messages } in, kept, counted as compact() counts them, and returned", async () => {
+    const tools = Array.from({ length: 40 }, (_, k) => ({ type: "function", function: { name: `tool_${k}`, description: `Tool ${k} reads the file it is given.`, parameters: { type: "object", properties: { path: { type: "string" } } } } }));
+    const compactor = new Compactor({ model: "gpt-4o", contextWindow: 32000 });
+    const hi = [{ role: "system", content: "You are a coding agent." }, { role: "user", content: "hi" }];
+    const r = await compactor.prepare("t", { tools, messages: hi });
+    assert.deepEqual(r.tools, tools);
+    // The same count compact() gives the same request.
+    const stateless = await compact({ messages: hi, tools }, { model: "gpt-4o", contextWindow: 32000 });
+    assert.equal(r.report.tokensAfter, stateless.report.tokensAfter);
+    const bare = await compact(hi, { model: "gpt-4o", contextWindow: 32000 });
+    assert.ok(r.report.tokensAfter > bare.report.tokensAfter + 500, `${r.report.tokensAfter} against ${bare.report.tokensAfter}`);
+    // Kept without being passed again, in the export, and through a fresh Compactor on the store.
+    const again = await compactor.prepare("t", [{ role: "user", content: "and?" }]);
+    assert.deepEqual(again.tools, tools);
+    assert.deepEqual((await compactor.export("t")).meta.tools, tools);
+    const cold = await new Compactor({ model: "gpt-4o", contextWindow: 32000, store: compactor.store }).prepare("t", []);
+    assert.equal(cold.report.tokensAfter, again.report.tokensAfter);
+    // null removes them.
+    const none = await compactor.prepare("t", { tools: null, messages: [] });
+    assert.equal(none.tools, undefined);
+    assert.ok(none.report.tokensAfter < again.report.tokensAfter - 500);
+    await assert.rejects(compactor.prepare("t", { tools: { name: "x" }, messages: [] }), typed("TypeError", "INVALID_ARGUMENT", /newMessages\.tools: expected an array of tool definitions/));
+    await assert.rejects(compactor.prepare("t", { tool: [], messages: [] }), typed("TypeError", "INVALID_ARGUMENT", /newMessages\.tool: expected an array of messages, or \{ messages, system\?, tools\? \}/));
+    assert.equal((await compactor.history("t")).length, 3);
+  });
+
   test("bad arguments are typed errors, and change nothing", async () => {
     assert.throws(() => new Compactor({ model: "gpt-4o", state: null }), typed("TypeError", "INVALID_ARGUMENT", /options\.state/));
     assert.throws(() => new Compactor({ model: "gpt-4o", manual: true }), typed("TypeError", "INVALID_ARGUMENT", /options\.manual/));

@@ -30,6 +30,7 @@ impl Call {
             length: 0,
             format: crate::messages::Format::OpenAiChat,
             system: None,
+            tools: None,
             state: State {
                 version: crate::compact::state::VERSION,
                 ..State::default()
@@ -55,7 +56,8 @@ impl Call {
         meta.schema = META_SCHEMA;
         meta.length = cache.len();
         meta.format = cache.conv.format();
-        meta.system = cache.system.clone();
+        meta.system = cache.around.system.clone();
+        meta.tools = cache.around.tools.clone();
         meta.updated_at = self.now.clone();
         meta
     }
@@ -244,7 +246,8 @@ impl Call {
             .collect();
         Prepared {
             pieces,
-            system: cache.system.clone(),
+            system: cache.around.system.clone(),
+            tools: cache.around.tools.clone(),
             outcome: PrepareOutcome {
                 context_status: outcome.context_status,
                 report: outcome.report,

@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::cache::Cached;
+use super::cache::{Around, Cached};
 use super::guards::{GuardNotes, GuardState, Tuning};
 use super::stored::{
     reads_schema, CommitOutcome, ConversationStatus, PrepareOutcome, StoredMeta, UndoOutcome, WriteBatch,
@@ -42,8 +42,8 @@ pub enum Kind {
     Prepare {
         /// The new messages.
         new: Vec<Value>,
-        /// `Some`: the conversation's `system` from now on (Anthropic).
-        system: Option<Value>,
+        /// What replaces the conversation's `system` (Anthropic) or `tools`.
+        around: Around,
     },
     /// Append the model's reply; take the provider's usage report.
     Commit {
@@ -122,6 +122,8 @@ pub struct Prepared {
     pub pieces: Vec<Piece>,
     /// Anthropic's top-level `system`, when the conversation has one.
     pub system: Option<Value>,
+    /// The tool definitions, when the conversation has them.
+    pub tools: Option<Value>,
     /// Status, report, estimate and record.
     pub outcome: PrepareOutcome,
 }
@@ -344,7 +346,7 @@ impl Call {
                 Kind::Prepare { .. } | Kind::Commit { .. } => {
                     self.cache = Some(Cached::build(
                         self.fresh_epoch.clone(),
-                        None,
+                        Around::default(),
                         Vec::new(),
                         self.format(),
                     )?);
@@ -355,7 +357,10 @@ impl Call {
             return Ok(0);
         };
         let trusted = self.cache.as_ref().is_some_and(|c| {
-            c.epoch == meta.epoch && c.len() <= meta.length && c.len() == face_len && c.system == meta.system
+            c.epoch == meta.epoch
+                && c.len() <= meta.length
+                && c.len() == face_len
+                && c.around == Around::of(meta)
         });
         if !trusted {
             self.cache = None;
@@ -375,7 +380,7 @@ impl Call {
             None if meta.length == 0 => {
                 self.cache = Some(Cached::build(
                     meta.epoch.clone(),
-                    meta.system.clone(),
+                    Around::of(meta),
                     Vec::new(),
                     self.format(),
                 )?);
@@ -446,9 +451,8 @@ impl Call {
         match (&mut self.cache, from) {
             (Some(c), f) if f > 0 && c.len() == f => c.extend(items, format).map_err(stored)?,
             (_, 0) => {
-                self.cache = Some(
-                    Cached::build(meta.epoch.clone(), meta.system.clone(), items, format).map_err(stored)?,
-                )
+                self.cache =
+                    Some(Cached::build(meta.epoch.clone(), Around::of(meta), items, format).map_err(stored)?)
             }
             _ => unreachable!("a read from {from} follows a cache of that length"),
         }
@@ -468,14 +472,14 @@ impl Call {
     /// The history is in the cache: do the call's work.
     fn ready(&mut self) -> Result<(), Error> {
         match &mut self.kind {
-            Kind::Prepare { new, system } => {
+            Kind::Prepare { new, around } => {
                 // Copies: another attempt may need them.
-                let (new, system) = (new.clone(), system.clone());
+                let (new, around) = (new.clone(), around.clone());
                 let format = self.format();
                 let cache = self.cache.as_mut().expect("a cache when ready");
-                if let Some(s) = system.filter(|s| Some(s) != cache.system.as_ref()) {
-                    let s = (!s.is_null()).then_some(s);
-                    cache.set_system(s, format)?;
+                let mut next = cache.around.clone();
+                if next.update(around) {
+                    cache.set_around(next, format)?;
                     self.dirty = true;
                 }
                 self.append(new, "newMessages")?;

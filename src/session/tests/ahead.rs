@@ -67,7 +67,7 @@ fn replay_against_ahead(messages: &[Value], window: usize) -> (usize, usize) {
         };
         let done = run(
             &mut s,
-            |x| x.prepare(id, messages[seen..k].to_vec(), None, None),
+            |x| x.prepare(id, messages[seen..k].to_vec(), Around::default(), None),
             &mut store,
             Summarizer::Model(&mut answer),
         )
@@ -137,7 +137,7 @@ fn nothing_is_planned_off_below_the_soft_threshold_or_far_from_the_threshold() {
         let mut store = MemoryStore::default();
         run(
             &mut s,
-            |x| x.prepare(id, messages[..3].to_vec(), None, None),
+            |x| x.prepare(id, messages[..3].to_vec(), Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )

@@ -17,7 +17,7 @@ fn undo_restores_the_input_of_the_turn_before_the_compaction() {
     let before = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, messages[..12].to_vec(), None, None),
+            |x| x.prepare(id, messages[..12].to_vec(), Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -25,7 +25,7 @@ fn undo_restores_the_input_of_the_turn_before_the_compaction() {
     );
     run(
         &mut twin,
-        |x| x.prepare(id, messages[..12].to_vec(), None, None),
+        |x| x.prepare(id, messages[..12].to_vec(), Around::default(), None),
         &mut twin_store,
         Summarizer::Extractive,
     )
@@ -57,7 +57,7 @@ fn undo_restores_the_input_of_the_turn_before_the_compaction() {
     let a = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, next.clone(), None, None),
+            |x| x.prepare(id, next.clone(), Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -66,7 +66,7 @@ fn undo_restores_the_input_of_the_turn_before_the_compaction() {
     let b = prepared(
         run(
             &mut twin,
-            |x| x.prepare(id, next, None, None),
+            |x| x.prepare(id, next, Around::default(), None),
             &mut twin_store,
             Summarizer::Extractive,
         )
@@ -96,7 +96,7 @@ fn usage_corrects_the_next_trigger_decision() {
     let first = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, messages[..3].to_vec(), None, None),
+            |x| x.prepare(id, messages[..3].to_vec(), Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -129,7 +129,7 @@ fn usage_corrects_the_next_trigger_decision() {
     let next = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, messages[4..6].to_vec(), None, None),
+            |x| x.prepare(id, messages[4..6].to_vec(), Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -160,7 +160,7 @@ fn a_threshold_compaction_under_a_correction_triggers_earlier() {
         let p = prepared(
             run(
                 &mut t,
-                |x| x.prepare(id, messages[..k].to_vec(), None, None),
+                |x| x.prepare(id, messages[..k].to_vec(), Around::default(), None),
                 &mut probe,
                 Summarizer::Extractive,
             )
@@ -176,7 +176,7 @@ fn a_threshold_compaction_under_a_correction_triggers_earlier() {
     for (s, store) in [(&mut plain, &mut a), (&mut corrected, &mut b)] {
         run(
             s,
-            |x| x.prepare(id, messages[..first].to_vec(), None, None),
+            |x| x.prepare(id, messages[..first].to_vec(), Around::default(), None),
             store,
             Summarizer::Extractive,
         )
@@ -215,7 +215,7 @@ fn a_threshold_compaction_under_a_correction_triggers_earlier() {
     let p = prepared(
         run(
             &mut plain,
-            |x| x.prepare(id, next.clone(), None, None),
+            |x| x.prepare(id, next.clone(), Around::default(), None),
             &mut a,
             Summarizer::Extractive,
         )
@@ -224,7 +224,7 @@ fn a_threshold_compaction_under_a_correction_triggers_earlier() {
     let q = prepared(
         run(
             &mut corrected,
-            |x| x.prepare(id, next, None, None),
+            |x| x.prepare(id, next, Around::default(), None),
             &mut b,
             Summarizer::Extractive,
         )
@@ -245,7 +245,7 @@ fn bad_calls_are_typed_errors_and_change_nothing() {
     let id = "c";
     run(
         &mut s,
-        |x| x.prepare(id, agent(1), None, None),
+        |x| x.prepare(id, agent(1), Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -257,7 +257,7 @@ fn bad_calls_are_typed_errors_and_change_nothing() {
     ];
     let e = run(
         &mut s,
-        |x| x.prepare(id, bad, None, None),
+        |x| x.prepare(id, bad, Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -269,7 +269,14 @@ fn bad_calls_are_typed_errors_and_change_nothing() {
     let reads = store.reads.len();
     run(
         &mut s,
-        |x| x.prepare(id, vec![json!({"role": "user", "content": "next"})], None, None),
+        |x| {
+            x.prepare(
+                id,
+                vec![json!({"role": "user", "content": "next"})],
+                Around::default(),
+                None,
+            )
+        },
         &mut store,
         Summarizer::Extractive,
     )
@@ -318,7 +325,7 @@ fn a_manual_compaction_fails_loudly_where_a_threshold_one_falls_back() {
     let mut store = MemoryStore::default();
     run(
         &mut s,
-        |x| x.prepare(id, messages.clone(), None, None),
+        |x| x.prepare(id, messages.clone(), Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -339,7 +346,7 @@ fn a_manual_compaction_fails_loudly_where_a_threshold_one_falls_back() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, agent(40), None, None),
+            |x| x.prepare(id, agent(40), Around::default(), None),
             &mut store,
             Summarizer::Model(&mut failing),
         )
@@ -358,7 +365,17 @@ fn anthropic_system_is_kept_and_replaced() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, first, Some(json!("Be brief.")), None),
+            |x| {
+                x.prepare(
+                    id,
+                    first,
+                    Around {
+                        system: Some(json!("Be brief.")),
+                        tools: None,
+                    },
+                    None,
+                )
+            },
             &mut store,
             Summarizer::Extractive,
         )
@@ -385,7 +402,17 @@ fn anthropic_system_is_kept_and_replaced() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, result, Some(json!("Be terse.")), None),
+            |x| {
+                x.prepare(
+                    id,
+                    result,
+                    Around {
+                        system: Some(json!("Be terse.")),
+                        tools: None,
+                    },
+                    None,
+                )
+            },
             &mut store,
             Summarizer::Extractive,
         )
@@ -398,13 +425,73 @@ fn anthropic_system_is_kept_and_replaced() {
     let p = prepared(
         run(
             &mut cold,
-            |x| x.prepare(id, vec![], None, None),
+            |x| x.prepare(id, vec![], Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
         .unwrap(),
     );
     assert_eq!(p.system, Some(json!("Be terse.")));
+}
+
+/// A request's tool definitions, passed as `{ tools, messages }`: kept with the conversation
+/// (a later call without them, a cold reader), counted with its input (so they bring the
+/// compaction forward), replaced, and removed by `null`.
+#[test]
+fn tools_are_kept_counted_and_removed() {
+    let tool = |k: usize| {
+        json!({"type": "function", "function": {"name": format!("tool_{k}"),
+            "description": format!("Tool {k} reads the workspace file it is given and returns its lines, numbered."),
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}})
+    };
+    let tools = json!((0..100).map(tool).collect::<Vec<_>>());
+    let o200k = crate::tokenizer::tokenizer(crate::tokenizer::Encoding::O200kBase).unwrap();
+    let tools_tokens = o200k.count(&tools.to_string());
+    assert!(tools_tokens > 2000, "{tools_tokens}");
+    let with = |t: &Value| Around {
+        system: None,
+        tools: Some(t.clone()),
+    };
+    let mut store = MemoryStore::default();
+    let mut s = sessions(8192);
+    let mut go = |s: &mut Sessions, id: &str, new: Vec<Value>, around: Around| {
+        prepared(
+            run(
+                s,
+                |x| x.prepare(id, new, around, None),
+                &mut store,
+                Summarizer::Extractive,
+            )
+            .unwrap(),
+        )
+    };
+    // Without tools this conversation fits under the threshold; with them it compacts.
+    let messages = agent(3);
+    let bare = go(&mut s, "bare", messages.clone(), Around::default());
+    assert!(bare.outcome.record.is_none() && bare.tools.is_none());
+    let p = go(&mut s, "t", messages[..3].to_vec(), with(&tools));
+    assert_eq!(p.tools, Some(tools.clone()));
+    assert!(p.outcome.report.tokens_after >= tools_tokens);
+    let p = go(&mut s, "t", messages[3..].to_vec(), Around::default());
+    assert_eq!(p.tools, Some(tools.clone()), "kept when not passed again");
+    assert!(
+        p.outcome.record.is_some(),
+        "the tools' room brought the compaction forward"
+    );
+    assert!(p.outcome.report.tokens_after <= p.outcome.report.budget.input);
+    // A cold reader has them from the meta, and counts them.
+    let cold = go(&mut sessions(8192), "t", Vec::new(), Around::default());
+    assert_eq!(cold.tools, Some(tools.clone()));
+    assert_eq!(cold.outcome.report.tokens_after, p.outcome.report.tokens_after);
+    // Replaced by fewer, then removed.
+    let few = json!([tool(1)]);
+    let p = go(&mut s, "t", Vec::new(), with(&few));
+    assert_eq!(p.tools, Some(few));
+    let smaller = p.outcome.report.tokens_after;
+    assert!(smaller + 2000 < cold.outcome.report.tokens_after);
+    let p = go(&mut s, "t", Vec::new(), with(&Value::Null));
+    assert_eq!(p.tools, None);
+    assert!(p.outcome.report.tokens_after < smaller);
 }
 
 #[test]
@@ -414,7 +501,7 @@ fn an_export_imports_under_another_id() {
     let mut store = MemoryStore::default();
     run(
         &mut s,
-        |x| x.prepare("a", messages.clone(), None, None),
+        |x| x.prepare("a", messages.clone(), Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -440,7 +527,7 @@ fn an_export_imports_under_another_id() {
     let pa = prepared(
         run(
             &mut s,
-            |x| x.prepare("a", next.clone(), None, None),
+            |x| x.prepare("a", next.clone(), Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -449,7 +536,7 @@ fn an_export_imports_under_another_id() {
     let pb = prepared(
         run(
             &mut s,
-            |x| x.prepare("b", next, None, None),
+            |x| x.prepare("b", next, Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -473,7 +560,7 @@ fn an_empty_conversation_and_a_commit_first_are_conversations_too() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare("e", vec![], None, None),
+            |x| x.prepare("e", vec![], Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -498,7 +585,14 @@ fn an_empty_conversation_and_a_commit_first_are_conversations_too() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare("g", vec![json!({"role": "user", "content": "hi"})], None, None),
+            |x| {
+                x.prepare(
+                    "g",
+                    vec![json!({"role": "user", "content": "hi"})],
+                    Around::default(),
+                    None,
+                )
+            },
             &mut store,
             Summarizer::Extractive,
         )
@@ -516,7 +610,7 @@ fn a_report_is_taken_only_for_the_input_just_returned() {
     let id = "c";
     let mut s = sessions(128_000);
     let mut store = MemoryStore::default();
-    let first = |x: &mut Sessions| x.prepare(id, messages[..3].to_vec(), None, None);
+    let first = |x: &mut Sessions| x.prepare(id, messages[..3].to_vec(), Around::default(), None);
     run(&mut s, first, &mut store, Summarizer::Extractive).unwrap();
     run(
         &mut s,
@@ -554,7 +648,7 @@ fn a_report_is_taken_only_for_the_input_just_returned() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, vec![], None, None),
+            |x| x.prepare(id, vec![], Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )

@@ -70,7 +70,7 @@ impl Turns {
         let p = prepared(
             run(
                 &mut self.s,
-                |x| x.prepare("g", new, None, now),
+                |x| x.prepare("g", new, Around::default(), now),
                 &mut self.store,
                 summarizer,
             )
@@ -88,7 +88,7 @@ impl Turns {
         prepared(
             run(
                 &mut self.s,
-                |x| x.prepare("g", Vec::new(), None, now),
+                |x| x.prepare("g", Vec::new(), Around::default(), now),
                 &mut self.store,
                 summarizer,
             )

@@ -121,7 +121,7 @@ impl Replay {
         let p = prepared(
             run(
                 s,
-                |x| x.prepare(id, new, None, None),
+                |x| x.prepare(id, new, Around::default(), None),
                 store,
                 Summarizer::Extractive,
             )

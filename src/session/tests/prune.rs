@@ -20,7 +20,7 @@ fn prune_now_prunes_old_tool_outputs_without_a_summary() {
     let mut s = sessions(128_000);
     let mut store = MemoryStore::default();
     let before = step(&mut s, &mut store, |x| {
-        x.prepare(id, messages.clone(), None, None)
+        x.prepare(id, messages.clone(), Around::default(), None)
     });
     assert!(before.outcome.report.pruned.messages.is_empty());
     assert_eq!(before.outcome.pruned_tokens, PrunedTokens::default());
@@ -59,7 +59,9 @@ fn prune_now_prunes_old_tool_outputs_without_a_summary() {
     // The next turn keeps the pruning, with the same bytes: the prune's input is its prefix.
     let pruned_input = input(&p, &store.rows[id].messages);
     let next = vec![json!({"role": "user", "content": "Now summarize what you found."})];
-    let after = step(&mut s, &mut store, |x| x.prepare(id, next, None, None));
+    let after = step(&mut s, &mut store, |x| {
+        x.prepare(id, next, Around::default(), None)
+    });
     assert_eq!(after.outcome.report.pruned.messages, report.pruned.messages);
     assert!(!after.outcome.report.pruned.advanced);
     let history = &store.rows[id].messages;
@@ -84,7 +86,9 @@ fn prune_compacts_only_what_does_not_fit() {
     let id = "q";
     let mut big = sessions(128_000);
     let mut store = MemoryStore::default();
-    step(&mut big, &mut store, |x| x.prepare(id, messages, None, None));
+    step(&mut big, &mut store, |x| {
+        x.prepare(id, messages, Around::default(), None)
+    });
     let mut small = sessions(8192);
     let p = step(&mut small, &mut store, |x| x.prune(id, None));
     assert!(p.outcome.record.is_some());

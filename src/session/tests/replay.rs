@@ -60,7 +60,7 @@ fn a_warm_turn_is_one_write_and_a_cold_one_reads_from_its_cache() {
     let id = "c";
     run(
         &mut s,
-        |x| x.prepare(id, messages[..5].to_vec(), None, None),
+        |x| x.prepare(id, messages[..5].to_vec(), Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -68,7 +68,7 @@ fn a_warm_turn_is_one_write_and_a_cold_one_reads_from_its_cache() {
     let (loads, writes) = (store.loads, store.writes);
     run(
         &mut s,
-        |x| x.prepare(id, messages[5..8].to_vec(), None, None),
+        |x| x.prepare(id, messages[5..8].to_vec(), Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -84,7 +84,7 @@ fn a_warm_turn_is_one_write_and_a_cold_one_reads_from_its_cache() {
     let mut other = sessions(128_000);
     run(
         &mut other,
-        |x| x.prepare(id, messages[8..10].to_vec(), None, None),
+        |x| x.prepare(id, messages[8..10].to_vec(), Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -96,7 +96,7 @@ fn a_warm_turn_is_one_write_and_a_cold_one_reads_from_its_cache() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, messages[10..12].to_vec(), None, None),
+            |x| x.prepare(id, messages[10..12].to_vec(), Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -120,7 +120,7 @@ fn a_compaction_on_a_cached_meta_loads_before_it_summarizes() {
     let mut store = MemoryStore::default();
     run(
         &mut s,
-        |x| x.prepare(id, messages[..2].to_vec(), None, None),
+        |x| x.prepare(id, messages[..2].to_vec(), Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -128,7 +128,7 @@ fn a_compaction_on_a_cached_meta_loads_before_it_summarizes() {
     // Another tab appends most of the conversation, with the extractive summary.
     run(
         &mut other,
-        |x| x.prepare(id, messages[2..40].to_vec(), None, None),
+        |x| x.prepare(id, messages[2..40].to_vec(), Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -146,7 +146,7 @@ fn a_compaction_on_a_cached_meta_loads_before_it_summarizes() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, messages[40..60].to_vec(), None, None),
+            |x| x.prepare(id, messages[40..60].to_vec(), Around::default(), None),
             &mut store,
             Summarizer::Model(&mut model),
         )
@@ -169,7 +169,7 @@ fn a_compaction_on_a_cached_meta_loads_before_it_summarizes() {
     let (loads, writes) = (store.loads, store.writes);
     run(
         &mut s,
-        |x| x.prepare(id, messages[60..61].to_vec(), None, None),
+        |x| x.prepare(id, messages[60..61].to_vec(), Around::default(), None),
         &mut store,
         Summarizer::Model(&mut model),
     )
@@ -204,7 +204,7 @@ impl Store for Racing<'_> {
             let new = vec![self.new.remove(0)];
             run(
                 self.other,
-                |x| x.prepare(id, new, None, None),
+                |x| x.prepare(id, new, Around::default(), None),
                 &mut self.inner,
                 Summarizer::Extractive,
             )?;
@@ -239,7 +239,7 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
         let p = prepared(
             run(
                 &mut t,
-                |x| x.prepare(id, messages[..n].to_vec(), None, None),
+                |x| x.prepare(id, messages[..n].to_vec(), Around::default(), None),
                 &mut probe,
                 Summarizer::Extractive,
             )
@@ -253,7 +253,7 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
     }
     run(
         &mut s,
-        |x| x.prepare(id, messages[..n].to_vec(), None, None),
+        |x| x.prepare(id, messages[..n].to_vec(), Around::default(), None),
         &mut base,
         Summarizer::Extractive,
     )
@@ -270,7 +270,7 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
     let p = prepared(
         run(
             &mut s,
-            |x| x.prepare(id, vec![messages[n + 1].clone()], None, None),
+            |x| x.prepare(id, vec![messages[n + 1].clone()], Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -295,9 +295,10 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
         races: 3,
         new: messages[n + 2..n + 5].to_vec(),
     };
+    let late = vec![json!({"role": "user", "content": "late"})];
     let e = run(
         &mut s,
-        |x| x.prepare(id, vec![json!({"role": "user", "content": "late"})], None, None),
+        |x| x.prepare(id, late, Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     )
@@ -314,7 +315,7 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
     let next = vec![json!({"role": "user", "content": "after"})];
     run(
         &mut s,
-        |x| x.prepare(id, next, None, None),
+        |x| x.prepare(id, next, Around::default(), None),
         &mut store.inner,
         Summarizer::Extractive,
     )
@@ -332,7 +333,7 @@ fn caches_are_kept_for_the_conversations_used_last() {
     for id in ["a", "b", "c"] {
         run(
             &mut s,
-            |x| x.prepare(id, m.clone(), None, None),
+            |x| x.prepare(id, m.clone(), Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )
@@ -346,7 +347,7 @@ fn caches_are_kept_for_the_conversations_used_last() {
     for id in ["c", "a"] {
         run(
             &mut s,
-            |x| x.prepare(id, next.clone(), None, None),
+            |x| x.prepare(id, next.clone(), Around::default(), None),
             &mut store,
             Summarizer::Extractive,
         )

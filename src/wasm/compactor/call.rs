@@ -174,7 +174,7 @@ impl CompactorCall {
     }
 
     /// The result, once the call reached its write (the core makes it with the batch, so JS
-    /// takes it while the store writes) or is done. `prepare` and `compact`: `{ pieces, system?, ...outcome }`,
+    /// takes it while the store writes) or is done. `prepare` and `compact`: `{ pieces, system?, tools?, ...outcome }`,
     /// where each piece is a history index (an item JS holds) or `{ item, of? }`: an item
     /// ctxfold made, a changed copy of history item `of` when it is one.
     pub fn result(&mut self) -> Result<JsValue, JsValue> {
@@ -201,8 +201,10 @@ impl CompactorCall {
                     });
                 }
                 set(&out, "pieces", &pieces)?;
-                if let Some(system) = &p.system {
-                    set(&out, "system", &to_plain(system)?)?;
+                for (key, value) in [("system", &p.system), ("tools", &p.tools)] {
+                    if let Some(v) = value {
+                        set(&out, key, &to_plain(v)?)?;
+                    }
                 }
                 Ok(out.into())
             }

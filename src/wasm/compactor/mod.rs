@@ -28,7 +28,7 @@ use crate::options::{ImportOptions, ManualCompactOptions};
 use crate::session::ahead::AheadOptions;
 use crate::session::cold::ColdOptions;
 use crate::session::guards::GuardOptions;
-use crate::session::{refused, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
+use crate::session::{refused, Around, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
 use crate::Error;
 use call::CompactorCall;
 
@@ -136,12 +136,14 @@ export interface CompactorOptions extends Omit<CompactOptions, "state" | "manual
   compactWhenCold?: CompactWhenColdOptions;
 }
 
-/** The input `prepare` and `compact` return: send `messages` (and `system`, for Anthropic). */
+/** The input `prepare` and `compact` return: send `messages` (and `system`, for Anthropic, and `tools`). */
 export interface PrepareResult<M = unknown> extends PrepareOutcome {
   /** The model input: your stored messages where kept, new ones (summaries, pruned tool outputs) in your format. */
   messages: M[];
   /** Anthropic's top-level `system`, when the conversation has one. */
   system?: unknown;
+  /** The tool definitions `prepare` was last given, when it was given any. */
+  tools?: unknown[];
   /** Summarizer requests this call answered with summaries `prepareAhead` made before it (0: none). */
   preparedAhead: number;
 }
@@ -179,13 +181,15 @@ export declare class Compactor<M = unknown> {
    * Appends `newMessages` (what is new since the last call: the user's message, tool results)
    * to the stored history, compacts if the input passes the threshold, and returns the model
    * input `[head] [summaries] [tail] [new]`. For Anthropic pass `{ system, messages }`: the
-   * `system` is kept (and replaced when another is passed).
+   * `system` is kept (and replaced when another is passed). The request's tool definitions,
+   * passed as `{ tools, messages }`, are kept the same way and counted with the input (`null`
+   * removes them).
    *
    * ```ts
    * const { messages, contextStatus, report } = await compactor.prepare(id, [userMessage]);
    * ```
    */
-  prepare(conversationId: string, newMessages: readonly M[] | { messages: readonly M[]; system?: unknown }): Promise<PrepareResult<M>>;
+  prepare(conversationId: string, newMessages: readonly M[] | { messages: readonly M[]; system?: unknown; tools?: readonly unknown[] | null }): Promise<PrepareResult<M>>;
   /**
    * Appends the model's reply (a message, or several: an assistant message with tool calls,
    * then the next step's), and with the provider's `usage` corrects the next trigger
@@ -417,39 +421,46 @@ impl CompactorCore {
         CompactorCall::new(Rc::clone(&self.sessions), call)
     }
 
-    /// `prepare(id, newMessages)`: an array, or `{ messages, system? }`.
+    /// `prepare(id, newMessages)`: an array, or `{ messages, system?, tools? }`.
     pub fn prepare(&self, id: JsValue, messages: JsValue, now: String) -> Result<CompactorCall, JsValue> {
+        const EXPECTED: &str = "an array of messages, or { messages, system?, tools? }";
         let id = conversation_id(&id)?;
-        let (items, system) = match json_arg("newMessages", &messages)? {
-            Value::Array(items) => (items, None),
+        let (items, around) = match json_arg("newMessages", &messages)? {
+            Value::Array(items) => (items, Around::default()),
             Value::Object(mut obj) => {
-                if let Some(key) = obj.keys().find(|k| *k != "messages" && *k != "system") {
+                if let Some(key) = obj
+                    .keys()
+                    .find(|k| !["messages", "system", "tools"].contains(&k.as_str()))
+                {
                     return Err(to_js(Error::InvalidArgument {
                         argument: format!("newMessages.{key}"),
-                        expected: "an array of messages, or { messages, system? }".into(),
+                        expected: EXPECTED.into(),
                     }));
                 }
-                let system = obj.remove("system");
+                let field = |name: &str| Reflect::get(&messages, &name.into()).unwrap_or(JsValue::UNDEFINED);
+                let tools = obj.remove("tools");
+                if tools.as_ref().is_some_and(|t| !t.is_array() && !t.is_null()) {
+                    let expected = "an array of tool definitions (null: none from now on)";
+                    return Err(invalid_argument("newMessages.tools", expected, &field("tools")));
+                }
+                let around = Around {
+                    system: obj.remove("system"),
+                    tools,
+                };
                 match obj.remove("messages") {
-                    Some(Value::Array(items)) => (items, system),
+                    Some(Value::Array(items)) => (items, around),
                     _ => {
                         return Err(invalid_argument(
                             "newMessages.messages",
                             "an array of messages",
-                            &Reflect::get(&messages, &"messages".into()).unwrap_or(JsValue::UNDEFINED),
+                            &field("messages"),
                         ))
                     }
                 }
             }
-            _ => {
-                return Err(invalid_argument(
-                    "newMessages",
-                    "an array of messages, or { messages, system? }",
-                    &messages,
-                ))
-            }
+            _ => return Err(invalid_argument("newMessages", EXPECTED, &messages)),
         };
-        Ok(self.call(|s| s.prepare(&id, items, system, Some(now))))
+        Ok(self.call(|s| s.prepare(&id, items, around, Some(now))))
     }
 
     /// `commit(id, reply, usage?)`.
