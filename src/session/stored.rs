@@ -178,6 +178,9 @@ pub struct LastCompaction {
     pub tokens_after: usize,
     /// When (ISO 8601).
     pub created_at: Option<String>,
+    /// Whether `undo` undid it (its record says so too).
+    #[serde(default)]
+    pub undone: bool,
 }
 
 /// A summary chunk as stored: the chunk, and which compaction made it.

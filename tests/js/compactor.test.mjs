@@ -199,9 +199,12 @@ describe("undo", () => {
     assert.ok(compacted.record, "the manual compaction summarized something");
     assert.equal(compacted.contextStatus, "summarized");
     assert.ok(compacted.messages.length < first.messages.length);
+    assert.equal((await a.status("c")).lastCompaction.undone, false);
     const undone = await a.undo("c");
     assert.deepEqual(undone, { compaction: 0, chunks: 0, boundary: null });
     assert.equal(await a.undo("c"), null, "a compaction is undone once");
+    const last = (await a.status("c")).lastCompaction;
+    assert.deepEqual([last.seq, last.undone], [0, true], "status says the latest compaction was undone");
     const next = m.slice(16, 20);
     const mine = await a.prepare("c", next);
     const theirs = await twin.prepare("c", next);

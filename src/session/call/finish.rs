@@ -133,6 +133,7 @@ impl Call {
                 tokens_before: r.tokens_before,
                 tokens_after: r.tokens_after,
                 created_at: self.now.clone(),
+                undone: false,
             });
         }
         let estimate = estimate(outcome.report.tokens_before, run.ratio, run.budget);
@@ -316,6 +317,9 @@ impl Call {
         meta.undo = None;
         meta.undone.push(undo.compaction);
         meta.guards.undone(undo.compaction);
+        if let Some(last) = meta.last_compaction.as_mut().filter(|l| l.seq == undo.compaction) {
+            last.undone = true;
+        }
         // The input changed: a usage report no longer pairs with the one returned before.
         meta.last_input = None;
         self.batch = Some(WriteBatch {
