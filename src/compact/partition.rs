@@ -28,6 +28,8 @@ pub struct Structure {
     /// calls of an agent's step and what they returned, which the model is about to read):
     /// the tail never starts after it. `None` when it ends otherwise.
     pub newest_step: Option<usize>,
+    /// `tools[i]`: message `i` makes or answers a tool call (it is part of an agent's step).
+    pub tools: Vec<bool>,
 }
 
 impl Structure {
@@ -68,11 +70,28 @@ impl Structure {
             .rev()
             .find(|&q| cut[q])
             .filter(|_| messages.last().is_some_and(|m| m.result_ids().next().is_some()));
+        let tools = messages
+            .iter()
+            .map(|m| m.call_ids().next().is_some() || m.result_ids().next().is_some())
+            .collect();
         Structure {
             cut,
             turn_starts,
             newest_words,
             newest_step,
+            tools,
+        }
+    }
+
+    /// Where a tail that whole turns start at `start` begins when the newest steps of the
+    /// finished turn before (`lower..start`) could begin it at `p`: at `p` when that turn is
+    /// an agent's (it has tool steps, whose newest calls, results and answer are worth more
+    /// than their summary), else at `start`: a plain exchange is kept whole or summarized
+    /// whole, never its answer without the request it answers.
+    fn steps_before(&self, lower: usize, p: usize, start: usize) -> usize {
+        match (lower..start).any(|i| self.tools[i]) {
+            true => p,
+            false => start,
         }
     }
 
@@ -203,15 +222,11 @@ pub fn choose_tail(
             if k >= floor {
                 return (start, None);
             }
-            return (
-                steps_that_fit(structure, tokens, lower, floor_room).min(start),
-                None,
-            );
+            let p = steps_that_fit(structure, tokens, lower, floor_room).min(start);
+            return (structure.steps_before(lower, p, start), None);
         }
-        return (
-            steps_that_fit(structure, tokens, lower, room.want).min(start),
-            None,
-        );
+        let p = steps_that_fit(structure, tokens, lower, room.want).min(start);
+        return (structure.steps_before(lower, p, start), None);
     }
     let budget = room.want.min(room.hard);
     // The newest turn does not fit: keep its user message and its newest steps, and the
@@ -430,6 +445,31 @@ mod tests {
         assert_eq!(choose_tail(&s, &tokens[..9], 0, nothing_but(false)).0, 6);
         // Without the exchange rule (a manual compaction), no floor keeps nothing but the message.
         assert_eq!(choose_tail(&s, &tokens[..9], 0, nothing_but(true)).0, 8);
+    }
+
+    #[test]
+    fn a_plain_exchange_is_kept_whole_or_not_at_all() {
+        // Plain turns: the room left past the newest whole turn would take the answer of the
+        // turn before but not its request; the answer goes with its request, to the summary.
+        let m = conv(json!([
+            {"role": "user", "content": "q1"},
+            {"role": "assistant", "content": "a1"},
+            {"role": "user", "content": "q2"},
+            {"role": "assistant", "content": "a2"},
+            {"role": "user", "content": "q3"}
+        ]));
+        let s = Structure::of(&m);
+        let room = |want| TailRoom {
+            want,
+            floor_only: false,
+            floor: 1,
+            floor_cap: want,
+            hard: 1000,
+            exchange: true,
+        };
+        let tokens = [100, 100, 100, 100, 10];
+        assert_eq!(choose_tail(&s, &tokens, 0, room(350)).0, 2);
+        assert_eq!(choose_tail(&s, &tokens, 0, room(450)).0, 0);
     }
 
     #[test]
