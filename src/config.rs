@@ -155,7 +155,7 @@ pub struct Config {
     /// Per tool name.
     pub tool_policies: Vec<(String, ToolPolicy)>,
     /// Hard cap on one summary chunk's tokens (default: 1/16 of the window, from 512 to
-    /// 4096). The prompt asks a model for about 200 words whatever the cap; the extractive
+    /// 4096, at most a quarter of the input budget). The prompt asks a model for about 200 words whatever the cap; the extractive
     /// summary, which cannot paraphrase, fills it: measured in bench/compaction, a 2048-token
     /// cap at a 32k window keeps 33.9 % of the answers to later questions about evicted
     /// turns where 512 kept 18.5 %, for 1.5 % more input tokens.
@@ -249,17 +249,23 @@ impl Config {
         c
     }
 
-    /// The cap on one summary chunk for a window.
-    pub fn summary_tokens(&self, window: usize) -> usize {
-        self.summary_max_tokens.unwrap_or((window / 16).clamp(512, 4096))
+    /// The cap on one summary chunk for a window and its input budget: 1/16 of the window,
+    /// 512 to 4096, and at most a quarter of the input budget (at least 64), so that in a
+    /// small window a summary leaves the newest turns their room.
+    pub fn summary_tokens(&self, window: usize, input: usize) -> usize {
+        let share = (input / 4).max(64);
+        self.summary_max_tokens
+            .unwrap_or((window / 16).clamp(512, 4096).min(share))
     }
 
     /// The ledger budget a compaction reserves for a window (with `ledgerMaxTokens` unset,
     /// a ledger may then grow into the room the target leaves: [`Config::ledger_grows`]).
     pub fn ledger_tokens(&self, window: usize, input: usize) -> usize {
         let target = (self.target_ratio * input as f64) as usize;
+        // 160 tokens, but no more than 1/8 of a small input budget.
+        let least = 160.min((input / 8).max(32));
         self.ledger_max_tokens
-            .unwrap_or((window / 50).max(160).max(target / LEDGER_SHARE))
+            .unwrap_or((window / 50).max(least).max(target / LEDGER_SHARE))
     }
 
     /// Whether a ledger takes the room left within the target (no fixed `ledgerMaxTokens`).
@@ -295,19 +301,25 @@ mod tests {
         );
         assert_eq!(c.summarizer_timeout_ms, 25_000);
         // The summary cap and the ledger scale with the window, within bounds.
-        let caps = [4096, 8192, 32_768, 131_072, 1_000_000].map(|w| c.summary_tokens(w));
+        let caps = [4096, 8192, 32_768, 131_072, 1_000_000].map(|w| c.summary_tokens(w, w - w / 16));
         assert_eq!(caps, [512, 512, 2048, 4096, 4096]);
+        // In a small window, at most a quarter of the input budget.
+        assert_eq!(
+            [c.summary_tokens(1200, 600), c.summary_tokens(300, 150)],
+            [150, 64]
+        );
+        assert_eq!(c.ledger_tokens(1200, 600), 75);
         // The reserved ledger: 1/8 of the target (0.55 of the input budget), at least 1/50
         // of the window and 160 tokens; a fixed ledgerMaxTokens is what it says.
         assert_eq!(c.ledger_tokens(32_768, 30_720), 30_720 * 55 / 100 / 8);
-        assert_eq!(c.ledger_tokens(4096, 400), 160);
+        assert_eq!(c.ledger_tokens(4096, 2048), 160);
         let ledger = Config::from_json(&json!({"ledgerMaxTokens": 300})).unwrap();
         assert_eq!(
             (ledger.ledger_tokens(131_072, 122_880), ledger.ledger_grows()),
             (300, false)
         );
         let fixed = Config::from_json(&json!({"summaryMaxTokens": 300})).unwrap();
-        assert_eq!(fixed.summary_tokens(131_072), 300);
+        assert_eq!(fixed.summary_tokens(131_072, 122_880), 300);
         let a = Config::from_json(&json!({"preset": "aggressive"})).unwrap();
         assert_eq!(
             (a.threshold_ratio, a.tool_output_max_bytes, a.buffer_turns),

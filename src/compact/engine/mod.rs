@@ -81,7 +81,9 @@ impl Compaction {
             &input.config,
             &input.counter,
         );
-        let summary_max = input.config.summary_tokens(input.budget.window);
+        let summary_max = input
+            .config
+            .summary_tokens(input.budget.window, input.budget.input);
         let summarizer_input = match input.config.summarizer_input_tokens {
             // The caller's limit is the whole call's: the system prompt comes out of it.
             Some(limit) => {
