@@ -110,9 +110,8 @@ pub struct CompactOptions {
     #[serde(default, deserialize_with = "present")]
     pub tool_policies: Option<BTreeMap<String, ToolPolicy>>,
     /// Hard cap on one summary's tokens (a model is asked for about 200 words). Default:
-    /// 1/16 of the window, from 512 to 4096, and at most a quarter of the input budget (so
-    /// that a small window keeps its newest turns). Below 64 the schema's empty frame alone
-    /// would not fit.
+    /// 1/16 of the window, from 512 to 4096, at most a quarter of the input budget (a small
+    /// window keeps its newest turns). Below 64 the schema's empty frame would not fit.
     #[serde(default, deserialize_with = "present")]
     pub summary_max_tokens: Option<Int<64, 32_768>>,
     /// Budget for the identifier ledger line. Default: the room the summaries leave within

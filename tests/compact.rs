@@ -499,6 +499,43 @@ fn a_finished_turn_keeps_its_answer_with_its_request() {
     }
 }
 
+/// A small window keeps its newest turns: at 1,200 tokens (600 of input), a summary capped at
+/// 512 tokens and a 160-token ledger left the tail no room, and a 20-turn chat kept nothing
+/// but its newest message. The summary cap is a quarter of the input budget there.
+#[test]
+fn a_small_window_keeps_recent_turns_beside_the_summary() {
+    let mut messages =
+        vec![json!({"role": "system", "content": "You are a friendly assistant for a small bakery."})];
+    for i in 0..20 {
+        messages
+            .push(json!({"role": "user", "content": format!("Question {i}: do you have sourdough today?")}));
+        messages.push(json!({"role": "assistant", "content": format!("Answer {i}: yes, we baked 12 loaves this morning.")}));
+    }
+    messages.push(json!({"role": "user", "content": "One more: do you have croissants tomorrow?"}));
+    let conv = Conversation::parse(&json!(messages), None).unwrap();
+    let (outcome, _) = run(
+        &conv,
+        &Config::from_json(&json!({})).unwrap(),
+        enc(),
+        1_200,
+        600,
+        None,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    check_invariants(&conv, &outcome, 600, "1,200");
+    let kept = outcome
+        .order
+        .iter()
+        .filter(|o| matches!(o, Out::Keep(i) if *i > 0))
+        .count();
+    assert!(
+        kept >= 9,
+        "four turns and the new message: kept {kept} ({:?})",
+        outcome.order
+    );
+}
+
 /// The step the model is about to read is never evicted (SPEC.md): an agent whose newest
 /// tool result (a 440 KB build log ending in the error it is looking for) is larger than the
 /// whole window gets the call and its result, cut in place to its start and end around a
@@ -1671,7 +1708,7 @@ fn a_small_chat_window_keeps_the_newest_exchange() {
         // less than a turn: the tail took as many turns as fit, by tokens.
         let cfg = config(json!({}));
         let target = budget * 55 / 100;
-        let slot = cfg.summary_tokens(window) + cfg.ledger_tokens(window, budget) + 16;
+        let slot = cfg.summary_tokens(window, budget) + cfg.ledger_tokens(window, budget) + 16;
         let turn = outcome.report.tokens_before / 30;
         let after = outcome.report.tokens_after;
         assert!(

@@ -81,9 +81,8 @@ impl Compaction {
             &input.config,
             &input.counter,
         );
-        let summary_max = input
-            .config
-            .summary_tokens(input.budget.window, input.budget.input);
+        let (window, budget) = (input.budget.window, input.budget.input);
+        let summary_max = input.config.summary_tokens(window, budget);
         let summarizer_input = match input.config.summarizer_input_tokens {
             // The caller's limit is the whole call's: the system prompt comes out of it.
             Some(limit) => {
@@ -94,11 +93,7 @@ impl Compaction {
                 let system = input.counter.count(&prompt).max(input.counter.count(&fold));
                 limit.saturating_sub(system).max(64)
             }
-            None => input
-                .budget
-                .input
-                .saturating_sub(summary_max + 1024)
-                .clamp(1024, 120_000),
+            None => budget.saturating_sub(summary_max + 1024).clamp(1024, 120_000),
         };
         let sizes = plan::Sizes {
             summary_max,
