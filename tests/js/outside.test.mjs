@@ -120,6 +120,22 @@ test("a provider report below ctxfold's exact count never takes the input past t
   assert.match(c.usageIgnored, /ratio/);
 });
 
+test("a usage report without the input tokens stores the reply and says it learned nothing; a malformed one stores nothing", async () => {
+  // The AI SDK's usage when a provider leaves the input out, and other reports without it.
+  for (const usage of [{ inputTokens: undefined, outputTokens: 5 }, { inputTokens: { total: undefined } }, {}, { output_tokens: 3 }]) {
+    const compactor = new Compactor({ model: "gpt-4o" });
+    await compactor.prepare("c", [{ role: "user", content: "What is the capital of France?" }]);
+    const c = await compactor.commit("c", { role: "assistant", content: "Paris." }, usage);
+    assert.match(c.usageIgnored, /no input tokens/, JSON.stringify(usage));
+    assert.equal(c.anchor, null);
+    assert.equal((await compactor.history("c")).length, 2, JSON.stringify(usage));
+  }
+  const compactor = new Compactor({ model: "gpt-4o" });
+  await compactor.prepare("c", [{ role: "user", content: "hi" }]);
+  await assert.rejects(compactor.commit("c", { role: "assistant", content: "hello" }, { prompt_tokens: "12" }), (e) => e.code === "INVALID_ARGUMENT" && /usage/.test(e.message));
+  assert.equal((await compactor.history("c")).length, 1);
+});
+
 test("/compact keeps the newest steps of an agent's turn too large to keep whole", async () => {
   const compactor = new Compactor({ model: "gpt-4o", contextWindow: 16000 });
   const output = (i) => `make output ${i}\n` + "cc -O2 -c src/module.c -o build/module.o warning: unused variable\n".repeat(60);

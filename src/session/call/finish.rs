@@ -263,6 +263,8 @@ impl Call {
     pub(super) fn finish_commit(&mut self, usage: Option<Value>) -> Result<(), Error> {
         let old = self.base_meta();
         let reported = usage.as_ref().map(usage::reported_input).transpose()?;
+        let no_input = reported == Some(None);
+        let reported = reported.flatten();
         let mut meta = self.next_meta();
         // The input a usage report pairs with is the one returned just before: nothing
         // appended after it.
@@ -270,7 +272,9 @@ impl Call {
         let mut outcome = CommitOutcome {
             length: meta.length,
             anchor: None,
-            usage_ignored: None,
+            usage_ignored: no_input.then(|| {
+                "the usage report has no input tokens (prompt_tokens, input_tokens, inputTokens or promptTokenCount)".into()
+            }),
         };
         if let Some(reported) = reported {
             match old.last_input.as_ref().filter(|li| li.length == old.length) {

@@ -36,7 +36,11 @@ use call::CompactorCall;
 /// `pkg-template/lib/compactor.js`; the shapes of results and records are generated).
 #[wasm_bindgen(typescript_custom_section)]
 const TS_COMPACTOR: &str = r#"
-/** What a provider reported about a call's input: its usage object as it came (or a number). */
+/**
+ * What a provider reported about a call's input: its usage object as it came (or a number).
+ * One without the input tokens is set aside (the commit's `usageIgnored` says so); a count
+ * that is not a non-negative integer is an `INVALID_ARGUMENT`, and the commit stores nothing.
+ */
 export type ProviderUsage =
   | number
   | {
