@@ -298,7 +298,7 @@ fn bad_calls_are_typed_errors_and_change_nothing() {
     ));
     let e = run(
         &mut s,
-        |x| x.commit(id, vec![], Some(json!({"tokens": 3})), None),
+        |x| x.commit(id, vec![], Some(json!({"prompt_tokens": "3"})), None),
         &mut store,
         Summarizer::Extractive,
     )
