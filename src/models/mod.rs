@@ -5,8 +5,9 @@
 //! `"gpt-4o-2024-08-06"`, `"claude-3-5-sonnet-20241022"`, `"anthropic/claude-sonnet-4.5"`,
 //! `"us.anthropic.claude-sonnet-4-20250514-v1:0"`, `"models/gemini-2.5-pro"`,
 //! `"mistral-large-latest"` — and finds, in this order: a model [`register`]ed at run time
-//! (exact id, then longest id prefix), a built-in model by exact id or alias, the built-in
-//! model whose id is the longest prefix of the asked id, and else a documented default
+//! under the exact id, a built-in model by exact id or alias, the longest id prefix of the
+//! asked id among the registered and the built-in models (a registered one where they are as
+//! long), and else a documented default
 //! ([`DEFAULT_CONTEXT_WINDOW`] tokens, the [`Family::Generic`] estimate), saying so with
 //! `known: false` and [`MatchedBy::Default`].
 //!
@@ -155,16 +156,21 @@ pub fn resolve(id: &str) -> ResolvedModel {
         matched_by,
         known: true,
     };
-    {
+    // A registered id that is the asked one, or its longest prefix.
+    let registered = {
         let overrides = OVERRIDES.read().unwrap_or_else(|e| e.into_inner());
-        let best = overrides
+        overrides
             .iter()
-            .filter(|m| is_prefix(&normalize(&m.id), &key))
-            .max_by_key(|m| normalize(&m.id).len());
-        if let Some(m) = best {
-            return found(m.clone(), MatchedBy::Override);
-        }
+            .map(|m| (normalize(&m.id), m))
+            .filter(|(id, _)| is_prefix(id, &key))
+            .max_by_key(|(id, _)| id.len())
+            .map(|(id, m)| (id.len(), m.clone()))
+    };
+    if let Some((_, m)) = registered.as_ref().filter(|(len, _)| *len == key.len()) {
+        return found(m.clone(), MatchedBy::Override);
     }
+    // A built-in model's own id goes before a registered prefix of it: registering
+    // `gpt-4o` does not make `gpt-4o-mini` (or `gpt-4` make `gpt-4.1`) the registered model.
     let mut best: Option<(&Entry, usize)> = None;
     for e in MODELS {
         for name in std::iter::once(&e.id).chain(e.aliases) {
@@ -176,8 +182,11 @@ pub fn resolve(id: &str) -> ResolvedModel {
             }
         }
     }
-    if let Some((e, _)) = best {
-        return found(e.info(), MatchedBy::Prefix);
+    // Of the prefixes, the longest; a registered one where they are as long.
+    match (registered, best) {
+        (Some((len, m)), b) if b.is_none_or(|(_, blen)| len >= blen) => return found(m, MatchedBy::Override),
+        (_, Some((e, _))) => return found(e.info(), MatchedBy::Prefix),
+        _ => {}
     }
     ResolvedModel {
         requested: id.to_owned(),
@@ -229,6 +238,36 @@ pub fn register(info: ModelInfo) -> Result<Option<ModelInfo>, Error> {
     Ok(previous)
 }
 
+/// Fills what a registration of a built-in model's id leaves out (`given(field)` says what
+/// it gave, by its JS name) from that built-in model: its provider and tokenizer, and its
+/// limits where they fit the new window. Registering `{ id: "gpt-4o", contextWindow: 64000 }`
+/// (an Azure deployment with a smaller window) keeps GPT-4o's exact tokenizer.
+pub fn inherit(info: &mut ModelInfo, given: &dyn Fn(&str) -> bool) {
+    let key = normalize(&info.id);
+    let Some(b) = MODELS
+        .iter()
+        .flat_map(|e| std::iter::once(&e.id).chain(e.aliases).map(move |n| (e, *n)))
+        .filter(|(_, n)| is_prefix(n, &key))
+        .max_by_key(|(_, n)| n.len())
+        .map(|(e, _)| e.info())
+    else {
+        return;
+    };
+    let window = info.context_window;
+    if !given("provider") {
+        info.provider = b.provider;
+    }
+    if !given("tokenizer") {
+        info.tokenizer = b.tokenizer;
+    }
+    if !given("maxOutputTokens") {
+        info.max_output_tokens = b.max_output_tokens.filter(|&v| v <= window);
+    }
+    if !given("maxInputTokens") {
+        info.max_input_tokens = b.max_input_tokens.filter(|&v| v <= window);
+    }
+}
+
 /// Removes the model registered under `id`, if any, and returns it.
 pub fn unregister(id: &str) -> Option<ModelInfo> {
     let key = normalize(id);
@@ -251,14 +290,40 @@ pub fn builtin() -> impl Iterator<Item = ModelInfo> {
 /// rare next to token counting.
 static OVERRIDES: RwLock<Vec<ModelInfo>> = RwLock::new(Vec::new());
 
-/// The form ids are compared in: lower case; no `ft:` fine-tune wrapper, path-style
-/// provider prefix (`openai/`, `models/`), `@version` or `:tag` suffix, or Bedrock region
+/// Providers an id may name before a colon, as the AI SDK's provider registry, LangChain's
+/// `init_chat_model` and pydantic-ai write them (`openai:gpt-4o`).
+const COLON_PROVIDERS: [&str; 16] = [
+    "anthropic",
+    "azure",
+    "azure_openai",
+    "bedrock",
+    "bedrock_converse",
+    "deepseek",
+    "fireworks",
+    "gateway",
+    "google",
+    "google-gla",
+    "google-vertex",
+    "google_genai",
+    "groq",
+    "mistral",
+    "mistralai",
+    "openai",
+];
+
+/// The form ids are compared in: lower case; no `ft:` fine-tune wrapper, `provider:` prefix
+/// (`openai:gpt-4o`), path-style provider prefix (`openai/`, `models/`), `@version` or `:tag` suffix, or Bedrock region
 /// and vendor prefix (`us.anthropic.`); Claude's dotted versions as Anthropic writes them
 /// (`claude-3.5-sonnet` → `claude-3-5-sonnet`).
 pub fn normalize(id: &str) -> String {
     let mut s = id.trim().to_ascii_lowercase();
     if let Some(rest) = s.strip_prefix("ft:") {
         s = rest.split(':').next().unwrap_or_default().to_owned();
+    }
+    if let Some((provider, rest)) = s.split_once(':') {
+        if COLON_PROVIDERS.contains(&provider) {
+            s = rest.to_owned();
+        }
     }
     if let Some(i) = s.rfind('/') {
         s.drain(..=i);
@@ -312,366 +377,4 @@ fn provider_hint(id: &str) -> Provider {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::table::{CL100K, CLAUDE, O200K};
-    use super::*;
-
-    fn check(id: &str, canonical: &str, matched_by: MatchedBy) -> ResolvedModel {
-        let m = resolve(id);
-        assert_eq!((m.id.as_str(), m.matched_by), (canonical, matched_by), "{id}");
-        assert!(m.known);
-        assert_eq!(m.requested, id);
-        m
-    }
-
-    #[test]
-    fn exact_ids_and_aliases() {
-        let m = check("gpt-4o", "gpt-4o", MatchedBy::Exact);
-        assert_eq!(
-            (m.provider, m.context_window, m.max_output_tokens),
-            (Provider::OpenAi, 128_000, Some(16_384))
-        );
-        assert_eq!(m.tokenizer, O200K);
-        check("chatgpt-4o-latest", "gpt-4o", MatchedBy::Exact);
-        let m = check("gpt-5", "gpt-5", MatchedBy::Exact);
-        assert_eq!((m.context_window, m.max_input_tokens), (400_000, Some(272_000)));
-        assert_eq!(
-            check("gpt-3.5-turbo", "gpt-3.5-turbo", MatchedBy::Exact).tokenizer,
-            CL100K
-        );
-        assert_eq!(
-            check("claude-opus-4-1", "claude-opus-4-1", MatchedBy::Exact).tokenizer,
-            CLAUDE
-        );
-        assert_eq!(
-            check("gemini-2.5-pro", "gemini-2.5-pro", MatchedBy::Exact).context_window,
-            1_048_576
-        );
-        check("gpt-4o-2024-05-13", "gpt-4o-2024-05-13", MatchedBy::Exact);
-    }
-
-    #[test]
-    fn dated_snapshots_and_latest_match_by_prefix() {
-        assert_eq!(
-            check("gpt-4o-2024-08-06", "gpt-4o", MatchedBy::Prefix).max_output_tokens,
-            Some(16_384)
-        );
-        check("gpt-4o-mini-2024-07-18", "gpt-4o-mini", MatchedBy::Prefix);
-        check(
-            "claude-3-5-sonnet-20241022",
-            "claude-3-5-sonnet",
-            MatchedBy::Prefix,
-        );
-        check("claude-3-5-sonnet-latest", "claude-3-5-sonnet", MatchedBy::Prefix);
-        check(
-            "claude-sonnet-4-5-20250929",
-            "claude-sonnet-4-5",
-            MatchedBy::Prefix,
-        );
-        check("claude-sonnet-4-20250514", "claude-sonnet-4", MatchedBy::Prefix);
-        check("claude-opus-4-1-20250805", "claude-opus-4-1", MatchedBy::Prefix);
-        check("o1-2024-12-17", "o1", MatchedBy::Prefix);
-        check("o1-mini-2024-09-12", "o1-mini", MatchedBy::Prefix);
-        check("gpt-4-0613", "gpt-4", MatchedBy::Prefix);
-        check("gpt-4-turbo-2024-04-09", "gpt-4-turbo", MatchedBy::Prefix);
-        check("gpt-4.1-2025-04-14", "gpt-4.1", MatchedBy::Prefix);
-        check(
-            "gemini-2.5-flash-lite-preview-09-2025",
-            "gemini-2.5-flash-lite",
-            MatchedBy::Prefix,
-        );
-        check("mistral-large-latest", "mistral-large", MatchedBy::Prefix);
-        check("mistral-large-2411", "mistral-large-2411", MatchedBy::Exact);
-        check("codestral-2405", "codestral-2405", MatchedBy::Exact);
-        check("codestral-2508", "codestral", MatchedBy::Prefix);
-        check("llama-3.3-70b-versatile", "llama-3.3", MatchedBy::Prefix);
-        check("gemma-3-27b-it", "gemma-3", MatchedBy::Prefix);
-    }
-
-    #[test]
-    fn a_prefix_must_end_at_a_part_boundary() {
-        // "gpt-4" is a string prefix of "gpt-4o-…", but not an id prefix of it.
-        check("gpt-4o-audio-preview", "gpt-4o", MatchedBy::Prefix);
-        assert_eq!(resolve("gpt-4x").matched_by, MatchedBy::Default);
-        assert_eq!(resolve("o10").matched_by, MatchedBy::Default);
-    }
-
-    #[test]
-    fn provider_prefixes_and_host_spellings() {
-        check("openai/gpt-4o", "gpt-4o", MatchedBy::Exact);
-        check("OpenAI/GPT-4o", "gpt-4o", MatchedBy::Exact);
-        check(
-            "anthropic/claude-sonnet-4-5",
-            "claude-sonnet-4-5",
-            MatchedBy::Exact,
-        );
-        check(
-            "anthropic/claude-sonnet-4.5",
-            "claude-sonnet-4-5",
-            MatchedBy::Exact,
-        );
-        check(
-            "openrouter/anthropic/claude-3.5-sonnet",
-            "claude-3-5-sonnet",
-            MatchedBy::Exact,
-        );
-        check(
-            "us.anthropic.claude-sonnet-4-20250514-v1:0",
-            "claude-sonnet-4",
-            MatchedBy::Prefix,
-        );
-        check(
-            "anthropic.claude-3-5-haiku-20241022-v1:0",
-            "claude-3-5-haiku",
-            MatchedBy::Prefix,
-        );
-        check(
-            "claude-3-5-sonnet-v2@20241022",
-            "claude-3-5-sonnet",
-            MatchedBy::Prefix,
-        );
-        check(
-            "models/gemini-2.0-flash-001",
-            "gemini-2.0-flash",
-            MatchedBy::Prefix,
-        );
-        check(
-            "google/gemini-3-pro-preview",
-            "gemini-3-pro-preview",
-            MatchedBy::Exact,
-        );
-        check(
-            "meta-llama/Llama-3.3-70B-Instruct",
-            "llama-3.3",
-            MatchedBy::Prefix,
-        );
-        check(
-            "meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo",
-            "llama-3.1",
-            MatchedBy::Prefix,
-        );
-        check("llama3.1:8b", "llama-3.1", MatchedBy::Exact);
-        check("meta.llama3-1-405b-instruct-v1:0", "llama-3.1", MatchedBy::Prefix);
-        check(
-            "mistralai/Mistral-Large-Instruct-2411",
-            "mistral-large-2411",
-            MatchedBy::Exact,
-        );
-        check(
-            "ft:gpt-4o-mini-2024-07-18:my-org::abc123",
-            "gpt-4o-mini",
-            MatchedBy::Prefix,
-        );
-        check("groq/openai/gpt-oss-120b", "gpt-oss-120b", MatchedBy::Exact);
-    }
-
-    #[test]
-    fn unknown_models_get_the_documented_default() {
-        let m = resolve("Acme/Wonder-Model-9");
-        assert!(!m.known);
-        assert_eq!(m.matched_by, MatchedBy::Default);
-        assert_eq!(m.id, "wonder-model-9");
-        assert_eq!(m.requested, "Acme/Wonder-Model-9");
-        assert_eq!(
-            (m.context_window, m.max_output_tokens, m.max_input_tokens),
-            (DEFAULT_CONTEXT_WINDOW, None, None)
-        );
-        assert_eq!(
-            m.tokenizer,
-            Estimator::Estimate {
-                family: Family::Generic
-            }
-        );
-        assert_eq!(m.provider, Provider::Unknown);
-        assert_eq!(resolve("anthropic/claude-next").provider, Provider::Anthropic);
-        assert_eq!(resolve("").matched_by, MatchedBy::Default);
-    }
-
-    /// The default an unknown model gets is the one docs/estimates.md documents.
-    #[test]
-    fn the_default_is_documented() {
-        let doc = include_str!("../../docs/estimates.md");
-        assert_eq!(DEFAULT_CONTEXT_WINDOW, 200_000);
-        assert!(
-            doc.contains("200,000-token window"),
-            "docs/estimates.md must state the default window"
-        );
-        assert!(
-            doc.contains("`generic`"),
-            "docs/estimates.md must name the default estimator"
-        );
-    }
-
-    #[test]
-    fn overrides_come_first_and_can_be_removed() {
-        // Ids unique to this test: the registry is process-global and tests run in parallel.
-        let mine = ModelInfo {
-            id: "test-override-gpt-4o".into(),
-            provider: Provider::OpenAi,
-            context_window: 5_000,
-            max_output_tokens: Some(1_000),
-            max_input_tokens: None,
-            tokenizer: O200K,
-        };
-        assert_eq!(register(mine.clone()), Ok(None));
-        let m = resolve("openai/test-override-gpt-4o-2025-01-01");
-        assert_eq!(
-            (m.id.as_str(), m.context_window, m.matched_by),
-            ("test-override-gpt-4o", 5_000, MatchedBy::Override)
-        );
-        // Registering the same id again replaces it.
-        let bigger = ModelInfo {
-            context_window: 6_000,
-            ..mine.clone()
-        };
-        assert_eq!(register(bigger), Ok(Some(mine)));
-        assert_eq!(resolve("test-override-gpt-4o").context_window, 6_000);
-        assert!(registered().iter().any(|m| m.id == "test-override-gpt-4o"));
-        assert!(unregister("TEST-OVERRIDE-GPT-4O").is_some());
-        assert_eq!(resolve("test-override-gpt-4o").matched_by, MatchedBy::Default);
-        assert_eq!(unregister("test-override-gpt-4o"), None);
-    }
-
-    #[test]
-    fn an_override_replaces_a_builtin() {
-        // A dated id of a real model: nothing else in the tests asks for it.
-        let id = "claude-3-haiku-20240307-test";
-        register(ModelInfo {
-            id: id.into(),
-            provider: Provider::Anthropic,
-            context_window: 50_000,
-            max_output_tokens: None,
-            max_input_tokens: None,
-            tokenizer: CLAUDE,
-        })
-        .unwrap();
-        assert_eq!(resolve(id).matched_by, MatchedBy::Override);
-        assert_eq!(resolve("claude-3-haiku-20240307").matched_by, MatchedBy::Prefix);
-        unregister(id);
-    }
-
-    #[test]
-    fn register_validates() {
-        let base = ModelInfo {
-            id: "test-validate".into(),
-            provider: Provider::Unknown,
-            context_window: 1_000,
-            max_output_tokens: None,
-            max_input_tokens: None,
-            tokenizer: DEFAULT_TOKENIZER,
-        };
-        let err = |info: ModelInfo| register(info).unwrap_err().code();
-        assert_eq!(
-            err(ModelInfo {
-                id: " / ".into(),
-                ..base.clone()
-            }),
-            "INVALID_ARGUMENT"
-        );
-        assert_eq!(
-            err(ModelInfo {
-                context_window: 0,
-                ..base.clone()
-            }),
-            "OUT_OF_RANGE"
-        );
-        assert_eq!(
-            err(ModelInfo {
-                max_output_tokens: Some(1_001),
-                ..base.clone()
-            }),
-            "OUT_OF_RANGE"
-        );
-        assert_eq!(
-            err(ModelInfo {
-                max_input_tokens: Some(0),
-                ..base.clone()
-            }),
-            "OUT_OF_RANGE"
-        );
-        assert!(registered().iter().all(|m| m.id != "test-validate"));
-    }
-
-    #[test]
-    fn model_info_from_json() {
-        let info: ModelInfo = serde_json::from_str(r#"{"id": "test-json", "contextWindow": 32768}"#).unwrap();
-        assert_eq!(info.tokenizer, DEFAULT_TOKENIZER);
-        assert_eq!((info.provider, info.max_output_tokens), (Provider::Unknown, None));
-        let info: ModelInfo = serde_json::from_str(
-            r#"{"id": "x", "provider": "mistral", "contextWindow": 10, "maxOutputTokens": 5,
-                "tokenizer": {"kind": "estimate", "family": "mistral"}}"#,
-        )
-        .unwrap();
-        assert_eq!(info.provider, Provider::Mistral);
-        assert!(
-            serde_json::from_str::<ModelInfo>(r#"{"id": "x", "contextWindow": 1, "window": 2}"#).is_err()
-        );
-    }
-
-    #[test]
-    fn resolved_model_json() {
-        let json = serde_json::to_value(resolve("anthropic/claude-3-5-sonnet-20241022")).unwrap();
-        assert_eq!(
-            json,
-            serde_json::json!({
-                "requested": "anthropic/claude-3-5-sonnet-20241022",
-                "id": "claude-3-5-sonnet",
-                "provider": "anthropic",
-                "contextWindow": 200000,
-                "maxOutputTokens": 8192,
-                "maxInputTokens": null,
-                "tokenizer": {"kind": "estimate", "family": "claude"},
-                "matchedBy": "prefix",
-                "known": true
-            })
-        );
-    }
-
-    #[test]
-    fn the_table_is_consistent() {
-        let mut seen = std::collections::HashSet::new();
-        for e in MODELS {
-            for name in std::iter::once(&e.id).chain(e.aliases) {
-                assert_eq!(normalize(name), *name, "{name} is not in normal form");
-                assert!(seen.insert(*name), "{name} appears twice");
-            }
-            assert!(e.context_window > 0);
-            for v in [e.max_output_tokens, e.max_input_tokens].into_iter().flatten() {
-                assert!(v <= e.context_window, "{}", e.id);
-            }
-            let expected = match e.provider {
-                Provider::OpenAi => matches!(e.tokenizer, Estimator::Exact { .. }),
-                _ => matches!(e.tokenizer, Estimator::Estimate { .. }),
-            };
-            assert!(expected, "{}: only OpenAI models are counted exactly", e.id);
-        }
-        assert_eq!(builtin().count(), MODELS.len());
-    }
-
-    #[test]
-    fn concurrent_registration_is_safe() {
-        let handles: Vec<_> = (0..8)
-            .map(|i| {
-                std::thread::spawn(move || {
-                    let id = format!("test-thread-{i}");
-                    for w in 1..50u32 {
-                        register(ModelInfo {
-                            id: id.clone(),
-                            provider: Provider::Unknown,
-                            context_window: w,
-                            max_output_tokens: None,
-                            max_input_tokens: None,
-                            tokenizer: DEFAULT_TOKENIZER,
-                        })
-                        .unwrap();
-                        assert_eq!(resolve(&id).context_window, w);
-                    }
-                    unregister(&id).unwrap();
-                })
-            })
-            .collect();
-        for h in handles {
-            h.join().unwrap();
-        }
-    }
-}
+mod tests;

@@ -120,13 +120,19 @@ pub(super) static MODELS: &[Entry] = &[
     m("o3-mini", &[], OpenAi, 200_000, Some(100_000), O200K),
     m("o4-mini", &[], OpenAi, 200_000, Some(100_000), O200K),
     // litellm gpt-4-turbo(-2024-04-09), gpt-4-1106-preview 128000/4096; tiktoken-rs
-    // "gpt-4-turbo-", "gpt-4-0125", "gpt-4-1106" 128_000.
-    m("gpt-4-turbo", &["gpt-4-turbo-preview", "gpt-4-1106-preview", "gpt-4-0125-preview", "gpt-4-1106", "gpt-4-0125"], OpenAi, 128_000, Some(4_096), CL100K),
+    // "gpt-4-turbo-", "gpt-4-0125", "gpt-4-1106" 128_000. The vision previews: 128,000 and
+    // 4,096 per provider docs (litellm 1.109.1 no longer lists them; by prefix they were gpt-4's 8,192).
+    m("gpt-4-turbo", &["gpt-4-turbo-preview", "gpt-4-1106-preview", "gpt-4-0125-preview", "gpt-4-1106", "gpt-4-0125", "gpt-4-vision-preview", "gpt-4-1106-vision-preview"], OpenAi, 128_000, Some(4_096), CL100K),
     // litellm gpt-4, gpt-4-0613 8192/4096; tiktoken-rs "gpt-4" 8192, "gpt-4-32k" 32_768.
     m("gpt-4", &[], OpenAi, 8_192, Some(4_096), CL100K),
     m("gpt-4-32k", &[], OpenAi, 32_768, None, CL100K),
     // litellm gpt-3.5-turbo(-0125, -1106, -16k) 16385/4096; tiktoken-rs 16_385.
     m("gpt-3.5-turbo", &["gpt-35-turbo"], OpenAi, 16_385, Some(4_096), CL100K),
+    // The first snapshots and the completions model: 4,096 per provider docs (litellm 1.109.1
+    // no longer lists 0301/0613, and gives gpt-3.5-turbo-instruct 8,192 where OpenAI's page
+    // says 4,096: the smaller is taken). By prefix they were gpt-3.5-turbo's 16,385.
+    m("gpt-3.5-turbo-0613", &["gpt-3.5-turbo-0301", "gpt-35-turbo-0613", "gpt-35-turbo-0301"], OpenAi, 4_096, None, CL100K),
+    m("gpt-3.5-turbo-instruct", &["gpt-35-turbo-instruct"], OpenAi, 4_096, None, CL100K),
     // tiktoken-rs "gpt-oss" 131_072; ai-tokenizer gpt-oss-120b 131072. Output limits differ
     // by host (litellm: 16,384 to 131,072), so none is given. o200k_harmony is o200k_base
     // plus special tokens: ordinary text counts the same.
@@ -201,6 +207,8 @@ pub(super) static MODELS: &[Entry] = &[
     m("mistral-large", &[], Mistral, 262_144, None, MISTRAL_SPM),
     m("mistral-large-2411", &["mistral-large-instruct-2411"], Mistral, 131_072, None, MISTRAL_SPM),
     m("mistral-large-2407", &["mistral-large-instruct-2407"], Mistral, 131_072, None, MISTRAL_SPM),
+    // Large 1: litellm mistral.mistral-large-2402-v1:0 (Bedrock) 32000/4096.
+    m("mistral-large-2402", &[], Mistral, 32_000, None, MISTRAL_SPM),
     // litellm mistral/mistral-medium-latest 262144; ai-tokenizer mistral-medium (3.1)
     // 128000/64000 for the 2505/2508 snapshots.
     m("mistral-medium", &[], Mistral, 262_144, None, MISTRAL),

@@ -20,8 +20,12 @@ pub fn get_model(#[wasm_bindgen(unchecked_param_type = "string")] id: JsValue) -
     super::to_plain(&models::resolve(&id))
 }
 
-/// Registers a model, or overrides a built-in one (for this process or page). Returns
-/// the registration it replaced, if any.
+/// Registers a model, or overrides a built-in one (for this process or page). What a
+/// registration of a built-in model's id leaves out is that model's: its tokenizer, its
+/// provider, its limits where they fit the new window (`{ id: "gpt-4o", contextWindow: 64000 }`
+/// keeps the exact count). The registered id also matches the ids it is a prefix of, except
+/// the built-in models' own (registering `gpt-4o` leaves `gpt-4o-mini` as it was). Returns
+/// the registration it replaced (`null` when there was none: a built-in model is none).
 ///
 /// ```ts
 /// registerModel({ id: "my-finetune", contextWindow: 32768, tokenizer: { kind: "exact", encoding: "o200k_base" } });
@@ -30,7 +34,10 @@ pub fn get_model(#[wasm_bindgen(unchecked_param_type = "string")] id: JsValue) -
 pub fn register_model(
     #[wasm_bindgen(unchecked_param_type = "ModelInfo")] info: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let info: ModelInfo = options::read("info", &info, &[], false)?.value;
+    let mut model: ModelInfo = options::read("info", &info, &[], false)?.value;
+    let given = |field: &str| js_sys::Reflect::get(&info, &field.into()).is_ok_and(|v| !v.is_undefined());
+    models::inherit(&mut model, &given);
+    let info = model;
     let text = serde_json::to_string(&info).unwrap_or_default();
     let id = info.id.clone();
     let old = models::register(info).map_err(to_js)?;

@@ -5,7 +5,7 @@
 // that say the bound, or keep a password out.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, MemoryStore, compact, countMessages, notify, openAISummarizer, plan, sse, staleWriteError } from "ctxfold";
+import { Compactor, MemoryStore, compact, countMessages, countTokens, getModel, notify, openAISummarizer, plan, registerModel, sse, staleWriteError } from "ctxfold";
 
 const typed = (code, message) => (e) => {
   assert.equal(e.code, code, `${e.code}: ${e.message}`);
@@ -486,4 +486,20 @@ describe("argument errors", () => {
       (e) => typed("INVALID_ARGUMENT", /credentials/)(e) && !e.message.includes("S3cretPassw0rd"),
     );
   });
+});
+
+test("registerModel on a built-in id keeps what it leaves out, and leaves the longer built-in ids alone", () => {
+  const text = "Deploy failed: ECONNREFUSED on db-prod-1:5432. Retrying with backoff.";
+  const before = { count: countTokens(text, { model: "gpt-5" }), mini: getModel("gpt-5-mini") };
+  assert.equal(registerModel({ id: "gpt-5", contextWindow: 64000 }), null, "no registration replaced");
+  const m = getModel("gpt-5");
+  assert.deepEqual([m.matchedBy, m.contextWindow, m.tokenizer, m.provider], ["override", 64000, { kind: "exact", encoding: "o200k_base" }, "openai"]);
+  // GPT-5's output cap (128,000) does not fit the new window, so it is left out.
+  assert.equal(m.maxOutputTokens, null);
+  assert.equal(countTokens(text, { model: "gpt-5" }), before.count);
+  assert.deepEqual(getModel("gpt-5-mini"), before.mini);
+  assert.equal(getModel("openai/gpt-5-2025-08-07").matchedBy, "override");
+  // What it gives is what it gets.
+  registerModel({ id: "gpt-5", contextWindow: 64000, maxOutputTokens: 8000, tokenizer: { kind: "exact", encoding: "cl100k_base" } });
+  assert.deepEqual([getModel("gpt-5").maxOutputTokens, getModel("gpt-5").tokenizer.encoding], [8000, "cl100k_base"]);
 });
