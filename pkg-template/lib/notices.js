@@ -132,8 +132,10 @@ export function notify(value) {
       if (isObject(a)) {
         lines.push(`  System: ${tokens(a.head)} tokens`);
         lines.push(`  Summary: ${tokens(a.summaries)} tokens`);
-        lines.push(`  Kept context: ${tokens(a.tail + a.middle)} tokens`);
-        if (a.tools > 0) lines.push(`  Tool outputs: ${tokens(a.tools)} tokens`);
+        // Tool outputs are among the kept messages: shown apart, so the lines add up.
+        const tools = Math.max(0, a.tools);
+        lines.push(`  Kept context: ${tokens(Math.max(0, a.tail + a.middle - tools))} tokens`);
+        if (tools > 0) lines.push(`  Tool outputs: ${tokens(tools)} tokens`);
       }
       if (r.fallback) lines.push(`  ${fallbackLine(r.fallback)}`);
       const window = r.budget?.window;

@@ -27,13 +27,14 @@ const record = {
   usage: [],
   instructions: null,
   timings: { planMs: 1, summarizeMs: 2, totalMs: 3 },
+  // The tail holds the tool outputs (tools is a part of it): the lines add up to the total.
   after: { total: 9100, head: 1800, summaries: 3200, middle: 0, tail: 4097, tools: 1400, framing: 3 },
   createdAt: null,
   undone: false,
 };
 
 test("notify: the lines of seed 004, from a record and from each event", () => {
-  const lines = ["Compacted (157k -> 9.1k)", "  System: 1.8k tokens", "  Summary: 3.2k tokens", "  Kept context: 4.1k tokens", "  Tool outputs: 1.4k tokens", "  Total: 9.1k/150k (6 %)"];
+  const lines = ["Compacted (157k -> 9.1k)", "  System: 1.8k tokens", "  Summary: 3.2k tokens", "  Kept context: 2.7k tokens", "  Tool outputs: 1.4k tokens", "  Total: 9.1k/150k (6 %)"];
   assert.equal(notify(record), lines.join("\n"));
   assert.equal(notify({ type: "compactionEnd", conversationId: "c", record }), lines.join("\n"));
   // A record stored before the breakdown was kept; an undone one; one with a fallback.
