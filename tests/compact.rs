@@ -1027,9 +1027,21 @@ fn summarizer_faults_fall_back() {
         assert!(!fb.reason.is_empty(), "{name}");
         assert_eq!(o.context_status, ContextStatus::Summarized, "{name}");
         // The marker fallback, and the error fallback.
-        let o = run_with(&mut *fake, json!({"fallback": "marker"})).unwrap();
+        let o = run_with(
+            &mut *fake,
+            json!({"fallback": "marker", "summarizerInputTokens": 1500}),
+        )
+        .unwrap();
         assert_eq!(o.context_status, ContextStatus::Truncated, "{name}");
-        assert_eq!(o.report.fallback.unwrap().kind, FallbackKind::Marker);
+        assert_eq!(o.report.fallback.clone().unwrap().kind, FallbackKind::Marker);
+        // However many calls fell back, the summary message says the marker once.
+        let texts = summary_texts(&o);
+        assert_eq!(texts.len(), 1, "{name}: {texts:?}");
+        assert_eq!(
+            texts[0].matches("[Earlier messages truncated]").count(),
+            1,
+            "{name}: {texts:?}"
+        );
         let e = run_with(&mut *fake, json!({"fallback": "error"})).unwrap_err();
         assert_eq!(e.code(), "SUMMARIZER_FAILED", "{name}");
     }

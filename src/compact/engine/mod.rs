@@ -187,13 +187,16 @@ impl Compaction {
     }
 }
 
-/// The summary message's text: the chunks, oldest first.
+/// The summary message's text: the chunks, oldest first; chunks next to each other that are
+/// all the static marker (a round whose every call fell back to it) say it once.
 fn join_chunks(chunks: &[Chunk]) -> String {
-    chunks
-        .iter()
-        .map(|c| c.text.as_str())
-        .collect::<Vec<_>>()
-        .join("\n\n")
+    let mut texts: Vec<&str> = Vec::with_capacity(chunks.len());
+    for c in chunks {
+        if !(c.text == super::summary::MARKER && texts.last() == Some(&super::summary::MARKER)) {
+            texts.push(&c.text);
+        }
+    }
+    texts.join("\n\n")
 }
 
 /// The tokens of a summary message holding `chunks` (none: 0).
