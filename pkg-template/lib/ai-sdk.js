@@ -22,7 +22,7 @@
 // prepare -> compactor.prepare(key, what the prompt adds to its history), settle ->
 // compactor.commit(key, ..., usage); status(key) stays what the caller reads.
 
-import { kindOf } from "./values.js";
+import { kindOf, withKnownOptions } from "./values.js";
 
 const OWN_OPTIONS = new Set(["conversationKey", "maxConversations", "onReport"]);
 /** compact() options the middleware sets per call. */
@@ -34,14 +34,7 @@ const PER_CALL = {
 };
 
 /** compact()'s "no such option" error with the middleware's options as the known ones. */
-function ownWords(e) {
-  const m = typeof e?.message === "string" ? e.message.match(/^(.*no such option \(known: )([^)]*)\)$/) : null;
-  if (m === null) return e;
-  const names = m[2].split(", ").filter((n) => !(n in PER_CALL));
-  const known = [...new Set([...names, ...OWN_OPTIONS, "summarizer"])].sort();
-  e.message = `${m[1]}${known.join(", ")})`;
-  return e;
-}
+const ownWords = (e) => withKnownOptions(e, new Set(Object.keys(PER_CALL)), [...OWN_OPTIONS, "summarizer"]);
 
 /**
  * @param {{ compact: Function, plan: Function }} ctxfold  the package's main entry

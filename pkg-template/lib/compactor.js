@@ -9,11 +9,13 @@ import { ask, compactWith } from "./compact.js";
 import { runCommand } from "./commands.js";
 import { lockNotices } from "./locks.js";
 import { storesWith } from "./stores.js";
-import { invalidArgument as typeError, kindOf, outOfRange } from "./values.js";
+import { checkInteger, invalidArgument as typeError, kindOf, withKnownOptions } from "./values.js";
 
 const EVENTS = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
 /** Keys of the options that JavaScript keeps (the rest go to the core). */
+/** compact()'s options a Compactor refuses (the core says why). */
+const REFUSED_OPTIONS = new Set(["state", "manual", "stateKey"]);
 const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations", "storeTimeoutMs", "guards", "prepareAhead", "waitUntil", "compactWhenCold"]);
 const DEFAULT_RETRIES = 4;
 const DEFAULT_CACHED = 100;
@@ -86,15 +88,9 @@ export function compactorWith(raw, g) {
       for (const m of STORE_METHODS) {
         if (typeof store[m] !== "function") throw typeError(`options.store.${m}`, `a function (the CompactorStore interface), got ${kindOf(store[m])}`);
       }
-      if (!Number.isInteger(writeRetries) || writeRetries < 0 || writeRetries > 100) {
-        throw outOfRange("options.writeRetries", "an integer from 0 to 100", writeRetries);
-      }
-      if (!Number.isInteger(maxCachedConversations) || maxCachedConversations < 1 || maxCachedConversations > 1e6) {
-        throw outOfRange("options.maxCachedConversations", "an integer from 1 to 1000000", maxCachedConversations);
-      }
-      if (!Number.isInteger(storeTimeoutMs) || storeTimeoutMs < 1 || storeTimeoutMs > MAX_TIMEOUT_MS) {
-        throw outOfRange("options.storeTimeoutMs", `an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`, storeTimeoutMs);
-      }
+      checkInteger("options.writeRetries", writeRetries, 0, 100);
+      checkInteger("options.maxCachedConversations", maxCachedConversations, 1, 1e6);
+      checkInteger("options.storeTimeoutMs", storeTimeoutMs, 1, MAX_TIMEOUT_MS, " (milliseconds)");
       this.#cached = maxCachedConversations;
       this.#storeTimeoutMs = storeTimeoutMs;
       const core = {};
@@ -113,10 +109,18 @@ export function compactorWith(raw, g) {
       this.#attempts = writeRetries + 1;
       this.store = store;
       // The core reads and checks the options now: a bad one throws here, not at the first call.
-      this.#ensureCore();
+      try {
+        this.#ensureCore();
+      } catch (e) {
+        throw withKnownOptions(e, REFUSED_OPTIONS, JS_OPTIONS);
+      }
       if (on !== undefined) {
-        if (on === null || typeof on !== "object") throw typeError("options.on", `an object of event handlers, got ${kindOf(on)}`);
-        for (const [name, handler] of Object.entries(on)) this.on(name, handler);
+        if (on === null || typeof on !== "object" || Array.isArray(on)) throw typeError("options.on", `an object of event handlers, got ${kindOf(on)}`);
+        for (const [name, handler] of Object.entries(on)) {
+          if (!this.#handlers.has(name)) throw typeError(`options.on.${name}`, `no such event (known: ${EVENTS.join(", ")})`);
+          if (typeof handler !== "function") throw typeError(`options.on.${name}`, `a function, got ${kindOf(handler)}`);
+          this.on(name, handler);
+        }
       }
     }
 

@@ -12,6 +12,30 @@ export function invalidArgument(argument, expected) {
   return err;
 }
 
+/**
+ * Checks an integer argument from `min` to `max`: a value that is no number is a TypeError
+ * (INVALID_ARGUMENT), a number that is not an integer in range a RangeError (OUT_OF_RANGE), as
+ * the core's own options are checked.
+ */
+export function checkInteger(argument, value, min, max, unit = "") {
+  const expected = `an integer from ${min} to ${max}${unit}`;
+  if (typeof value !== "number") throw invalidArgument(argument, `${expected}, got ${kindOf(value)}`);
+  if (!Number.isInteger(value) || value < min || value > max) throw outOfRange(argument, expected, value);
+  return value;
+}
+
+/**
+ * compact()'s "no such option (known: ...)" error, for a caller whose options are compact()'s
+ * without `drop` and with `add`: its list made that caller's. Any other error as it was.
+ */
+export function withKnownOptions(e, drop, add) {
+  const m = typeof e?.message === "string" ? e.message.match(/^(.*no such option \(known: )([^)]*)\)$/) : null;
+  if (m === null) return e;
+  const names = m[2].split(", ").filter((n) => !drop.has(n));
+  e.message = `${m[1]}${[...new Set([...names, ...add])].sort().join(", ")})`;
+  return e;
+}
+
 /** `<argument> out of range: expected <expected>, got <value>`, a RangeError with code OUT_OF_RANGE. */
 export function outOfRange(argument, expected, value) {
   const err = new RangeError(`${argument} out of range: expected ${expected}, got ${String(value)}`);

@@ -417,6 +417,19 @@ describe("the rest of the API", () => {
     assert.throws(() => new Compactor({ model: "gpt-4o", thresholdRatio: 2 }), typed("RangeError", "OUT_OF_RANGE"));
     assert.throws(() => new Compactor({ model: "gpt-4o", store: {} }), typed("TypeError", "INVALID_ARGUMENT", /options\.store\.load/));
     assert.throws(() => new Compactor({ model: "gpt-4o", writeRetries: -1 }), typed("RangeError", "OUT_OF_RANGE"));
+    // A value of the wrong kind is a TypeError, as in compact()'s options; a number out of range a RangeError.
+    for (const [key, value] of [["writeRetries", "3"], ["maxCachedConversations", "10"], ["storeTimeoutMs", null], ["writeRetries", true]]) {
+      assert.throws(() => new Compactor({ model: "gpt-4o", [key]: value }), typed("TypeError", "INVALID_ARGUMENT", new RegExp(`options\\.${key}: expected an integer from`)));
+    }
+    assert.throws(() => new Compactor({ model: "gpt-4o", storeTimeoutMs: 1.5 }), typed("RangeError", "OUT_OF_RANGE", /options\.storeTimeoutMs/));
+    // An unknown option lists the Compactor's own, not the ones it refuses.
+    assert.throws(() => new Compactor({ model: "gpt-4o", stor: {} }), (e) => {
+      const known = e.message.match(/known: ([^)]*)\)/)[1].split(", ");
+      return e.code === "INVALID_ARGUMENT" && known.includes("store") && known.includes("writeRetries") && !known.includes("stateKey") && !known.includes("manual");
+    });
+    assert.throws(() => new Compactor({ model: "gpt-4o", on: { compactionEnd: 5 } }), typed("TypeError", "INVALID_ARGUMENT", /options\.on\.compactionEnd: expected a function, got number/));
+    assert.throws(() => new Compactor({ model: "gpt-4o", on: { bogus: () => {} } }), typed("TypeError", "INVALID_ARGUMENT", /options\.on\.bogus: expected no such event/));
+    assert.throws(() => new Compactor({ model: "gpt-4o", on: [] }), typed("TypeError", "INVALID_ARGUMENT", /options\.on/));
     for (const storage of [null, undefined, "storage"]) {
       assert.throws(() => ctxfold.durableObjectStore(storage), typed("TypeError", "INVALID_ARGUMENT", /argument storage: expected a Durable Object's ctx\.storage/));
     }
@@ -431,7 +444,7 @@ describe("the rest of the API", () => {
       compactor.prepare("c", [{ role: "user", content: "ok" }, { role: "tool", tool_call_id: "x", content: "orphan" }]),
       typed("CtxfoldError", "INVALID_MESSAGE", /newMessages\[1\]/),
     );
-    await assert.rejects(compactor.commit("c", { role: "assistant", content: "a" }, { tokens: 5 }), typed("TypeError", "INVALID_ARGUMENT", /usage/));
+    await assert.rejects(compactor.commit("c", { role: "assistant", content: "a" }, { prompt_tokens: "5" }), typed("TypeError", "INVALID_ARGUMENT", /usage/));
     await assert.rejects(compactor.compact("nobody"), typed("CtxfoldError", "UNKNOWN_CONVERSATION"));
     await assert.rejects(compactor.compact("c", { instructions: 5 }), typed("TypeError", "INVALID_ARGUMENT", /instructions/));
     assert.deepEqual((await compactor.history("c")).map((e) => e.message.content), ["hi"]);
@@ -502,9 +515,10 @@ describe("the rest of the API", () => {
     assert.deepEqual(after.messages.map((m) => m.content), ["one", "two", "three", "four", "five"]);
     assert.deepEqual((await fresh.history("c")).map((e) => e.message.content), ["one", "two", "three", "four", "five"]);
 
-    for (const bad of [0, -1, 1.5, 2 ** 31, "100"]) {
+    for (const bad of [0, -1, 1.5, 2 ** 31]) {
       assert.throws(() => new Compactor({ model: "gpt-4o", storeTimeoutMs: bad }), typed("RangeError", "OUT_OF_RANGE", /storeTimeoutMs/));
     }
+    assert.throws(() => new Compactor({ model: "gpt-4o", storeTimeoutMs: "100" }), typed("TypeError", "INVALID_ARGUMENT", /storeTimeoutMs/));
   });
 
   test("a trap while a call waits for its summarizer: INTERNAL, then the next call reads the history again and goes on", async () => {
