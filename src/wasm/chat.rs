@@ -175,11 +175,15 @@ export type CompactionSseData =
  */
 export function sse(event: CompactorEvent | CompactionRecord): string;
 
-/** What `applyAnthropicCacheControl` reads of an Anthropic Messages request; other keys pass through. */
+/**
+ * What `applyAnthropicCacheControl` reads of an Anthropic Messages request; other keys pass
+ * through. `system` and `messages` are as `Compactor.prepare` returns them (checked when the
+ * function runs: `system` a string or blocks, each message a `role` and a string or blocks).
+ */
 export interface AnthropicRequestLike {
   /** A string, or text blocks. */
-  system?: string | readonly unknown[] | null;
-  messages: readonly { role: string; content: string | readonly unknown[] }[];
+  system?: unknown;
+  messages: readonly unknown[];
   tools?: readonly unknown[];
   [key: string]: unknown;
 }
@@ -200,5 +204,10 @@ export interface AnthropicRequestLike {
 export function applyAnthropicCacheControl<R extends AnthropicRequestLike>(
   request: R,
   report?: Pick<CompactReport, "cacheBreakpoints"> | null,
-): Omit<R, "system" | "messages"> & { system?: R["system"] | unknown[]; messages: (R["messages"][number] | { role: string; content: unknown[] })[] };
+): Omit<R, "system" | "messages"> & {
+  /** The system prompt: blocks where a breakpoint went, else as it was (absent: none). */
+  system?: string | unknown[] | null;
+  /** The messages: those given a breakpoint with blocks for content, the others as they were. */
+  messages: (R["messages"][number] | { role: string; content: unknown[] })[];
+};
 "#;

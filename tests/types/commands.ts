@@ -120,18 +120,19 @@ export function notices(compactor: Compactor, record: CompactionRecord, write: (
 
 export async function anthropic(compactor: Compactor, id: string): Promise<void> {
   const { system, messages, report } = await compactor.prepare(id, [{ role: "user", content: "hi" }]);
-  const body = applyAnthropicCacheControl(
-    { model: "claude-sonnet-4-5", max_tokens: 1024, system: system as string | undefined, messages: messages as { role: string; content: string }[] },
-    report,
-  );
+  // What prepare returns goes in as it is (the README's snippet, strict).
+  const body = applyAnthropicCacheControl({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages }, report);
   const model: string = body.model;
   const count: number = body.messages.length;
-  void model, count;
+  const blocks: number | undefined = body.system?.length;
+  void model, count, blocks;
   applyAnthropicCacheControl({ messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] });
   liteApply({ system: "s", messages: [] }, { cacheBreakpoints: [] });
   void liteParseCommand("/status");
   // @ts-expect-error: a request has messages
   applyAnthropicCacheControl({ system: "s" });
+  // @ts-expect-error: messages are an array
+  applyAnthropicCacheControl({ messages: "hi" });
   // @ts-expect-error: the report's breakpoints are numbers
   applyAnthropicCacheControl({ messages: [] }, { cacheBreakpoints: ["1"] });
 }

@@ -114,6 +114,8 @@ async function chatApp(): Promise<void> {
   new Compactor({ model: "gpt-4o", state: null });
   // @ts-expect-error: a manual compaction is compact(id)
   new Compactor({ model: "gpt-4o", manual: true });
+  // @ts-expect-error: the state stays in the store, unsigned
+  new Compactor({ model: "gpt-4o", stateKey: "secret" });
   // @ts-expect-error: not a store
   new Compactor({ model: "gpt-4o", store: new Map() });
   // @ts-expect-error: messages of another type

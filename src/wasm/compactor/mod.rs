@@ -101,8 +101,8 @@ export interface CompactorEvents {
   breakerClosed: { type: "breakerClosed"; conversationId: string; breaker: BreakerNote; record: CompactionRecord | null };
 }
 
-/** Options of a `Compactor`: `compact()`'s (without `state` and `manual`), a store, a summarizer and handlers. */
-export interface CompactorOptions extends Omit<CompactOptions, "state" | "manual" | "summarizer"> {
+/** Options of a `Compactor`: `compact()`'s (without `state`, `manual` and `stateKey`), a store, a summarizer and handlers. */
+export interface CompactorOptions extends Omit<CompactOptions, "state" | "manual" | "stateKey" | "summarizer"> {
   /** Where conversations are kept. Default: a new `MemoryStore`. */
   store?: CompactorStore;
   /** Who writes summaries: your LLM (a function), or the built-in extractive summary (default). */
