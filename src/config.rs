@@ -183,7 +183,8 @@ pub struct Config {
     pub state_key: Option<String>,
     /// `additive` or `rolling`.
     pub strategy: Strategy,
-    /// Chunks fold into one when together they pass this share of the window (measured:
+    /// Chunks fold into one when together they pass this share of the window, scaled down
+    /// when the threshold is below the input budget ([`crate::compact::Budget::fold_base`]) (measured:
     /// with ledgers that take the free room, 0.15 folded often and each fold lost
     /// identifiers; 0.3 kept 92 % of them at 8k against 79 %).
     pub fold_ratio: f64,
@@ -249,23 +250,25 @@ impl Config {
         c
     }
 
-    /// The cap on one summary chunk for a window and its input budget: 1/16 of the window,
-    /// 512 to 4096, and at most a quarter of the input budget (at least 64), so that in a
-    /// small window a summary leaves the newest turns their room.
-    pub fn summary_tokens(&self, window: usize, input: usize) -> usize {
-        let share = (input / 4).max(64);
+    /// The cap on one summary chunk for a window and the room a compaction works within
+    /// ([`crate::compact::Budget::room`]: the threshold, at most the input budget): 1/16 of the
+    /// window, 512 to 4096, and at most a quarter of that room (at least 64), so that in a
+    /// small window, or under a low threshold, a summary leaves the newest turns their room.
+    pub fn summary_tokens(&self, window: usize, room: usize) -> usize {
+        let share = (room / 4).max(64);
         self.summary_max_tokens
             .unwrap_or((window / 16).clamp(512, 4096).min(share))
     }
 
-    /// The ledger budget a compaction reserves for a window (with `ledgerMaxTokens` unset,
-    /// a ledger may then grow into the room the target leaves: [`Config::ledger_grows`]).
-    pub fn ledger_tokens(&self, window: usize, input: usize) -> usize {
-        let target = (self.target_ratio * input as f64) as usize;
-        // 160 tokens, but no more than 1/8 of a small input budget.
-        let least = 160.min((input / 8).max(32));
+    /// The ledger budget a compaction reserves for a window and its room (with
+    /// `ledgerMaxTokens` unset, a ledger may then grow into the room the target leaves:
+    /// [`Config::ledger_grows`]): 1/50 of the window, 160 tokens, 1/8 of the target, whichever
+    /// is most, but at most 1/8 of the room (at least 32).
+    pub fn ledger_tokens(&self, window: usize, room: usize) -> usize {
+        let target = (self.target_ratio * room as f64) as usize;
+        let most = (room / 8).max(32);
         self.ledger_max_tokens
-            .unwrap_or((window / 50).max(least).max(target / LEDGER_SHARE))
+            .unwrap_or((window / 50).max(160).max(target / LEDGER_SHARE).min(most))
     }
 
     /// Whether a ledger takes the room left within the target (no fixed `ledgerMaxTokens`).

@@ -151,7 +151,7 @@ pub struct CompactOptions {
     /// `additive` (default) or `rolling`.
     #[serde(default, deserialize_with = "present")]
     pub strategy: Option<Strategy>,
-    /// Chunks fold into one past this share of the window. Default 0.3.
+    /// Chunks fold past this share of the window (times threshold / input if lower). Default 0.3.
     #[serde(default, deserialize_with = "present")]
     pub fold_ratio: Option<Ratio>,
     /// What a failed summary falls back to. Default `extractive`.

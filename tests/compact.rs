@@ -536,6 +536,53 @@ fn a_small_window_keeps_recent_turns_beside_the_summary() {
     );
 }
 
+/// A threshold far below the input budget (`thresholdRatio` 0.15 of 8,000): the summary and
+/// ledger a compaction reserves, and the summaries' fold, are sized from that threshold. They
+/// were sized from the window, so every turn "compacted" into more tokens than it was given
+/// (a 512-token summary slot beside a 660-token target, summaries folding only past 2,400).
+#[test]
+fn a_low_threshold_compacts_into_fewer_tokens() {
+    let cfg = config(json!({"thresholdRatio": 0.15, "tokenFloor": 0}));
+    let mut messages = vec![
+        json!({"role": "system", "content": "You are a friendly assistant for a small bakery. Answer briefly."}),
+    ];
+    let (mut state, mut compactions) = (None, 0);
+    for i in 0..60 {
+        messages.push(json!({"role": "user", "content": format!("Question {i}: do you have sourdough today? I need two loaves for the weekend.")}));
+        let conv = Conversation::parse(&json!(messages), None).unwrap();
+        let (o, _) = run(
+            &conv,
+            &cfg,
+            enc(),
+            8_000,
+            1_024,
+            state.clone(),
+            Summarizer::Extractive,
+        )
+        .unwrap();
+        if o.report.trigger.is_some() {
+            compactions += 1;
+            assert!(
+                o.report.tokens_after < o.report.tokens_before,
+                "turn {i}: {} -> {}",
+                o.report.tokens_before,
+                o.report.tokens_after
+            );
+        }
+        assert!(
+            o.report.tokens_after <= 1_200,
+            "turn {i}: {}",
+            o.report.tokens_after
+        );
+        state = Some(o.state);
+        messages.push(json!({"role": "assistant", "content": format!("Answer {i}: yes, we baked 12 loaves this morning; we keep two for you until Saturday noon.")}));
+    }
+    assert!(
+        (2..=12).contains(&compactions),
+        "{compactions} compactions in 60 turns"
+    );
+}
+
 /// The step the model is about to read is never evicted (SPEC.md): an agent whose newest
 /// tool result (a 440 KB build log ending in the error it is looking for) is larger than the
 /// whole window gets the call and its result, cut in place to its start and end around a

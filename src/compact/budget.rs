@@ -43,6 +43,21 @@ impl Budget {
         Ok(Budget::new(window, reserved, config))
     }
 
+    /// What a compaction works within: the threshold (at most the input budget). Its target
+    /// is `targetRatio` of this, and the summary and ledger it reserves are sized from it, so
+    /// that a low threshold does not get a summary slot larger than the target.
+    pub fn room(&self) -> usize {
+        self.threshold.min(self.input)
+    }
+
+    /// What `foldRatio` is a share of: the window, scaled down by `room / input` when the
+    /// threshold is below the input budget (a compaction at 1,200 tokens of an 8k window
+    /// folds its summaries past 30 % of 1,376, not of 8,000, which they would pass only
+    /// long after every turn had compacted again).
+    pub fn fold_base(&self) -> usize {
+        ((self.window as u128 * self.room() as u128) / self.input.max(1) as u128) as usize
+    }
+
     /// The budget of a `window` with `reserved` tokens kept for the reply (less than the
     /// window: at most `window - 1` is kept).
     pub fn new(window: usize, reserved: usize, config: &Config) -> Budget {

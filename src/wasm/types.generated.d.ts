@@ -503,7 +503,7 @@ export type CompactOptions = {
    */
   strategy?: Strategy;
   /**
-   * Chunks fold into one past this share of the window. Default 0.3.
+   * Chunks fold past this share of the window (times threshold / input if lower). Default 0.3.
    */
   foldRatio?: number;
   /**

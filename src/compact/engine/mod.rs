@@ -82,7 +82,7 @@ impl Compaction {
             &input.counter,
         );
         let (window, budget) = (input.budget.window, input.budget.input);
-        let summary_max = input.config.summary_tokens(window, budget);
+        let summary_max = input.config.summary_tokens(window, input.budget.room());
         let summarizer_input = match input.config.summarizer_input_tokens {
             // The caller's limit is the whole call's: the system prompt comes out of it.
             Some(limit) => {

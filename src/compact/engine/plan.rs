@@ -231,7 +231,7 @@ fn unpruned_total(input: &Input, head: &Head) -> usize {
 /// The input's tokens a compaction aims at: `targetRatio` of the input budget, or of the
 /// threshold when that is lower (a compaction must land below what triggers the next one).
 pub(super) fn target_tokens(input: &Input) -> usize {
-    (input.config.target_ratio * input.budget.threshold.min(input.budget.input) as f64) as usize
+    (input.config.target_ratio * input.budget.room() as f64) as usize
 }
 
 /// Tokens a summary message takes beyond its chunks' (the message framing, the blank
@@ -244,7 +244,7 @@ pub(super) fn summary_slot(input: &Input, sizes: Sizes) -> usize {
     sizes.summary_max
         + input
             .config
-            .ledger_tokens(input.budget.window, input.budget.input)
+            .ledger_tokens(input.budget.window, input.budget.room())
         + SUMMARY_FRAMING
 }
 
@@ -514,7 +514,7 @@ impl Compaction {
 /// summaries take their real size, and what does not fit shrinks (`shrink_summaries`).
 fn summary_reservation(input: &Input, slot: usize, earlier: usize) -> usize {
     let cfg = &input.config;
-    let fold_cap = ((cfg.fold_ratio * input.budget.window as f64) as usize).max(slot);
+    let fold_cap = ((cfg.fold_ratio * input.budget.fold_base() as f64) as usize).max(slot);
     match cfg.strategy {
         Strategy::Additive => earlier + slot,
         Strategy::Rolling => slot,

@@ -193,7 +193,7 @@ impl Compaction {
         let cfg = Rc::clone(&self.input.config);
         let chunks = &self.rounds.chunks;
         let total: usize = chunks.iter().map(|c| c.tokens).sum();
-        if chunks.len() < 2 || total as f64 <= cfg.fold_ratio * self.input.budget.window as f64 {
+        if chunks.len() < 2 || total as f64 <= cfg.fold_ratio * self.input.budget.fold_base() as f64 {
             return;
         }
         let mut groups = Vec::new();
@@ -403,7 +403,7 @@ impl Compaction {
     /// made), at least the reserved ledger; or `ledgerMaxTokens` when it is set.
     fn ledger_budget(&self, text: &str, taken: usize) -> usize {
         let cfg = &self.input.config;
-        let reserved = cfg.ledger_tokens(self.input.budget.window, self.input.budget.input);
+        let reserved = cfg.ledger_tokens(self.input.budget.window, self.input.budget.room());
         if !cfg.ledger_grows() {
             return reserved;
         }
