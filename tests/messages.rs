@@ -1003,3 +1003,30 @@ fn low_detail_images_count_as_one_tile() {
         }
     }
 }
+
+/// Servers that number each step's calls from `call_0` use an id again once its call is
+/// answered: that parses, and each result is its own call's (the tool a policy or a summary
+/// names). An id used again while its call is open is the error.
+#[test]
+fn a_call_id_is_used_again_once_its_call_is_answered() {
+    let call = |name: &str| json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": name, "arguments": "{}"}}]});
+    let result = |text: &str| json!({"role": "tool", "tool_call_id": "call_0", "content": text});
+    let v = json!([
+        {"role": "user", "content": "look"},
+        call("read_file"), result("file"),
+        {"role": "assistant", "content": "read it"},
+        {"role": "user", "content": "now run it"},
+        call("bash"), result("ran"),
+        call("bash")
+    ]);
+    let conv = Conversation::parse(&v, None).unwrap();
+    let names = ctxfold::compact::prune::tool_names(conv.messages());
+    assert_eq!(
+        [names.of(2, "call_0"), names.of(6, "call_0")],
+        ["read_file", "bash"]
+    );
+    assert_eq!(conv.unanswered_calls(), [(7, "call_0".to_owned())]);
+    // Used again while open: an error.
+    let open = json!([{"role": "user", "content": "look"}, call("a"), call("b"), result("x")]);
+    assert_invalid(error_of(open, None), "messages[2]", "used twice");
+}

@@ -277,7 +277,7 @@ pub fn apply(span: &Span, config: &Config, counter: &dyn TextCounter) -> Applied
         let mut changed = Vec::new();
         for part in &mut m.parts {
             if let Part::ToolResult { call_id, text, .. } = part {
-                let tool = names.get(call_id.as_str()).copied().unwrap_or("tool");
+                let tool = names.of(i, call_id);
                 let policy = config.tool_policy(tool);
                 if let Some(p) = prune_text(text, tool, policy, config.tool_output_max_bytes) {
                     out.report.bytes_removed += text.len() - p.text.len().min(text.len());
@@ -297,17 +297,32 @@ pub fn apply(span: &Span, config: &Config, counter: &dyn TextCounter) -> Applied
     out
 }
 
-/// Tool name by call id (borrowed: nothing is copied).
-pub fn tool_names(messages: &[Message]) -> FastMap<&str, &str> {
-    let mut names = FastMap::default();
-    for m in messages {
+/// Tool names by call id (borrowed: nothing is copied). An id may be used again once its
+/// call is answered, so a result's tool is that of the latest call with its id before it.
+pub struct ToolNames<'a>(FastMap<&'a str, Vec<(usize, &'a str)>>);
+
+impl<'a> ToolNames<'a> {
+    /// The name of the tool whose call `call_id` a result in message `at` answers
+    /// (`"tool"` when no call before it has that id).
+    pub fn of(&self, at: usize, call_id: &str) -> &'a str {
+        self.0
+            .get(call_id)
+            .and_then(|calls| calls.iter().rev().find(|(i, _)| *i <= at))
+            .map_or("tool", |(_, name)| name)
+    }
+}
+
+/// The [`ToolNames`] of `messages`.
+pub fn tool_names(messages: &[Message]) -> ToolNames<'_> {
+    let mut names: FastMap<&str, Vec<(usize, &str)>> = FastMap::default();
+    for (i, m) in messages.iter().enumerate() {
         for p in &m.parts {
             if let Part::ToolCall { id, name, .. } = p {
-                names.insert(id.as_str(), name.as_str());
+                names.entry(id.as_str()).or_default().push((i, name.as_str()));
             }
         }
     }
-    names
+    ToolNames(names)
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@
 
 use crate::count::TextCounter;
 use crate::messages::{Message, Part, Role};
-use crate::tokenizer::hash::FastMap;
 
 /// The header every summary starts with; downstream code detects summaries by it.
 pub const HEADER: &str = "## Conversation Summary";
@@ -79,8 +78,13 @@ fn elide(text: &str, max: usize) -> String {
 /// One message as the summarizer sees it: reasoning dropped, tool calls on one line,
 /// long texts and outputs elided in the middle, except the outputs of tools whose policy
 /// is `summarize` (`whole(tool)`), which go to the summarizer whole (a prompt still cuts a
-/// message longer than all of it: see [`chunk`]).
-pub fn render_message(m: &Message, tools: &FastMap<&str, &str>, whole: &dyn Fn(&str) -> bool) -> String {
+/// message longer than all of it: see [`chunk`]). `tool(call_id)`: the name of the tool a
+/// result of this message answers.
+pub fn render_message<'t>(
+    m: &Message,
+    tool: &dyn Fn(&str) -> &'t str,
+    whole: &dyn Fn(&str) -> bool,
+) -> String {
     let mut out = String::new();
     let role = match m.role {
         Role::System => "system",
@@ -100,7 +104,7 @@ pub fn render_message(m: &Message, tools: &FastMap<&str, &str>, whole: &dyn Fn(&
                 is_error,
                 media,
             } => {
-                let name = tools.get(call_id.as_str()).copied().unwrap_or("tool");
+                let name = tool(call_id);
                 let error = if *is_error { " (error)" } else { "" };
                 let max = if whole(name) { usize::MAX } else { RENDER_TOOL };
                 let mut line = format!("[{name} result{error}] {}", elide(text.trim(), max));

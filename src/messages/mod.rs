@@ -431,7 +431,9 @@ impl Conversation {
         system
     }
 
-    /// Every tool result answers a call made earlier; ids are unique.
+    /// Every tool result answers a call made earlier and not answered yet. An id is used by
+    /// one call at a time: a later call may use it again once the earlier one is answered
+    /// (servers that number each step's calls from `call_0`), never while it is open.
     fn check_tool_pairs(&self) -> Result<(), Error> {
         let mut open: crate::tokenizer::hash::FastMap<&str, usize> = Default::default();
         let mut seen: crate::tokenizer::hash::FastSet<&str> = Default::default();
@@ -440,12 +442,13 @@ impl Conversation {
             for part in &m.parts {
                 match part {
                     Part::ToolCall { id, .. } => {
-                        if !seen.insert(id) {
+                        if open.contains_key(id.as_str()) {
                             return Err(Error::InvalidMessage {
                                 path: format!("messages[{i}]"),
-                                reason: format!("the tool call id {id:?} is used twice"),
+                                reason: format!("the tool call id {id:?} is used twice (the earlier call is not answered)"),
                             });
                         }
+                        seen.insert(id);
                         open.insert(id, i);
                     }
                     Part::ToolResult { call_id, .. } if open.remove(call_id.as_str()).is_none() => {
@@ -469,17 +472,23 @@ impl Conversation {
     /// The calls no later message answers, as (message index, call id). A provider
     /// rejects these unless they are the last thing in the conversation.
     pub fn unanswered_calls(&self) -> Vec<(usize, String)> {
-        let answered: std::collections::HashSet<&str> =
-            self.messages.iter().flat_map(|m| m.result_ids()).collect();
-        self.messages
-            .iter()
-            .enumerate()
-            .flat_map(|(i, m)| {
-                m.call_ids()
-                    .filter(|id| !answered.contains(id))
-                    .map(move |id| (i, id.to_owned()))
-            })
-            .collect()
+        // In order: a result answers the latest open call with its id (an id may be used
+        // again once its call is answered).
+        let mut open: Vec<(usize, &str)> = Vec::new();
+        for (i, m) in self.messages.iter().enumerate() {
+            for part in &m.parts {
+                match part {
+                    Part::ToolCall { id, .. } => open.push((i, id)),
+                    Part::ToolResult { call_id, .. } => {
+                        if let Some(k) = open.iter().rposition(|(_, id)| id == call_id) {
+                            open.remove(k);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        open.into_iter().map(|(i, id)| (i, id.to_owned())).collect()
     }
 }
 

@@ -104,10 +104,13 @@ function breakMessages(r, format, messages) {
     case "duplicate-call":
     case "duplicate-result": {
       const want = kind === "duplicate-call" ? /tool_calls|"tool_use"|"tool-call"|"function_call"/ : /tool_call_id|"tool_result"|"tool-result"|"function_call_output"/;
-      const cands = plain.filter(([m]) => want.test(JSON.stringify(m)));
+      const result = /tool_call_id|"tool_result"|"tool-result"|"function_call_output"/;
+      // A call repeated while it is open (right after it, before its result): an id may be
+      // used again once its call is answered, so a copy after the result is a valid input.
+      const cands = plain.filter(([m]) => want.test(JSON.stringify(m)) && (kind === "duplicate-result" || !result.test(JSON.stringify(m))));
       if (!cands.length) break;
       const [m, i] = r.pick(cands);
-      items.splice(r.int(i + 1, items.length), 0, structuredClone(m));
+      items.splice(kind === "duplicate-call" ? i + 1 : r.int(i + 1, items.length), 0, structuredClone(m));
       return { messages: wrap(items), expect: MSG, what: `messages[${i}] repeated (${kind})` };
     }
     case "cyclic": {

@@ -91,7 +91,7 @@ impl Compaction {
             .plan
             .evict
             .iter()
-            .map(|&i| summary::render_message(&messages[i], &names, &whole))
+            .map(|&i| summary::render_message(&messages[i], &|id| names.of(i, id), &whole))
             .collect();
         let mut sources: Vec<Source> = self.plan.evict.iter().map(|&i| Source::Message(i)).collect();
         if cfg.strategy == Strategy::Rolling && !self.rounds.chunks.is_empty() {
