@@ -25,7 +25,7 @@ use crate::Error;
 #[ts(optional_fields)]
 pub struct CompactOptions {
     /// The model: its window, output cap and tokenizer (exact or calibrated estimate).
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "crate::models::model_id")]
     pub model: Option<String>,
     /// Count with this encoding instead of the model's.
     #[ts(optional, type = "Encoding")]
@@ -243,7 +243,7 @@ pub struct CountOptions {
     pub encoding: Option<String>,
     /// A model id, e.g. `"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`. Unknown ids get
     /// the documented default.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "crate::models::model_id")]
     pub model: Option<String>,
     /// Count with the model's calibrated estimate when its exact vocabulary is not loaded
     /// (`ctxfold/lite` before `loadVocabulary`), not `VOCABULARY_NOT_LOADED`. Default false.
@@ -261,7 +261,7 @@ pub struct CountMessagesOptions {
     #[serde(default, deserialize_with = "present")]
     pub encoding: Option<String>,
     /// A model id (see `CountOptions`).
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "crate::models::model_id")]
     pub model: Option<String>,
     /// Count with the model's estimate when its vocabulary is not loaded (see `CountOptions`).
     #[serde(default, deserialize_with = "present")]

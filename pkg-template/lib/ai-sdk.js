@@ -94,7 +94,7 @@ export function middlewareFor(ctxfold) {
       const record = key === null ? null : conversations.get(key);
       const callOptions = { ...compactOptions, state: record?.state ?? null };
       // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
-      if (callOptions.model === undefined && typeof model?.modelId === "string") callOptions.model = model.modelId;
+      if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = model.modelId;
       if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
       else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
       // The call's tool definitions take their room beside the prompt (counted with it).

@@ -268,6 +268,20 @@ pub fn inherit(info: &mut ModelInfo, given: &dyn Fn(&str) -> bool) {
     }
 }
 
+/// Reads an options' `model`: a string with something in it. An empty one (an unset
+/// environment variable, most often) is an error, not an unknown model with the default
+/// window.
+pub(crate) fn model_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let id = String::deserialize(d)?;
+    if id.trim().is_empty() {
+        return Err(serde::de::Error::custom(format_args!(
+            "a model id, got an empty string{}",
+            if id.is_empty() { "" } else { " (only whitespace)" }
+        )));
+    }
+    Ok(Some(id))
+}
+
 /// Removes the model registered under `id`, if any, and returns it.
 pub fn unregister(id: &str) -> Option<ModelInfo> {
     let key = normalize(id);

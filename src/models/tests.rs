@@ -422,3 +422,19 @@ fn concurrent_registration_is_safe() {
         h.join().unwrap();
     }
 }
+
+#[test]
+fn an_empty_model_id_is_an_error() {
+    for id in ["", "  "] {
+        let e = crate::options::from_value::<crate::options::CompactOptions>(
+            "options",
+            &serde_json::json!({ "model": id }),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), "INVALID_ARGUMENT", "{id:?}");
+        assert!(
+            e.to_string().contains("options.model: expected a model id"),
+            "{e}"
+        );
+    }
+}
