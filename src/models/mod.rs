@@ -207,13 +207,13 @@ pub fn resolve(id: &str) -> ResolvedModel {
 pub fn register(info: ModelInfo) -> Result<Option<ModelInfo>, Error> {
     if normalize(&info.id).is_empty() {
         return Err(Error::InvalidArgument {
-            argument: "model.id".into(),
+            argument: "info.id".into(),
             expected: "a non-empty model id".into(),
         });
     }
     if info.context_window == 0 {
         return Err(Error::OutOfRange {
-            argument: "model.contextWindow".into(),
+            argument: "info.contextWindow".into(),
             reason: "must be at least 1".into(),
         });
     }
@@ -223,7 +223,7 @@ pub fn register(info: ModelInfo) -> Result<Option<ModelInfo>, Error> {
     ] {
         if let Some(v) = value.filter(|&v| v == 0 || v > info.context_window) {
             return Err(Error::OutOfRange {
-                argument: format!("model.{name}"),
+                argument: format!("info.{name}"),
                 reason: format!("{v} is not between 1 and contextWindow ({})", info.context_window),
             });
         }

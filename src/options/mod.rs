@@ -583,7 +583,10 @@ fn expected(message: &str) -> String {
     for prefix in ["invalid type: ", "invalid value: "] {
         if let Some(rest) = message.strip_prefix(prefix) {
             if let Some((got, want)) = rest.split_once(", expected ") {
-                return format!("{want}, got {got}");
+                return format!(
+                    "{}, got {got}",
+                    want.replace("u32", "a whole number up to 4294967295")
+                );
             }
         }
     }
