@@ -583,6 +583,70 @@ fn a_low_threshold_compacts_into_fewer_tokens() {
     );
 }
 
+/// Parallel results too large together: the room is shared, so each keeps its start and its
+/// end (a 190 KB build log was cut to its marker alone while a 60 KB search result beside it
+/// kept 47 KB), in OpenAI's separate tool messages and Anthropic's blocks of one message.
+#[test]
+fn parallel_results_too_large_together_share_the_room() {
+    let line = "Compiling crate_a v0.1.0 (/srv/app/crates/a)\n";
+    let log = format!(
+        "{}error[E0308]: mismatched types in src/engine.rs:812\n",
+        line.repeat(190_000 / line.len())
+    );
+    let hits = format!(
+        "{}last hit: src/tail.rs:9\n",
+        "src/search/hit.rs:1: fn matches(query: &str)\n".repeat(60_000 / 45)
+    );
+    let openai = json!([
+        {"role": "user", "content": "Build it and search for matches."},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_0", "type": "function", "function": {"name": "run_build", "arguments": "{}"}},
+            {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_0", "content": log},
+        {"role": "tool", "tool_call_id": "call_1", "content": hits}
+    ]);
+    let anthropic = json!({"messages": [
+        {"role": "user", "content": "Build it and search for matches."},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t0", "name": "run_build", "input": {}},
+            {"type": "tool_use", "id": "t1", "name": "search", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t0", "content": log},
+            {"type": "tool_result", "tool_use_id": "t1", "content": hits}]}
+    ]});
+    for input in [openai, anthropic] {
+        let conv = Conversation::parse(&input, None).unwrap();
+        let what = format!("{:?}", conv.format());
+        let (outcome, _) = run(
+            &conv,
+            &config(json!({})),
+            enc(),
+            8_000,
+            1_024,
+            None,
+            Summarizer::Extractive,
+        )
+        .unwrap();
+        check_invariants(&conv, &outcome, 8_000 - 1_024, &what);
+        let out = output(&conv, &outcome).to_string();
+        for kept in [
+            "Compiling crate_a",
+            "error[E0308]",
+            "src/search/hit.rs",
+            "last hit: src/tail.rs:9",
+        ] {
+            assert!(out.contains(kept), "{what}: {kept:?} is gone");
+        }
+        assert_eq!(out.matches("cut to fit the context window").count(), 2, "{what}");
+        // The room is used: within a few hundred tokens of the budget.
+        assert!(
+            outcome.report.tokens_after + 400 >= 8_000 - 1_024,
+            "{what}: {}",
+            outcome.report.tokens_after
+        );
+    }
+}
+
 /// The step the model is about to read is never evicted (SPEC.md): an agent whose newest
 /// tool result (a 440 KB build log ending in the error it is looking for) is larger than the
 /// whole window gets the call and its result, cut in place to its start and end around a

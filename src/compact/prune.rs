@@ -133,11 +133,14 @@ fn cut_marker(removed: usize) -> String {
 }
 
 /// Cuts the tool outputs of a step (`step..end`: the newest step, the calls and results the
-/// model is about to read, or one cut so before) in place, largest first, until the step takes
-/// at most `room` tokens: each keeps its start and its end (where an error usually is) around
-/// a marker. They are never evicted (SPEC.md). The same step and room cut to the same bytes,
-/// so a step cut once is cut alike on the turns after it (`State::step_cut`). The report
-/// counts them with the pruned outputs (`pruned.messages`).
+/// model is about to read, or one cut so before) in place until the step takes at most
+/// `room` tokens: each keeps its start and its end (where an error usually is) around a
+/// marker. The room left beside the calls and framing is shared evenly among the outputs (an
+/// output smaller than its share keeps all of it, and the rest goes to the others), so of
+/// parallel results none is cut to nothing while another keeps most of itself; what is still
+/// over after that comes off the largest. They are never evicted (SPEC.md). The same step and
+/// room cut to the same bytes, so a step cut once is cut alike on the turns after it
+/// (`State::step_cut`). The report counts them with the pruned outputs (`pruned.messages`).
 pub fn cut_step(
     messages: &[Message],
     (step, end): (usize, usize),
@@ -145,69 +148,140 @@ pub fn cut_step(
     out: &mut Applied,
     counter: &dyn TextCounter,
 ) {
-    let mut over = out.tokens[step..end].iter().sum::<usize>().saturating_sub(room);
-    let mut order: Vec<usize> = (step..end)
-        .filter(|&i| messages[i].result_ids().next().is_some())
+    let total: usize = out.tokens[step..end].iter().sum();
+    if total <= room {
+        return;
+    }
+    // The step as it stands (edits made before included), and its outputs: (message, part,
+    // its text's tokens).
+    let step_messages: Vec<Message> = (step..end).map(|i| current(messages, i, out)).collect();
+    let outputs: Vec<(usize, usize, usize)> = (step..end)
+        .flat_map(|i| {
+            let m = &step_messages[i - step];
+            m.parts.iter().enumerate().filter_map(move |(k, p)| match p {
+                Part::ToolResult { text, .. } => Some((i, k, counter.count(text))),
+                _ => None,
+            })
+        })
         .collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(out.tokens[i]));
-    for i in order {
+    let texts: usize = outputs.iter().map(|o| o.2).sum();
+    let mut left = room.saturating_sub(total.saturating_sub(texts));
+    let mut order: Vec<usize> = (0..outputs.len()).collect();
+    order.sort_by_key(|&j| (outputs[j].2, j));
+    let mut share = vec![0; outputs.len()];
+    for (n, &j) in order.iter().enumerate() {
+        share[j] = outputs[j].2.min(left / (outputs.len() - n));
+        left -= share[j];
+    }
+    let mut cut: std::collections::BTreeMap<usize, (Message, Vec<(String, String)>)> = Default::default();
+    for (j, &(i, k, size)) in outputs.iter().enumerate() {
+        if share[j] < size {
+            let (m, changed) = cut
+                .entry(i)
+                .or_insert_with(|| (step_messages[i - step].clone(), Vec::new()));
+            let want = count_message(m, counter).saturating_sub(size - share[j]);
+            changed.extend(cut_output(m, k, want, i, out, counter));
+        }
+    }
+    for (i, (m, changed)) in cut {
+        record_cut(i, &m, changed, out, counter);
+    }
+    // Rounding left it over: the largest outputs give up the rest.
+    let mut over = out.tokens[step..end].iter().sum::<usize>().saturating_sub(room);
+    let mut largest = outputs.clone();
+    largest.sort_by_key(|&(i, k, size)| (std::cmp::Reverse(size), i, k));
+    for (i, k, _) in largest {
         if over == 0 {
             break;
         }
-        let mut m = messages[i].clone();
-        // Its largest output goes first; the others after it, while still over.
-        let mut parts: Vec<usize> = (0..m.parts.len())
-            .filter(|&k| matches!(m.parts[k], Part::ToolResult { .. }))
-            .collect();
-        parts.sort_by_key(|&k| match &m.parts[k] {
-            Part::ToolResult { text, .. } => std::cmp::Reverse(text.len()),
-            _ => std::cmp::Reverse(0),
-        });
+        let mut m = current(messages, i, out);
+        let want = out.tokens[i].saturating_sub(over);
+        let changed: Vec<_> = cut_output(&mut m, k, want, i, out, counter).into_iter().collect();
         let before = out.tokens[i];
-        let mut now = before;
-        let mut changed = Vec::new();
-        for k in parts {
-            let Part::ToolResult { call_id, text, .. } = m.parts[k].clone() else {
-                continue;
-            };
-            let left = over.saturating_sub(before.saturating_sub(now));
-            if left == 0 {
-                break;
-            }
-            let want = now.saturating_sub(left);
-            let count = |t: &str| {
-                let mut probe = m.clone();
-                if let Part::ToolResult { text, .. } = &mut probe.parts[k] {
-                    *text = t.to_owned();
-                }
-                count_message(&probe, counter)
-            };
-            let fitted = elide::fit(&text, want, &count, &cut_marker);
-            if fitted.len() >= text.len() {
-                continue;
-            }
-            out.report.bytes_removed += text.len() - fitted.len();
-            // What the cut part held that the rest does not say is reported lost.
-            let (_, gone) = mentions(&text, &fitted, 0);
-            if !gone.is_empty() {
-                out.lost.entry(i).or_default().extend(gone);
-            }
-            if let Part::ToolResult { text, .. } = &mut m.parts[k] {
-                *text = fitted.clone();
-            }
-            now = count_message(&m, counter);
-            changed.push((call_id, fitted));
-        }
-        if changed.is_empty() {
-            continue;
-        }
-        over = over.saturating_sub(before.saturating_sub(now));
-        out.tokens[i] = now;
-        out.report.tokens_saved += before.saturating_sub(now);
-        out.report.messages.push(i);
-        out.edits.entry(i).or_default().extend(changed);
+        record_cut(i, &m, changed, out, counter);
+        over = over.saturating_sub(before.saturating_sub(out.tokens[i]));
     }
     out.report.messages.sort_unstable();
+    out.report.messages.dedup();
+}
+
+/// Message `i` as the step's cut left it so far.
+fn current(messages: &[Message], i: usize, out: &Applied) -> Message {
+    let mut m = messages[i].clone();
+    for (call_id, text) in out.edits.get(&i).into_iter().flatten() {
+        for part in &mut m.parts {
+            if let Part::ToolResult {
+                call_id: c, text: t, ..
+            } = part
+            {
+                if c == call_id {
+                    *t = text.clone();
+                }
+            }
+        }
+    }
+    m
+}
+
+/// Cuts output `k` of message `i` (`m`) so the message takes at most `want` tokens; the
+/// edit, when it cut something. What the cut part held that the rest does not say is
+/// reported lost.
+fn cut_output(
+    m: &mut Message,
+    k: usize,
+    want: usize,
+    i: usize,
+    out: &mut Applied,
+    counter: &dyn TextCounter,
+) -> Option<(String, String)> {
+    let Part::ToolResult { call_id, text, .. } = m.parts[k].clone() else {
+        return None;
+    };
+    let count = |t: &str| {
+        let mut probe = m.clone();
+        if let Part::ToolResult { text, .. } = &mut probe.parts[k] {
+            *text = t.to_owned();
+        }
+        count_message(&probe, counter)
+    };
+    let fitted = elide::fit(&text, want, &count, &cut_marker);
+    if fitted.len() >= text.len() {
+        return None;
+    }
+    out.report.bytes_removed += text.len() - fitted.len();
+    let (_, gone) = mentions(&text, &fitted, 0);
+    if !gone.is_empty() {
+        out.lost.entry(i).or_default().extend(gone);
+    }
+    if let Part::ToolResult { text, .. } = &mut m.parts[k] {
+        *text = fitted.clone();
+    }
+    Some((call_id, fitted))
+}
+
+/// Records message `i`, cut to `m` by `changed`: its tokens, what was saved, its edits (a
+/// later cut of an output replaces the earlier one).
+fn record_cut(
+    i: usize,
+    m: &Message,
+    changed: Vec<(String, String)>,
+    out: &mut Applied,
+    counter: &dyn TextCounter,
+) {
+    if changed.is_empty() {
+        return;
+    }
+    let (before, now) = (out.tokens[i], count_message(m, counter));
+    out.tokens[i] = now;
+    out.report.tokens_saved += before.saturating_sub(now);
+    out.report.messages.push(i);
+    let edits = out.edits.entry(i).or_default();
+    for (call_id, text) in changed {
+        match edits.iter_mut().find(|(c, _)| *c == call_id) {
+            Some(e) => e.1 = text,
+            None => edits.push((call_id, text)),
+        }
+    }
 }
 
 /// Where the prune boundary goes and what it prunes.

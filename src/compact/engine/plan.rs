@@ -258,20 +258,30 @@ pub(super) fn step_room(
     step: usize,
     sizes: Sizes,
 ) -> usize {
-    let user = structure
+    let turn = structure
         .turn_starts
         .iter()
         .rev()
-        .find(|&&u| u < step && u >= head.boundary)
-        .map_or(0, |&u| input.counts[u]);
+        .copied()
+        .find(|&u| u < step && u >= head.boundary);
+    let user = turn.map_or(0, |u| input.counts[u]);
     let summaries = match input.config.strategy {
         Strategy::Additive => head.summaries,
         Strategy::Rolling => 0,
     };
     let old_pinned = head.old_pinned.map_or(0, |i| input.counts[i]);
-    input.budget.input.saturating_sub(
-        head.tokens + old_pinned + user + summaries + summary_slot(input, sizes) + REPLY_PRIMING,
-    )
+    // A new summary only when something before the step is left to summarize (besides the
+    // turn's user message and the pinned one).
+    let before_step = (head.boundary..step).any(|i| Some(i) != turn && Some(i) != head.old_pinned);
+    let slot = if before_step {
+        summary_slot(input, sizes)
+    } else {
+        0
+    };
+    input
+        .budget
+        .input
+        .saturating_sub(head.tokens + old_pinned + user + summaries + slot + REPLY_PRIMING)
 }
 
 /// Where a compaction cuts.
