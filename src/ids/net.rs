@@ -99,7 +99,11 @@ fn scp_at(b: &[u8], colon: usize) -> Option<(usize, usize)> {
 fn url_end(b: &[u8], start: usize, underscored: bool) -> Option<usize> {
     let mut j = start;
     while let Some(c) = char_at(b, j) {
-        if is_space(c) || matches!(c, '<' | '>' | '"' | '\'' | '`' | ')' | ']' | '}') {
+        // A template's `${…}` (code building the URL) is not the URL's.
+        if is_space(c)
+            || matches!(c, '<' | '>' | '"' | '\'' | '`' | ')' | ']' | '}')
+            || b[j..].starts_with(b"${")
+        {
             break;
         }
         j += c.len_utf8();
@@ -368,6 +372,14 @@ mod tests {
             ["wss://h:8/x", "ftp://f/y"]
         );
         assert!(of(IdKind::Url, "xhttp://a.b HTTP://a.b http:// ").is_empty());
+        // A template literal's interpolation is code, not the URL.
+        assert_eq!(
+            of(
+                IdKind::Url,
+                "fetch(`https://api.internal:8443/v1/items/${url.searchParams.get(`id`)}`)"
+            ),
+            ["https://api.internal:8443/v1/items/"]
+        );
         // Emphasis and closing quotes around a URL are prose, not part of it.
         assert_eq!(
             of(
