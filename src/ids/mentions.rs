@@ -60,9 +60,12 @@ fn occurrences<'a>(
 /// one at a `/`, `\\` or `:` (`src/a.py` of `/srv/app/src/a.py`, `role/x` of an ARN); a host
 /// or origin that starts a URL's path (`api.acme.io`, `https://api.acme.io`); a version that
 /// is an image's tag or a package's (`1.4.0` of `api:1.4.0`); `./a.py` for
-/// `a.py`, `$NAME` or `${NAME}` for `NAME`, `v1.2.0` for `1.2.0`. A summary's identifier found
-/// nowhere is reported unsupported and taken out; one of these forms is how a person
-/// abbreviates, not an invention.
+/// `a.py`, `$NAME` or `${NAME}` for `NAME`, `v1.2.0` for `1.2.0` and `1.2.0` for `v1.2.0`;
+/// a ticket without its dash (`CS55012` for `CS-55012`); a number with its digits grouped
+/// otherwise or its currency written otherwise (`$4500` for `$4,500`, `30,000 ms` for
+/// `30000 ms`, `129.99 USD` for `$129.99`). A summary's identifier found nowhere is reported
+/// unsupported and taken out; one of these forms is how a person abbreviates or a model
+/// reformats, not an invention.
 ///
 /// ```
 /// use ctxfold::ids::grounded;
@@ -71,6 +74,12 @@ fn occurrences<'a>(
 /// assert!(grounded("see /srv/app/src/a.py", "src/a.py"));
 /// assert!(grounded("see https://deploy.acme.io/pipelines/8841", "deploy.acme.io"));
 /// assert!(grounded("set DATABASE_URL first", "${DATABASE_URL}"));
+/// assert!(grounded("upgrade to v15.3.0", "15.3.0"));
+/// assert!(grounded("case CS-55012 for #A-21007", "CS55012"));
+/// assert!(grounded("budget $4,500, timeout 30000 ms", "$4500"));
+/// assert!(grounded("budget $4,500, timeout 30000 ms", "30,000 ms"));
+/// assert!(grounded("it cost $129.99", "129.99 USD"));
+/// assert!(!grounded("budget $4,500", "$45,000"));
 /// assert!(!grounded("commit 3f9c2a7d1e5b4c8f0a6d", "3f9c2a"));
 /// assert!(!grounded("see /srv/app/xsrc/a.py", "src/a.py"));
 /// assert!(!grounded("see https://deploy.acme.io.evil.net/x", "deploy.acme.io"));
@@ -91,6 +100,16 @@ pub fn grounded(haystack: &str, needle: &str) -> bool {
         });
     if let Some(bare) = bare.filter(|b| !b.is_empty()) {
         if grounded(haystack, bare) {
+            return true;
+        }
+    }
+    if let Some(dashed) = dashed_ticket(needle) {
+        if mentions(haystack, &dashed) {
+            return true;
+        }
+    }
+    if let Some(number) = plain_number(needle) {
+        if mentions(&plain_numbers(haystack), &number) {
             return true;
         }
     }
@@ -120,7 +139,8 @@ fn fuller(haystack: &str, needle: &str, hash: bool) -> bool {
     occurrences(haystack, needle, move |h, s, e| {
         // A path's end, or a version that is an image's tag or a package's (`api:1.4.0`).
         let tail = (path && matches!(char_before(h, s), Some('/' | '\\' | ':')))
-            || (version && matches!(char_before(h, s), Some(':' | '@')));
+            || (version && matches!(char_before(h, s), Some(':' | '@')))
+            || (version && matches!(char_before(h, s), Some('v' | 'V')) && !word_before(h, s - 1));
         let head = hash && char_at(h, e).is_some_and(|c| c.is_ascii_hexdigit());
         // A host right after `//`, or an origin, that a URL's path, query or port follows.
         let url_host = host && s >= 2 && &h[s - 2..s] == b"//";
@@ -131,6 +151,53 @@ fn fuller(haystack: &str, needle: &str, hash: bool) -> bool {
     })
     .next()
     .is_some()
+}
+
+/// `CS-55012` for `CS55012`: capitals, then digits (a ticket written without its dash).
+fn dashed_ticket(needle: &str) -> Option<String> {
+    let letters = needle.bytes().take_while(u8::is_ascii_uppercase).count();
+    let digits = &needle[letters..];
+    ((1..=10).contains(&letters) && digits.len() >= 3 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| format!("{}-{digits}", &needle[..letters]))
+}
+
+/// A number as a summary may reformat it (`$4500`, `30,000 ms`, `129.99 USD`), in the form
+/// [`plain_numbers`] gives a text: its currency left out, its digit groups joined. `None`
+/// for a needle that is no number with at most a unit.
+fn plain_number(needle: &str) -> Option<String> {
+    let t = needle.trim_matches(|c: char| matches!(c, '$' | '€' | '£' | '¥') || c.is_whitespace());
+    let t = ["USD", "EUR", "GBP", "JPY"]
+        .iter()
+        .fold(t, |t, code| t.trim_end_matches(code).trim_start_matches(code))
+        .trim();
+    let plain = plain_numbers(t);
+    let digits = plain
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .count();
+    (digits > 0
+        && plain.starts_with(|c: char| c.is_ascii_digit())
+        && plain.chars().skip(digits).all(|c| c.is_alphabetic() || c == ' '))
+    .then_some(plain)
+}
+
+/// `text` with the thousands separators inside numbers taken out (`4,500` → `4500`) and its
+/// currency signs spaced off, so numbers compare whatever their grouping.
+fn plain_numbers(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        let digit_at = |j: usize| b.get(j).is_some_and(u8::is_ascii_digit);
+        if c == ',' && i > 0 && digit_at(i - 1) && digit_at(i + 1) && digit_at(i + 3) && !digit_at(i + 4) {
+            continue;
+        }
+        if matches!(c, '$' | '€' | '£' | '¥') {
+            out.push(' ');
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Whether the text before `s` makes the match the tail of something longer.
