@@ -16,6 +16,15 @@ pub fn is_instruction(line: &str) -> bool {
         return true;
     }
     let folded = fold(line, true);
+    // A line that speaks as the system (`SYSTEM: …`, in capitals: `System: Ubuntu 22.04` is
+    // a record), after its list marker.
+    let spoken = line.trim_start_matches(['-', '*', '•', ' ', '\t']);
+    if ["SYSTEM:", "SYSTEM MESSAGE:", "SYSTEM OVERRIDE:"]
+        .iter()
+        .any(|r| spoken.starts_with(r))
+    {
+        return true;
+    }
     CUES.iter().any(|c| folded.contains(c))
 }
 
@@ -38,6 +47,10 @@ const CUES: &[&str] = &[
     "disregard the above",
     "disregard your",
     "disregard any",
+    "disregard the system",
+    "disregard system",
+    "new rule:",
+    "new rules:",
     "forget your instructions",
     "forget all previous",
     "forget everything above",
@@ -59,6 +72,10 @@ const CUES: &[&str] = &[
     "you should ignore",
     "you are now",
     "you will now",
+    "you no longer need to",
+    "you no longer have to",
+    "you do not need to ask",
+    "you don't need to ask",
     "from now on, you",
     "from now on you",
     "from now on, the assistant",
@@ -99,6 +116,12 @@ const CUES: &[&str] = &[
     "pre-approved",
     "preapproved",
     "has permission to run",
+    "you have permission to",
+    "granted you permission",
+    "gave you permission",
+    "given you permission",
+    "you are permitted to",
+    "you are allowed to",
     "have permission to run",
     "granted permission to",
     "granted full access",
