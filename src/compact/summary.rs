@@ -246,8 +246,8 @@ fn unlisted(line: &str) -> &str {
 /// Which section a line opens, if it opens one: `- **Decisions:** ...`, `**Facts:**`,
 /// `### Open Items`, `Entities:`, `1. **Key Decisions:**`. An unknown section (`Err`) is
 /// only recognised by a heading or a bold label, so an ordinary bullet with a colon
-/// ("Error: refused") stays in its section.
-fn section_of(line: &str) -> Option<Result<&'static str, ()>> {
+/// ("Error: refused") stays in its section; it comes with its name.
+fn section_of(line: &str) -> Option<Result<&'static str, &str>> {
     let trimmed = line.trim_start();
     let is_heading = trimmed.starts_with('#');
     let item = unlisted(trimmed.trim_start_matches('#'));
@@ -273,7 +273,24 @@ fn section_of(line: &str) -> Option<Result<&'static str, ()>> {
     if let Some(known) = SECTIONS.iter().find(names) {
         return (is_heading || is_label).then_some(Ok(*known));
     }
-    ((is_heading && rest.trim().is_empty()) || (bold && is_label)).then_some(Err(()))
+    ((is_heading && rest.trim().is_empty()) || (bold && is_label)).then_some(Err(name))
+}
+
+/// Whether a section `name` the schema does not have was asked for in `asked` (the domain
+/// prompt and the instructions: "also add a **Risks:** line"), as a whole word.
+fn was_asked(asked: &str, name: &str) -> bool {
+    let (asked, name) = (asked.to_lowercase(), name.to_lowercase());
+    asked.match_indices(&name).any(|(i, _)| {
+        let before = asked[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let after = asked[i + name.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric());
+        before && after
+    })
 }
 
 /// A line that is markup around a reply, not its content: a code fence, a rule.
@@ -327,6 +344,17 @@ fn without_instructions(line: &str) -> (Option<String>, Vec<String>) {
 
 /// Checks a summarizer's reply and keeps only the header and the four sections.
 pub fn check(reply: &str, counter: &dyn TextCounter, max_tokens: usize) -> Result<Checked, Rejection> {
+    check_asked(reply, counter, max_tokens, "")
+}
+
+/// [`check`], keeping too the sections `asked` (the domain prompt and the instructions)
+/// names: a `summaryPrompt` that asks for a **Risks:** line gets it.
+pub fn check_asked(
+    reply: &str,
+    counter: &dyn TextCounter,
+    max_tokens: usize,
+    asked: &str,
+) -> Result<Checked, Rejection> {
     if reply.trim().is_empty() {
         return Err(Rejection::Empty);
     }
@@ -376,7 +404,7 @@ pub fn check(reply: &str, counter: &dyn TextCounter, max_tokens: usize) -> Resul
                     seen.push(name);
                 }
             }
-            Some(Err(())) => current = None,
+            Some(Err(name)) => current = was_asked(asked, name).then_some("asked"),
             None if is_header(line) || is_wrapping(line) => current = None,
             // After the last section and a blank line, a line that is no list item is the
             // model talking about its summary ("I hope this helps!").
@@ -556,6 +584,28 @@ mod tests {
             .unwrap()
             .text
             .ends_with("PAY-1234 waits for review."));
+    }
+
+    /// A section the caller's summaryPrompt asks for is kept; one nobody asked for is not.
+    #[test]
+    fn a_section_the_prompt_asks_for_is_kept() {
+        let reply =
+            format!("{GOOD}\n- **Risks:** the migration may lock the orders table.\n- **Notes:** chatter");
+        let c = check_asked(
+            &reply,
+            enc(),
+            512,
+            "Also add a **Risks:** line with what could go wrong.",
+        )
+        .unwrap();
+        assert!(
+            c.text
+                .ends_with("- **Risks:** the migration may lock the orders table."),
+            "{}",
+            c.text
+        );
+        assert_eq!(c.dropped, ["- **Notes:** chatter"]);
+        assert!(check(&reply, enc(), 512).unwrap().dropped.len() == 2);
     }
 
     /// A quoted instruction costs its sentence, not its section's label.

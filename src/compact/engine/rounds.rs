@@ -271,13 +271,25 @@ impl Compaction {
             .collect()
     }
 
+    /// What the caller's prompt asks of a summary beyond the schema: `summaryPrompt` and
+    /// `instructions` (sections they name are kept).
+    fn asked(&self) -> String {
+        let cfg = &self.input.config;
+        [cfg.summary_prompt.as_deref(), cfg.instructions.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// A chunk from one reply: the checked summary with its ledger, or the fallback.
     fn chunk_from(&mut self, k: usize, reply: Reply, request: &Request) -> Result<Chunk, Error> {
         let (model, usage, outcome) = match reply {
             Reply::Text { text, model, usage } => (
                 model,
                 usage,
-                summary::check(&text, self.counter(), self.summary_max).map_err(|r| r.to_string()),
+                summary::check_asked(&text, self.counter(), self.summary_max, &self.asked())
+                    .map_err(|r| r.to_string()),
             ),
             Reply::Failed(reason) => (None, None, Err(reason)),
         };
@@ -445,7 +457,8 @@ impl Compaction {
     fn finish_fold(&mut self, reply: Reply, request: &Request, group: Range<usize>) -> Result<Chunk, Error> {
         let checked = match reply {
             Reply::Text { text, .. } => {
-                summary::check(&text, self.counter(), self.summary_max).map_err(|r| r.to_string())
+                summary::check_asked(&text, self.counter(), self.summary_max, &self.asked())
+                    .map_err(|r| r.to_string())
             }
             Reply::Failed(reason) => Err(reason),
         };
