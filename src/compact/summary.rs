@@ -342,22 +342,9 @@ fn without_instructions(line: &str) -> (Option<String>, Vec<String>) {
     }
 }
 
-/// Checks a summarizer's reply and keeps only the header and the four sections.
-pub fn check(reply: &str, counter: &dyn TextCounter, max_tokens: usize) -> Result<Checked, Rejection> {
-    check_asked(reply, counter, max_tokens, "")
-}
-
-/// [`check`], keeping too the sections `asked` (the domain prompt and the instructions)
-/// names: a `summaryPrompt` that asks for a **Risks:** line gets it.
-pub fn check_asked(
-    reply: &str,
-    counter: &dyn TextCounter,
-    max_tokens: usize,
-    asked: &str,
-) -> Result<Checked, Rejection> {
-    if reply.trim().is_empty() {
-        return Err(Rejection::Empty);
-    }
+/// A reply longer than a call capped at `max_tokens` gives (with a quarter more for the
+/// tokenizers' differences).
+fn too_long(reply: &str, counter: &dyn TextCounter, max_tokens: usize) -> Result<(), Rejection> {
     // Providers stop at max_tokens; a longer reply did not come from a capped call. The
     // summarizer's tokens are not the target model's: an estimated count (Claude's, 1.4 of
     // o200k's on English) would reject a reply its own model capped, so o200k's count, where
@@ -375,6 +362,26 @@ pub fn check_asked(
             max: max_tokens,
         });
     }
+    Ok(())
+}
+
+/// Checks a summarizer's reply and keeps only the header and the four sections.
+pub fn check(reply: &str, counter: &dyn TextCounter, max_tokens: usize) -> Result<Checked, Rejection> {
+    check_asked(reply, counter, max_tokens, "")
+}
+
+/// [`check`], keeping too the sections `asked` (the domain prompt and the instructions)
+/// names: a `summaryPrompt` that asks for a **Risks:** line gets it.
+pub fn check_asked(
+    reply: &str,
+    counter: &dyn TextCounter,
+    max_tokens: usize,
+    asked: &str,
+) -> Result<Checked, Rejection> {
+    if reply.trim().is_empty() {
+        return Err(Rejection::Empty);
+    }
+    too_long(reply, counter, max_tokens)?;
     let mut lines = reply.lines();
     let mut dropped = Vec::new();
     let mut any_header = false;
