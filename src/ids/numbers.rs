@@ -205,11 +205,48 @@ fn money_before_code(b: &[u8], i: usize) -> Option<usize> {
     if i > 0 && (word_before(b, i) || matches!(b[i - 1], b'.' | b',' | b'/' | b':' | b'#')) {
         return None;
     }
+    if let Some(e) = amount_then_symbol(b, i) {
+        return Some(e);
+    }
     let (mut e, _) = number_end(b, i);
     if let Some(m) = word_after(b, e, MULTIPLIER_WORDS) {
         e = m;
     }
     word_after(b, e, CURRENCY_CODES).or_else(|| word_after(b, e, CURRENCY_WORDS))
+}
+
+/// `3.500 €`, `1.299,00 €`, `12,50 €`, `249€`, `4,500 $`: an amount (grouped and with a
+/// decimal comma as much of Europe writes it, or as English does) before its currency sign,
+/// after a space, a no-break space or none.
+fn amount_then_symbol(b: &[u8], i: usize) -> Option<usize> {
+    // Grouped by dots, with a decimal comma.
+    let int_end = run(b, i, |c| c.is_ascii_digit());
+    let mut european = int_end;
+    if int_end - i <= 3 {
+        while b.get(european) == Some(&b'.') && run(b, european + 1, |c| c.is_ascii_digit()) == european + 4 {
+            european += 4;
+        }
+    }
+    if b.get(european) == Some(&b',') {
+        let d = run(b, european + 1, |c| c.is_ascii_digit());
+        if (1..=2).contains(&(d - european - 1)) {
+            european = d;
+        }
+    }
+    let english = number_end(b, i).0;
+    for e in [european.max(english), european.min(english)] {
+        let gap = [&b" "[..], "\u{a0}".as_bytes(), "\u{202f}".as_bytes()]
+            .iter()
+            .find(|s| b[e..].starts_with(s))
+            .map_or(0, |s| s.len());
+        if let Some(len) = symbol_len(b, e + gap) {
+            let end = e + gap + len;
+            if !word_at(b, end) {
+                return Some(end);
+            }
+        }
+    }
+    None
 }
 
 /// `EUR 16.50`, `USD 1,500` at the capital `i`.
@@ -275,5 +312,13 @@ mod tests {
             "awk '{print $1}', echo $1, \"$2\", $0 $PATH 5 USDT 10 USD5 a$5 $5abc billed in EUR"
         )
         .is_empty());
+        // Amounts before their sign, as much of Europe writes them.
+        assert_eq!(
+            of(
+                IdKind::Money,
+                "Budget 3.500 €, Flug 1.299,00 €, Snack 12,50 €, Taxi 49€, Hotel 4,500\u{a0}€."
+            ),
+            ["3.500 €", "1.299,00 €", "12,50 €", "49€", "4,500\u{a0}€"]
+        );
     }
 }
