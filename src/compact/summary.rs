@@ -398,7 +398,9 @@ pub fn check_asked(
     let mut seen: Vec<&'static str> = Vec::new();
     let mut current: Option<&'static str> = None;
     let mut suspicious = Vec::new();
-    let mut blank_before = false;
+    // `filled`: the section in force has content (a heading's first paragraph after a blank
+    // line is its content, not a note).
+    let (mut blank_before, mut filled) = (false, false);
     for line in lines {
         if line.trim().is_empty() {
             blank_before = true;
@@ -407,6 +409,9 @@ pub fn check_asked(
         match section_of(line) {
             Some(Ok(name)) => {
                 current = Some(name);
+                filled = line
+                    .split_once([':', '：'])
+                    .is_some_and(|(_, r)| !r.trim_matches(['*', ' ']).is_empty());
                 if !seen.contains(&name) {
                     seen.push(name);
                 }
@@ -416,12 +421,13 @@ pub fn check_asked(
             // After the last section and a blank line, a line that is no list item is the
             // model talking about its summary ("I hope this helps!").
             None if blank_before
+                && filled
                 && seen.len() == SECTIONS.len()
                 && unlisted(line).len() == line.trim_start().len() =>
             {
                 current = None
             }
-            None => {}
+            None => filled = true,
         }
         blank_before = false;
         if current.is_none() || is_wrapping(line) {
@@ -585,12 +591,15 @@ mod tests {
             let c = check(&format!("{GOOD}\n\n{note}"), enc(), 512).unwrap();
             assert_eq!(c.text, GOOD, "{note}");
         }
-        // A list item after a blank line is still the section's.
+        // A list item after a blank line is still the section's, and so is a heading's
+        // first paragraph.
         let more = format!("{GOOD}\n\n- PAY-1234 waits for review.");
-        assert!(check(&more, enc(), 512)
-            .unwrap()
-            .text
-            .ends_with("PAY-1234 waits for review."));
+        let c = check(&more, enc(), 512).unwrap();
+        assert!(c.text.ends_with("PAY-1234 waits for review."));
+        let headings = "## Conversation Summary\n### Decisions\n- a\n### Entities\n- b\n### Facts\n- c\n### Open Items\n\nDeploy the fix.\n\nI hope this helps!";
+        let c = check(headings, enc(), 512).unwrap();
+        assert!(c.text.ends_with("### Open Items\nDeploy the fix."), "{}", c.text);
+        assert_eq!(c.dropped, ["I hope this helps!"]);
     }
 
     /// A section the caller's summaryPrompt asks for is kept; one nobody asked for is not.
