@@ -3,9 +3,11 @@
 //!
 //! The schema (seed 003): a `## Conversation Summary` header, then Decisions, Entities,
 //! Facts and Open Items; about 200 words; only facts present in the messages; identifiers
-//! verbatim. A reply without the header or a section is rejected; anything outside the
-//! sections is dropped and reported; lines that read as instructions to the model (an
-//! injection carried in from tool output) are dropped and reported.
+//! verbatim. A reply is read as models write it (the header at any level or in bold, numbered
+//! or `•` labels, one empty section left out and written `None`); one without the header or
+//! with more sections missing is rejected. Anything outside the sections (but a section the
+//! caller's prompt asks for by name) is dropped and reported, and so are sentences that read
+//! as instructions to the model (an injection carried in from tool output).
 
 use crate::count::TextCounter;
 use crate::messages::{Message, Part, Role};

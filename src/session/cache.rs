@@ -36,6 +36,12 @@ impl Around {
         }
     }
 
+    /// Whether these are the ones `meta` keeps (compared in place: a tools list is not
+    /// copied on every call's load to be compared).
+    pub fn is_of(&self, meta: &super::StoredMeta) -> bool {
+        self.system == meta.system && self.tools == meta.tools
+    }
+
     /// This with the fields `update` gives replaced (a `null` one removed); whether it changed.
     pub fn update(&mut self, update: Around) -> bool {
         let was = self.clone();

@@ -357,10 +357,7 @@ impl Call {
             return Ok(0);
         };
         let trusted = self.cache.as_ref().is_some_and(|c| {
-            c.epoch == meta.epoch
-                && c.len() <= meta.length
-                && c.len() == face_len
-                && c.around == Around::of(meta)
+            c.epoch == meta.epoch && c.len() <= meta.length && c.len() == face_len && c.around.is_of(meta)
         });
         if !trusted {
             self.cache = None;
