@@ -69,7 +69,13 @@ pub fn apply(
     }
     let mut line = Haystack::default();
     let mut lost = Vec::new();
-    let prefix = "\nIdentifiers: ";
+    // A summary that ends with an `Identifiers:` line already (a rolling summary's reply
+    // copies the one before it) has that line continued, not a second one.
+    let (summary, prefix) = match continued_line(summary) {
+        Some((body, true)) => (body, " "),
+        Some((body, false)) => (body, ", "),
+        None => (summary, "\nIdentifiers: "),
+    };
     let mut used = counter.count(prefix);
     for id in missing {
         // An identifier a longer one already carries (a path inside a kept URL) is kept.
@@ -98,6 +104,18 @@ pub fn apply(
         format!("{summary}{prefix}{line}")
     };
     Applied { text, kept, lost }
+}
+
+/// `summary` without its trailing whitespace when its last line is an `Identifiers:` line,
+/// and whether that line lists nothing yet.
+fn continued_line(summary: &str) -> Option<(&str, bool)> {
+    let body = summary.trim_end();
+    let last = body.rsplit('\n').next()?.trim_start();
+    let label = last
+        .trim_start_matches(['-', '*', ' '])
+        .strip_prefix("Identifiers")?;
+    let listed = label.trim_start_matches('*').strip_prefix(':')?;
+    Some((body, listed.trim_start_matches('*').trim().is_empty()))
 }
 
 /// Identifiers in `summary` that `near` does not ground ([`ids::grounded`]: mentions, or
@@ -166,7 +184,43 @@ pub fn without(summary: &str, ids: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{unsupported, without};
+    use super::{apply, unsupported, without};
+    use crate::count::TextCounter;
+    use crate::ids;
+
+    struct Bytes;
+    impl TextCounter for Bytes {
+        fn count(&self, text: &str) -> usize {
+            text.len()
+        }
+        fn cache_key(&self) -> u64 {
+            0
+        }
+    }
+
+    fn ranked(text: &str) -> Vec<(ids::Identifier, usize)> {
+        ids::extract(text).into_iter().map(|i| (i, 1)).collect()
+    }
+
+    #[test]
+    fn a_summary_ending_with_an_identifiers_line_has_it_continued() {
+        let ids = ranked("See PAY-4411 and /srv/app/config.yaml");
+        let once = apply("## Conversation Summary\n- **Facts:** paid.", &ids, &Bytes, 400).text;
+        assert_eq!(
+            once,
+            "## Conversation Summary\n- **Facts:** paid.\nIdentifiers: PAY-4411, /srv/app/config.yaml"
+        );
+        // A rolling reply that copied the line before, and the new identifiers after it.
+        let more = ranked("See PAY-4411 and /srv/app/config.yaml and INC-2024-00123");
+        let again = apply(&format!("{once}\n\n"), &more, &Bytes, 400).text;
+        assert_eq!(again, format!("{once}, INC-2024-00123"));
+        assert_eq!(again.matches("Identifiers:").count(), 1);
+        let empty = apply("- **Facts:** paid.\n**Identifiers:**", &ids, &Bytes, 400).text;
+        assert_eq!(
+            empty,
+            "- **Facts:** paid.\n**Identifiers:** PAY-4411, /srv/app/config.yaml"
+        );
+    }
 
     #[test]
     fn short_forms_of_what_the_conversation_says_are_supported() {
