@@ -51,6 +51,9 @@ async function summarize(raw, g, settings, request) {
       if (step.done !== undefined) return step.done;
       if (step.wait !== undefined) {
         await sleep(step.wait, signal);
+        // Aborted while it waited to retry (a signal's deadline is not known ahead): the
+        // answer it had, the signal's reason as its cause.
+        if (signal?.aborted && g.restarts() === since) throw call.abandoned(signal.reason);
         continue;
       }
       let text;

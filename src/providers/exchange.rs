@@ -4,7 +4,7 @@
 //! arguments, so the whole retry schedule is tested natively.
 
 use super::redact::{excerpt, redact};
-use super::retry::{decide, requested_wait_ms, Decision, Failure};
+use super::retry::{decide, requested_wait_ms, seconds, Decision, Failure};
 use super::{anthropic, openai, HttpRequest, Prompt, Provider, Settings, Summary};
 use crate::Error;
 
@@ -55,6 +55,8 @@ pub struct Exchange {
     deadline_ms: Option<f64>,
     attempts: u32,
     state: State,
+    /// While a retry wait goes on: the answer it had (status, what, body) and the wait.
+    waiting: Option<(Option<u16>, String, String, u64)>,
 }
 
 impl Exchange {
@@ -76,6 +78,7 @@ impl Exchange {
             deadline_ms: timeout_ms.map(|t| now_ms + t),
             attempts: 0,
             state: State::Ready,
+            waiting: None,
         }
     }
 
@@ -94,6 +97,7 @@ impl Exchange {
     pub fn next(&mut self, now_ms: f64, random: f64) -> Result<Step<'_>, Error> {
         match std::mem::replace(&mut self.state, State::Over) {
             State::Ready => {
+                self.waiting = None;
                 self.attempts += 1;
                 self.state = State::Sent;
                 Ok(Step::Send(&self.request))
@@ -142,6 +146,18 @@ impl Exchange {
         }
     }
 
+    /// The call was aborted during the retry wait [`Exchange::next`] asked for: it ends with
+    /// the answer it had (`None` when no wait was under way).
+    pub fn abandoned(&mut self) -> Option<Error> {
+        let (status, what, body, after_ms) = self.waiting.take()?;
+        self.state = State::Over;
+        let why = format!(
+            "aborted during the {} wait before the next attempt",
+            seconds(after_ms)
+        );
+        Some(self.failure(status, what, &body, Some(why)))
+    }
+
     /// The answer to the request last sent.
     pub fn received(&mut self, answer: Received) {
         if matches!(self.state, State::Sent) {
@@ -175,6 +191,7 @@ impl Exchange {
         ) {
             Decision::Retry { after_ms } => {
                 self.state = State::Ready;
+                self.waiting = Some((failure.status, what, body.to_owned(), after_ms));
                 Ok(Step::Wait(after_ms))
             }
             Decision::GiveUp { why } => Err(self.failure(failure.status, what, body, why)),
@@ -331,6 +348,26 @@ mod tests {
             "HTTP 429 (not retried: waiting 2 s would pass the deadline (1.4 s left))"
         );
         assert_eq!(x.attempts(), 1);
+    }
+
+    #[test]
+    fn a_call_aborted_during_a_wait_ends_with_the_answer_it_had() {
+        let mut x = openai(None); // a signal only: the deadline is not known
+        send(&mut x, 1_000.0);
+        assert!(x.abandoned().is_none(), "no wait under way");
+        x.received(Received {
+            retry_after: Some("60".into()),
+            ..status(429, "{\"error\":\"rate limited\"}")
+        });
+        assert_eq!(x.next(1_050.0, 0.0), Ok(Step::Wait(60_000)));
+        let (st, reason, excerpt) = http(x.abandoned().expect("the wait's failure"));
+        assert_eq!(st, Some(429));
+        assert_eq!(
+            reason,
+            "HTTP 429 (not retried: aborted during the 60 s wait before the next attempt)"
+        );
+        assert_eq!(excerpt, "{\"error\":\"rate limited\"}");
+        assert!(x.abandoned().is_none(), "once");
     }
 
     #[test]

@@ -108,7 +108,7 @@ pub fn decide(
 }
 
 /// `1.5 s`, `60 s`.
-fn seconds(ms: u64) -> String {
+pub(super) fn seconds(ms: u64) -> String {
     let s = ms as f64 / 1000.0;
     if s.fract() == 0.0 {
         format!("{s:.0} s")

@@ -271,6 +271,18 @@ impl HttpSummaryCall {
         web_sys::Response::from(response).text()
     }
 
+    /// The call's signal aborted during the wait [`HttpSummaryCall::next`] asked for: the
+    /// `HTTP_ERROR` of the answer it had, `reason` (the signal's) as its `cause`; or
+    /// `reason` itself when no wait was under way.
+    pub fn abandoned(&mut self, reason: JsValue) -> Result<JsValue, JsValue> {
+        let Some(e) = self.exchange.abandoned() else {
+            return Ok(reason);
+        };
+        let err = to_js(e);
+        Reflect::set(&err, &"cause".into(), &reason)?;
+        Ok(err)
+    }
+
     /// The body of the response last given to [`HttpSummaryCall::response`].
     pub fn body(&mut self, text: String) {
         if let Some(head) = self.head.take() {

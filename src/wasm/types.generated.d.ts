@@ -1076,8 +1076,8 @@ export type SummarizerOptions = {
    * Retries after a 408, 409, 429 or 5xx answer (Anthropic's 529 "overloaded" among them)
    * or a failed connection, 0 to 10. A retry waits as the server's `retry-after-ms` /
    * `retry-after` asks (up to 60 s; a longer wait fails the call), or backs off from
-   * 0.5 s, doubling up to 8 s; a wait that would pass the request's deadline is not
-   * started. Default 2.
+   * 0.5 s, doubling up to 8 s; a wait that would pass the request's deadline (`timeoutMs`)
+   * is not started, and one its `signal` ends fails with the answer it had. Default 2.
    */
   maxRetries?: number;
 };

@@ -21,7 +21,8 @@ const rateLimited = { status: 429, headers: { "retry-after": "1" }, body: '{"err
  * Per case, the runs and each run's script. Runs: `direct` (the summarizer called with a
  * request), `compact` (compact() with the default fallback), `compactError` (compact() with
  * `fallback: "error"`), `pastDeadline` (a direct call whose deadline is shorter than the
- * server's retry-after).
+ * server's retry-after), `abortedWait` (a direct call with only a signal, which aborts
+ * during the retry-after wait).
  */
 export const SCRIPTS = {
   success: { direct: [ok], compact: [ok] },
@@ -30,6 +31,7 @@ export const SCRIPTS = {
     direct: [rateLimited, ok],
     compact: [rateLimited, ok],
     pastDeadline: [{ ...rateLimited, headers: { "retry-after": "30" } }],
+    abortedWait: [{ ...rateLimited, headers: { "retry-after": "30" } }],
   },
   serverError: { direct: [{ status: 500 }], compact: [{ status: 500 }], compactError: [{ status: 500 }] },
   junk: { direct: [{ junk: true }], compact: [{ junk: true }] },
@@ -72,6 +74,7 @@ export async function runCase(ctxfold, provider, name, urls) {
   const runs = {
     direct: (s) => direct(s, { timeoutMs: name === "slow" ? DIRECT_TIMEOUT_MS : undefined }),
     pastDeadline: (s) => direct(s, { timeoutMs: 2000 }),
+    abortedWait: (s) => direct(s, { signalMs: 800 }),
     compact: (s) => compactRun(ctxfold, s, compactOptions(name)),
     compactError: (s) => compactRun(ctxfold, s, compactOptions(name, "error")),
   };
@@ -84,9 +87,10 @@ export async function runCase(ctxfold, provider, name, urls) {
   return out;
 }
 
-async function direct(summarizer, { timeoutMs }) {
+async function direct(summarizer, { timeoutMs, signalMs }) {
   const request = { system: "Summarize the conversation.", prompt: "The user asked about retries.", maxTokens: 200 };
   if (timeoutMs) request.timeoutMs = timeoutMs;
+  if (signalMs) request.signal = AbortSignal.timeout(signalMs);
   const started = Date.now();
   try {
     const value = await summarizer(request);

@@ -150,6 +150,13 @@ const CHECKS = {
     assert.match(e.excerpt, /Rate limit reached/);
     assert.ok(r.pastDeadline.ms < 1500, String(r.pastDeadline.ms));
     assert.equal(requests.pastDeadline.length, 1);
+    // With only a signal (its deadline not known ahead), the wait starts, and the signal
+    // ends it with the 429 the call had, the signal's reason as its cause.
+    const w = assertHttpError(r.abortedWait, 429, /HTTP 429 \(not retried: aborted during the 30 s wait before the next attempt\)/);
+    assert.match(w.excerpt, /Rate limit reached/);
+    assert.equal(w.cause?.name, "TimeoutError", JSON.stringify(w.cause));
+    assert.ok(r.abortedWait.ms >= 700 && r.abortedWait.ms < 5000, String(r.abortedWait.ms));
+    assert.equal(requests.abortedWait.length, 1);
   },
 
   async serverError(provider, r, requests) {
