@@ -130,15 +130,20 @@ pub fn counter(value: f64) -> Option<u32> {
 }
 
 /// The check of a write's arguments that needs no stored data: the new meta's version is
-/// `expect + 1` (where its messages go is checked once the stored meta is read, with
-/// [`check_length`]).
+/// `expect + 1`, or above 0 for a new conversation's first write (`expect` 0: the core
+/// starts each conversation at a version of its own, `first_version`). Where its messages
+/// go is checked once the stored meta is read, with [`check_length`].
 pub fn check_batch(expect: u32, new_version: u32) -> Result<(), Error> {
-    if Some(new_version) == expect.checked_add(1) {
+    if (expect == 0 && new_version > 0) || Some(new_version) == expect.checked_add(1) {
         Ok(())
     } else {
+        let wanted = match expect {
+            0 => "above 0 (a new conversation)".to_owned(),
+            _ => format!("{} (expect + 1)", u64::from(expect) + 1),
+        };
         Err(Error::InvalidArgument {
             argument: "batch.meta.version".into(),
-            expected: format!("{} (expect + 1), got {new_version}", u64::from(expect) + 1),
+            expected: format!("{wanted}, got {new_version}"),
         })
     }
 }
@@ -198,6 +203,8 @@ mod tests {
     #[test]
     fn a_batch_advances_the_version_by_one_and_the_length_by_its_messages() {
         assert_eq!(check_batch(0, 1), Ok(()));
+        assert_eq!(check_batch(0, 918_273), Ok(()));
+        assert_eq!(check_batch(0, 0).unwrap_err().code(), "INVALID_ARGUMENT");
         assert_eq!(check_batch(4, 6).unwrap_err().code(), "INVALID_ARGUMENT");
         assert_eq!(check_batch(4, 4).unwrap_err().code(), "INVALID_ARGUMENT");
         assert_eq!(check_batch(u32::MAX, 0).unwrap_err().code(), "INVALID_ARGUMENT");

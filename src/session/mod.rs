@@ -344,7 +344,7 @@ impl Sessions {
         Cached::build(epoch.clone(), Around::of(&meta), data.messages.clone(), format)?;
         self.caches.remove(&id);
         meta.id = id;
-        meta.version = 1;
+        meta.version = stored::first_version(&epoch);
         meta.epoch = epoch;
         meta.updated_at = now;
         Ok(WriteBatch {

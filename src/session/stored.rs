@@ -49,6 +49,18 @@ pub fn reads_schema(schema: u32) -> bool {
     (1..=META_SCHEMA).contains(&schema)
 }
 
+/// The version of a new conversation's first write (its epoch's, from 1 to 2^30): a
+/// conversation deleted and made again under the same id does not count its writes from
+/// where the old one did, so a writer still holding a version of the old one is refused
+/// as stale instead of writing over the new one. (Later writes count up by one.)
+pub fn first_version(epoch: &str) -> u32 {
+    // FNV-1a over the epoch (16 random hex digits as the core makes it).
+    let hash = epoch.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    (hash % (1 << 30)) as u32 + 1
+}
+
 /// A conversation's meta: small, read on every call, replaced by every write.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -58,7 +70,7 @@ pub struct StoredMeta {
     /// The conversation's id.
     pub id: String,
     /// Counts the writes: a write is refused unless the stored version is the one it
-    /// expects, and its meta has that version plus one.
+    /// expects, and its meta has that version plus one (the first write's, [`first_version`]).
     pub version: u32,
     /// Set when the conversation is made (or imported): a conversation deleted and made
     /// again under the same id has another, so no cache of the old one is used for it.

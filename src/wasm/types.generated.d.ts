@@ -1422,7 +1422,7 @@ export type StoredMeta = {
   id: string;
   /**
    * Counts the writes: a write is refused unless the stored version is the one it
-   * expects, and its meta has that version plus one.
+   * expects, and its meta has that version plus one (the first write's, `first_version`).
    */
   version: number;
   /**

@@ -13,8 +13,9 @@ use crate::config::Strategy;
 use crate::messages::Out;
 use crate::session::guards::{self, Compacted, GuardNotes, GuardState};
 use crate::session::stored::{
-    CommitOutcome, CompactionRecord, ConversationStatus, InputEstimate, LastCompaction, LastInput,
-    PrepareOutcome, PrunedTokens, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, WriteBatch, META_SCHEMA,
+    first_version, CommitOutcome, CompactionRecord, ConversationStatus, InputEstimate, LastCompaction,
+    LastInput, PrepareOutcome, PrunedTokens, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, WriteBatch,
+    META_SCHEMA,
 };
 use crate::session::usage;
 use crate::Error;
@@ -25,7 +26,8 @@ impl Call {
         self.meta.clone().unwrap_or_else(|| StoredMeta {
             schema: META_SCHEMA,
             id: self.id.clone(),
-            version: 0,
+            // The next meta has this plus one.
+            version: first_version(&self.fresh_epoch) - 1,
             epoch: self.fresh_epoch.clone(),
             length: 0,
             format: crate::messages::Format::OpenAiChat,

@@ -283,7 +283,11 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
         "this call found it done when it loaded again"
     );
     assert_eq!(row.messages, messages[..n + 2], "no message lost, none twice");
-    assert_eq!(row.meta.as_ref().unwrap().version, 3);
+    let meta = row.meta.as_ref().unwrap();
+    assert_eq!(
+        meta.version,
+        crate::session::stored::first_version(&meta.epoch) + 2
+    );
 
     // A writer that always loses gives up with STALE_WRITE after its attempts.
     let mut s = Sessions::new(options(8192), 3, 1).unwrap();
@@ -358,5 +362,41 @@ fn caches_are_kept_for_the_conversations_used_last() {
     assert_eq!(
         (s.cached("a"), s.cached("b"), s.cached("c")),
         (m.len() + 1, 0, m.len() + 1)
+    );
+}
+
+#[test]
+fn a_conversation_deleted_and_made_again_is_not_taken_for_the_cached_one() {
+    // Two writers over one store (two tabs): `a` has the conversation cached; `b` deletes it
+    // and makes it again under the same id, with as many writes, so a version counted from
+    // 1 again would be the one `a` last wrote.
+    let turn = |who: &str, k: usize| vec![json!({"role": "user", "content": format!("{who} {k}")})];
+    let mut a = Sessions::new(options(8192), DEFAULT_ATTEMPTS, 1).unwrap();
+    let mut b = Sessions::new(options(8192), DEFAULT_ATTEMPTS, 2).unwrap();
+    let mut store = MemoryStore::default();
+    for k in 0..2 {
+        let p = |x: &mut Sessions| x.prepare("c", turn("deleted", k), Around::default(), None);
+        run(&mut a, p, &mut store, Summarizer::Extractive).unwrap();
+    }
+    store.rows.remove("c");
+    for k in 0..2 {
+        let p = |x: &mut Sessions| x.prepare("c", turn("new", k), Around::default(), None);
+        run(&mut b, p, &mut store, Summarizer::Extractive).unwrap();
+    }
+    let made = store.rows["c"].meta.clone().unwrap().epoch;
+    let reads = store.reads.len();
+    let next = |x: &mut Sessions| x.prepare("c", turn("next", 0), Around::default(), None);
+    let p = prepared(run(&mut a, next, &mut store, Summarizer::Extractive).unwrap());
+    let history = store.rows["c"].messages.clone();
+    let said: Vec<&str> = history.iter().map(|m| m["content"].as_str().unwrap()).collect();
+    assert_eq!(said, ["new 0", "new 1", "next 0"], "the stored history");
+    // `a` read the new conversation (the face maps the kept items to what was read), and
+    // wrote on it, not on the one it had cached.
+    assert_eq!(store.reads[reads..], [0], "the history read again");
+    assert_eq!(store.rows["c"].meta.as_ref().unwrap().epoch, made);
+    assert_eq!(
+        input(&p, &history),
+        history,
+        "the input is the stored conversation"
     );
 }

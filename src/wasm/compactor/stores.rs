@@ -56,7 +56,8 @@ export interface CompactorStore {
    * One transaction. Rejects with a `STALE_WRITE` error (see `staleWriteError`), writing
    * nothing, unless the stored meta's version is `expect` (0: no meta yet); else appends
    * `batch.messages` at `batch.start` (the stored meta's `length`), adds `batch.summaries` and
-   * `batch.records`, and puts `batch.meta` (whose version is `expect + 1`).
+   * `batch.records`, and puts `batch.meta` (whose version is `expect + 1`; a new conversation's
+   * first is any above 0, so one made again under a deleted one's id does not repeat its versions).
    */
   write(id: string, expect: number, batch: WriteBatch): Promise<void>;
   /** Every summary written, in `seq` order (undone and folded ones too). */
