@@ -41,7 +41,7 @@ export type LanguageModelPromptMessage =
 export interface LanguageModelCallOptions {
   /** The provider-level prompt: what `transformParams` compacts. */
   prompt: ReadonlyArray<LanguageModelPromptMessage>;
-  /** The output cap of the call. */
+  /** The output cap of the call: the room it takes in the window (`reservedOutputTokens` for this call, unless the middleware was given a larger one). */
   maxOutputTokens?: number;
   /** The caller's abort signal; it also aborts a summary made for the call (the signal your summarizer's request carries, or a `"same-model"` call), and the call stops waiting for it. */
   abortSignal?: AbortSignal;

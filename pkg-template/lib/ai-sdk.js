@@ -97,6 +97,10 @@ export function middlewareFor(ctxfold) {
       if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = model.modelId;
       if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
       else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
+      // The call's output cap takes its room in the window (a larger reservedOutputTokens
+      // given to the middleware stays): the prompt and the reply fit together.
+      const cap = params.maxOutputTokens;
+      if (Number.isSafeInteger(cap) && cap > 0) callOptions.reservedOutputTokens = Math.max(cap, compactOptions.reservedOutputTokens ?? 0);
       // The call's tool definitions take their room beside the prompt (counted with it).
       const tools = Array.isArray(params.tools) && params.tools.length > 0 ? params.tools : null;
       const input = tools === null ? params.prompt : { messages: params.prompt, tools };

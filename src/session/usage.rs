@@ -34,7 +34,7 @@ pub const PLAUSIBLE: (f64, f64) = (0.5, 4.0);
 /// without the input tokens (a provider that left them out: the AI SDK's `inputTokens:
 /// undefined`), which is no error, only nothing to learn from; a count that is not a
 /// non-negative integer, or a report that is no object, is.
-pub fn reported_input(usage: &Value) -> Result<Option<usize>, Error> {
+pub fn reported_input(usage: &Value) -> Result<Option<u64>, Error> {
     let bad = |what: String| {
         Error::InvalidArgument {
         argument: "usage".into(),
@@ -43,18 +43,18 @@ pub fn reported_input(usage: &Value) -> Result<Option<usize>, Error> {
         ),
     }
     };
-    let count = |v: &Value, key: &str| -> Result<Option<usize>, Error> {
+    let count = |v: &Value, key: &str| -> Result<Option<u64>, Error> {
         match v {
             Value::Null => Ok(None),
             Value::Number(n) => n
                 .as_f64()
                 .filter(|x| *x >= 0.0 && x.fract() == 0.0 && *x <= 1e12)
-                .map(|x| Some(x as usize))
+                .map(|x| Some(x as u64))
                 .ok_or_else(|| bad(format!("got {key}: {n}"))),
             other => Err(bad(format!("got {key}: {}", crate::messages::json_kind(other)))),
         }
     };
-    let field = |obj: &serde_json::Map<String, Value>, key: &str| -> Result<Option<usize>, Error> {
+    let field = |obj: &serde_json::Map<String, Value>, key: &str| -> Result<Option<u64>, Error> {
         obj.get(key).map_or(Ok(None), |v| count(v, key))
     };
     let obj = match usage {
@@ -97,7 +97,7 @@ pub fn reported_input(usage: &Value) -> Result<Option<usize>, Error> {
 pub fn anchor(
     previous: Option<&UsageAnchor>,
     model: &str,
-    reported: usize,
+    reported: u64,
     counted: usize,
     ratio_used: Option<f64>,
     at: Option<String>,
@@ -134,7 +134,8 @@ pub fn anchor(
     };
     Ok(UsageAnchor {
         model: model.to_owned(),
-        reported,
+        // At most 4x a count: it fits.
+        reported: usize::try_from(reported).unwrap_or(usize::MAX),
         counted,
         ratio,
         reports,

@@ -86,6 +86,17 @@ pub fn read<T: DeserializeOwned>(
     function_keys: &[&str],
     optional: bool,
 ) -> Result<Read<T>, JsValue> {
+    read_known::<T, T>(name, value, function_keys, optional)
+}
+
+/// [`read`], where `K` (a type with every option the call knows) says whether a key given a
+/// function is an option at all: a misspelt one is "no such option", as any unknown key.
+pub fn read_known<T: DeserializeOwned, K: DeserializeOwned>(
+    name: &str,
+    value: &JsValue,
+    function_keys: &[&str],
+    optional: bool,
+) -> Result<Read<T>, JsValue> {
     if optional && (value.is_undefined() || value.is_null()) {
         return Ok(Read {
             value: crate::options::parse(name, "{}").map_err(to_js)?,
@@ -119,9 +130,13 @@ pub fn read<T: DeserializeOwned>(
                     problem.get(2).as_string().unwrap_or_default()
                 ),
             },
-            _ => Error::InvalidArgument {
-                argument,
-                expected: "a value that is not a function, got function".into(),
+            // A function where the call takes none: a misspelt option says so first.
+            _ => match crate::options::parse::<K>(name, &format!("{{{}:null}}", serde_json::json!(key))) {
+                Err(e @ Error::InvalidArgument { .. }) if e.to_string().contains("no such option") => e,
+                _ => Error::InvalidArgument {
+                    argument,
+                    expected: "a value that is not a function, got function".into(),
+                },
             },
         }));
     }

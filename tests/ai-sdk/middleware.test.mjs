@@ -458,6 +458,38 @@ describe("options", () => {
     await assert.rejects(version.ai.generateText({ model, prompt: "hi" }), invalid("OUT_OF_RANGE", "RangeError", /reservedOutputTokens/));
   });
 
+  test("a call's maxOutputTokens takes its room in the window: the prompt and the reply fit", async () => {
+    // A history of about 6,700 tokens, under the default budget (8,192 - 1,024) but not
+    // under 8,192 - 4,000.
+    const messages = [];
+    for (let i = 0; i < 20; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: `turn ${i} about the billing service retries `.repeat(40) });
+    for (const version of VERSIONS) {
+      const seen = [];
+      const reports = [];
+      const middleware = compactionMiddleware({ ...OPTIONS, onReport: (r) => reports.push(r.report) });
+      const mock = new version.Mock({
+        doGenerate: async (params) => {
+          seen.push(params);
+          return { content: [{ type: "text", text: "ok" }], finishReason: version.spec.finishReason("stop"), usage: version.spec.usage(10, 1), warnings: [] };
+        },
+      });
+      const model = version.ai.wrapLanguageModel({ model: mock, middleware });
+      for (const maxOutputTokens of [4000, undefined, 200]) {
+        await version.ai.generateText({ model, messages, maxOutputTokens });
+        const params = seen.at(-1);
+        const report = reports.at(-1);
+        const cap = maxOutputTokens ?? 1024;
+        assert.equal(report.budget.reservedOutput, cap, version.name);
+        assert.ok(recount(params.prompt) + (params.maxOutputTokens ?? 1024) <= WINDOW, `${version.name}: ${recount(params.prompt)} + ${params.maxOutputTokens}`);
+      }
+      assert.ok(reports[0].trigger !== null, `${version.name}: the 4,000-token cap made it compact`);
+      // A reservedOutputTokens larger than the call's cap stays.
+      const larger = compactionMiddleware({ ...OPTIONS, reservedOutputTokens: 3000, onReport: (r) => reports.push(r.report) });
+      await version.ai.generateText({ model: version.ai.wrapLanguageModel({ model: mock, middleware: larger }), messages, maxOutputTokens: 200 });
+      assert.equal(reports.at(-1).budget.reservedOutput, 3000, version.name);
+    }
+  });
+
   test("a conversation key that is not a string fails the call", async () => {
     const version = VERSIONS[0];
     const middleware = compactionMiddleware({ ...OPTIONS, conversationKey: () => 7 });

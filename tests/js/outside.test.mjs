@@ -477,6 +477,32 @@ describe("argument errors", () => {
     }
   });
 
+  test("a misspelt option whose value is a function says there is no such option", async () => {
+    const summarizer = async () => "x";
+    assert.throws(() => new Compactor({ model: "gpt-4o", sumarizer: summarizer }), typed("INVALID_ARGUMENT", /options\.sumarizer: expected no such option \(known: .*summarizer/));
+    await assert.rejects(compact([{ role: "user", content: "hi" }], { model: "gpt-4o", sumarizer: summarizer }), typed("INVALID_ARGUMENT", /options\.sumarizer: expected no such option/));
+    // A known option given a function is still told it takes none.
+    assert.throws(() => plan([], { model: () => "gpt-4o" }), typed("INVALID_ARGUMENT", /options\.model: expected a value that is not a function/));
+  });
+
+  test("a usage count JSON cannot carry is an INVALID_ARGUMENT that names it; a huge one is set aside as it was given", async () => {
+    const compactor = new Compactor({ model: "gpt-4o" });
+    const reply = [{ role: "assistant", content: "ok" }];
+    await compactor.prepare("u", [{ role: "user", content: "hi" }]);
+    for (const [usage, where] of [
+      [{ prompt_tokens: NaN }, /usage\.prompt_tokens: expected a count of input tokens, got NaN/],
+      [{ input_tokens: Infinity }, /usage\.input_tokens: expected a count of input tokens, got Infinity/],
+      [{ usage: { prompt_tokens: NaN } }, /usage\.usage\.prompt_tokens/],
+      [{ inputTokens: { total: -Infinity } }, /usage\.inputTokens\.total: expected a count of input tokens, got -Infinity/],
+      [NaN, /usage: expected a count of input tokens, got NaN/],
+    ]) {
+      await assert.rejects(compactor.commit("u", reply, usage), typed("INVALID_ARGUMENT", where));
+    }
+    assert.equal((await compactor.history("u")).length, 1, "nothing stored by the refused commits");
+    const r = await compactor.commit("u", reply, { prompt_tokens: 1e12 });
+    assert.match(r.usageIgnored, /^1000000000000 tokens reported/);
+  });
+
   test("a missing field is asked for in ctxfold's words", () => {
     assert.throws(() => new Compactor({ model: "gpt-4o", compactWhenCold: {} }), typed("INVALID_ARGUMENT", /compactWhenCold: expected an object with ttlSeconds$/));
   });

@@ -331,6 +331,44 @@ pub struct CompactorCore {
 }
 
 /// A conversation id: a non-empty string, well-formed UTF-16.
+/// A number that JSON cannot carry, as JavaScript writes it.
+fn js_number(n: f64) -> &'static str {
+    match n {
+        f64::INFINITY => "Infinity",
+        f64::NEG_INFINITY => "-Infinity",
+        _ => "NaN",
+    }
+}
+
+/// A count in a usage report (at `path`) that JSON cannot carry, with its path: `NaN` or
+/// `Infinity`, which `JSON.stringify` would write as `null` (read as no count at all).
+fn non_finite_count(usage: &JsValue, path: &str, depth: u8) -> Option<(String, f64)> {
+    const KEYS: [&str; 9] = [
+        "prompt_tokens",
+        "input_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "inputTokens",
+        "total",
+        "promptTokenCount",
+        "usage",
+        "usageMetadata",
+    ];
+    if depth > 2 || !usage.is_object() {
+        return None;
+    }
+    KEYS.iter().find_map(|key| {
+        // A getter that throws is left to the JSON copy, which says so.
+        let v = Reflect::get(usage, &JsValue::from_str(key)).ok()?;
+        let at = format!("{path}.{key}");
+        match v.as_f64() {
+            Some(n) if !n.is_finite() => Some((at, n)),
+            Some(_) => None,
+            None => non_finite_count(&v, &at, depth + 1),
+        }
+    })
+}
+
 fn conversation_id(id: &JsValue) -> Result<String, JsValue> {
     // A lone surrogate (half an emoji, from a cut string) would be read as U+FFFD, and two
     // ids would name one conversation.
@@ -382,8 +420,12 @@ impl CompactorCore {
         ahead: JsValue,
         cold: JsValue,
     ) -> Result<CompactorCore, JsValue> {
-        let read =
-            options::read::<serde_json::Map<String, Value>>("options", &options, &["summarizer"], false)?;
+        let read = options::read_known::<serde_json::Map<String, Value>, crate::options::CompactOptions>(
+            "options",
+            &options,
+            &["summarizer"],
+            false,
+        )?;
         // Refused by their keys: `state: null` would read as no state.
         if let Some(key) = REFUSED_OPTIONS.iter().find(|k| read.value.contains_key(**k)) {
             return Err(to_js(refused(key)));
@@ -480,8 +522,20 @@ impl CompactorCore {
         let usage = if usage.is_undefined() || usage.is_null() {
             None
         } else if let Some(n) = usage.as_f64() {
+            if !n.is_finite() {
+                return Err(to_js(Error::InvalidArgument {
+                    argument: "usage".into(),
+                    expected: format!("a count of input tokens, got {}", js_number(n)),
+                }));
+            }
             Some(serde_json::json!(n))
         } else {
+            if let Some((path, n)) = non_finite_count(&usage, "usage", 0) {
+                return Err(to_js(Error::InvalidArgument {
+                    argument: path,
+                    expected: format!("a count of input tokens, got {}", js_number(n)),
+                }));
+            }
             Some(json_arg("usage", &usage)?)
         };
         Ok(self.call(|s| s.commit(&id, reply, usage, Some(now))))
