@@ -19,6 +19,9 @@ import { launchChromium } from "../support/chromium.mjs";
 import { build as viteBuild, createLogger } from "vite";
 import webpack from "webpack";
 import * as esbuild from "esbuild";
+import { rollup } from "rollup";
+import { nodeResolve } from "@rollup/plugin-node-resolve";
+import { spawn } from "node:child_process";
 import { testsDir } from "../support/paths.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
 
@@ -103,6 +106,46 @@ const BUNDLERS = {
       root: site,
       pages: Object.fromEntries(Object.keys(ENTRIES).map((n) => [`/${n}.html`, html(n, `/app/${n}.js`, "module")])),
     };
+  },
+
+  async rollup(out) {
+    // As esbuild: ES modules (top-level await), and the files the URLs name copied beside.
+    const site = join(out, "site");
+    const warnings = [];
+    const bundle = await rollup({
+      input: Object.fromEntries(Object.keys(ENTRIES).map((n) => [n, join(app, `${n}.js`)])),
+      plugins: [nodeResolve({ browser: true })],
+      onwarn: (w) => warnings.push(w.message),
+    });
+    await bundle.write({ dir: join(site, "app"), format: "es" });
+    await bundle.close();
+    noWarnings("rollup", warnings);
+    await cp(join(installed, "dist/full/ctxfold_bg.wasm"), join(site, "app/dist/full/ctxfold_bg.wasm"));
+    await cp(join(installed, "dist/lite/ctxfold_bg.wasm"), join(site, "dist/lite/ctxfold_bg.wasm"));
+    await cp(join(installed, "vocab"), join(site, "vocab"), { recursive: true });
+    return {
+      root: site,
+      pages: Object.fromEntries(Object.keys(ENTRIES).map((n) => [`/${n}.html`, html(n, `/app/${n}.js`, "module")])),
+    };
+  },
+
+  async parcel(out) {
+    // Its CLI, as users run it, with its default settings (which read a package's main,
+    // module and browser fields, not its exports map), on Parcel's own HTML entries.
+    const site = join(out, "site");
+    const cli = join(testsDir, "../node_modules/parcel/lib/bin.js");
+    const args = ["build", join(app, "full.html"), join(app, "lite.html"), "--dist-dir", site, "--cache-dir", join(out, "cache"), "--no-autoinstall", "--log-level", "warn", "--public-url", "/"];
+    const { code, output } = await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [cli, ...args], { cwd: app, env: { ...process.env, NO_COLOR: "1" } });
+      let text = "";
+      child.stdout.on("data", (d) => (text += d));
+      child.stderr.on("data", (d) => (text += d));
+      child.on("error", reject);
+      child.on("close", (c) => resolve({ code: c, output: text }));
+    });
+    if (code !== 0) throw new Error(`parcel exited ${code}:\n${output}`);
+    noWarnings("parcel", output.trim() === "" ? [] : [output]);
+    return { root: site, pages: {} };
   },
 };
 

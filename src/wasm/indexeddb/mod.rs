@@ -53,8 +53,9 @@ impl At {
 #[wasm_bindgen(typescript_custom_section)]
 const TS_INDEXEDDB: &str = r#"
 /**
- * A store that keeps conversations in the browser's IndexedDB (works wherever a global
- * `indexedDB` exists: pages, Web Workers, Service Workers). One database holds every
+ * A store that keeps conversations in the browser's IndexedDB (pages, Web Workers and
+ * SharedWorkers: wherever a global `indexedDB` exists and the module loads; not Service
+ * Workers, which refuse a module with a top-level `await`). One database holds every
  * conversation; each `write` is one transaction, refused with `STALE_WRITE` when the
  * conversation moved on since it was read (another tab wrote), so nothing is ever
  * overwritten. A database written by an older ctxfold is upgraded when opened, keeping its
