@@ -851,6 +851,62 @@ fn preset_off_over_the_budget_is_an_overflow_or_a_truncation() {
         .contains("Summarize it in one line."));
 }
 
+/// A newest message far larger than the window, with `overflow: "truncate"`: it is cut, and
+/// the summary of what came before stays a summary (it had become the marker, and with
+/// `alternateRoles`, where the summary is merged into that message, the input was refused
+/// as CONTEXT_OVERFLOW).
+#[test]
+fn a_message_cut_to_fit_leaves_the_summary_whole() {
+    let input = json!([
+        {"role": "system", "content": "Be helpful."},
+        {"role": "user", "content": "Q0 what is alpha? The ticket is PAY-4411."},
+        {"role": "assistant", "content": "A0 alpha is the first letter."},
+        {"role": "user", "content": "alpha beta gamma delta ".repeat(10_000)}
+    ]);
+    let conv = Conversation::parse(&input, None).unwrap();
+    let window = 16_384;
+    for alternate in [false, true] {
+        let cfg = Config::from_json(&json!({"overflow": "truncate", "alternateRoles": alternate})).unwrap();
+        let (o, _) = run(
+            &conv,
+            &cfg,
+            enc(),
+            window,
+            reserve(window),
+            None,
+            Summarizer::Extractive,
+        )
+        .unwrap_or_else(|e| panic!("alternateRoles {alternate}: {e}"));
+        assert!(
+            o.report.tokens_after <= window - reserve(window),
+            "alternateRoles {alternate}"
+        );
+        assert_eq!(o.report.truncated_messages, vec![3], "alternateRoles {alternate}");
+        assert_eq!(o.context_status, ContextStatus::Truncated);
+        let out = output(&conv, &o);
+        let text = out.to_string();
+        assert!(
+            text.contains("PAY-4411"),
+            "alternateRoles {alternate}: the summary is gone: {text:.300}"
+        );
+        assert!(
+            !text.contains("[Earlier messages truncated]"),
+            "alternateRoles {alternate}"
+        );
+        let users: Vec<&Value> = out
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .collect();
+        assert_eq!(
+            users.len(),
+            if alternate { 1 } else { 2 },
+            "alternateRoles {alternate}"
+        );
+    }
+}
+
 #[test]
 fn under_the_threshold_nothing_changes() {
     let input = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "hello"}]);

@@ -39,6 +39,19 @@ impl Compaction {
         // left: their real size decides, and only what is never evicted can overflow.
         let input = self.input.budget.input;
         let mut over = self.output_tokens(&layout.order).saturating_sub(input);
+        // With `overflow: "truncate"`, a message too large to go whole is cut before the
+        // summaries shrink: they hold the whole earlier conversation, where the cut takes a
+        // little more of a message cut anyway.
+        let mut cut_first = Vec::new();
+        if over > 0 && self.input.config.overflow == Overflow::Truncate && !self.rounds.chunks.is_empty() {
+            let mut order = layout.order.clone();
+            let cut = self.truncate_to_fit(&mut order, over);
+            if self.output_tokens(&order) <= input {
+                layout.order = order;
+                cut_first = cut;
+                over = 0;
+            }
+        }
         // Again while still over: a summary merged into a message (`alternateRoles`) is
         // counted with it, and an estimate of the two together is not the sum of their
         // estimates. Each round leaves the summaries less room, down to the marker.
@@ -61,7 +74,8 @@ impl Compaction {
                 layout = apart;
             }
         }
-        let (tokens_after, truncated_messages) = self.fit(&mut layout.order)?;
+        let (tokens_after, mut truncated_messages) = self.fit(&mut layout.order)?;
+        truncated_messages.extend(cut_first);
         let truncated =
             !truncated_messages.is_empty() || self.rounds.chunks.iter().any(|c| c.text == summary::MARKER);
         let context_status = if truncated {
@@ -374,17 +388,21 @@ impl Compaction {
                     .iter()
                     .all(|p| matches!(p, Part::Text(_) | Part::Media { .. }))
         };
-        let mut candidates: Vec<(usize, usize)> = order
+        // (position in `order`, message, the summary merged into it with `alternateRoles`)
+        let mut candidates: Vec<(usize, usize, Option<String>)> = order
             .iter()
             .enumerate()
             .filter_map(|(k, o)| match o {
-                Out::Keep(i) if cuttable(&messages[*i]) => Some((k, *i)),
+                Out::Keep(i) if cuttable(&messages[*i]) => Some((k, *i, None)),
+                Out::Merged { index, text } if cuttable(&messages[*index]) => {
+                    Some((k, *index, Some(text.clone())))
+                }
                 _ => None,
             })
             .collect();
-        candidates.sort_by_key(|&(_, i)| std::cmp::Reverse(self.tokens[i]));
+        candidates.sort_by_key(|&(_, i, _)| std::cmp::Reverse(self.tokens[i]));
         let mut cut = Vec::new();
-        for (k, i) in candidates {
+        for (k, i, summary) in candidates {
             if over == 0 {
                 break;
             }
@@ -397,12 +415,25 @@ impl Compaction {
                 })
                 .collect();
             let text = texts.join("\n");
-            let want = self.tokens[i].saturating_sub(over);
-            let as_message = |t: &str| count_message(&cut_copy(&messages[i], t), counter);
-            let t = elide::fit(&text, want, &as_message, &truncation);
+            // A merged summary stays whole at the start; the message's own text is cut.
+            let whole = |t: &str| match &summary {
+                Some(s) => format!("{s}\n\n{t}"),
+                None => t.to_owned(),
+            };
+            let as_message = |t: &str| count_message(&cut_copy(&messages[i], &whole(t)), counter);
+            let now = match &summary {
+                Some(s) => conv
+                    .merged_message(i, s)
+                    .map_or(self.tokens[i], |m| count_message(&m, counter)),
+                None => self.tokens[i],
+            };
+            let t = elide::fit(&text, now.saturating_sub(over), &as_message, &truncation);
             let n = as_message(&t);
-            over = over.saturating_sub(self.tokens[i].saturating_sub(n));
-            order[k] = Out::Truncated { index: i, text: t };
+            over = over.saturating_sub(now.saturating_sub(n));
+            order[k] = Out::Truncated {
+                index: i,
+                text: whole(&t),
+            };
             cut.push(i);
         }
         cut
