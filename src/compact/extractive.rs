@@ -5,7 +5,9 @@
 //! report an outcome (the exception a traceback ends with, failures, passes), what the user
 //! said first, and the sentences of the conversation that carry specifics a later question
 //! asks for (dates, times, numbers, names; not lines of code, whose identifiers the ledger
-//! keeps); open items are the user's last request and questions left at the end. A sentence
+//! keeps); open items are the user's last request and questions left at the end. A system
+//! message past the head (an instruction given mid-conversation) is kept as a decision, its
+//! first sentence. A sentence
 //! either side marks (`Decision:`, `We agreed`, `Open items:`, `TODO`, `Next steps:`) goes
 //! to its section, and outranks a cue's sentence when the summary is trimmed. Entities
 //! are the ranked identifiers, then the names mentioned, most mentioned first. Each section
@@ -371,6 +373,15 @@ impl Gathered {
         collect_names(&all, &mut self.names);
     }
 
+    /// A system message past the head (an instruction given mid-conversation): its first
+    /// sentence, as a decision someone marked (a standing instruction outlives its turn).
+    fn system_text(&mut self, t: &str) {
+        if let Some(s) = sentences(t).first() {
+            self.decisions
+                .push(format!("System instruction: {}", clip(s)), RANK_OUTCOME);
+        }
+    }
+
     fn tool_result(&mut self, text: &str, is_error: bool) {
         // The exception a traceback ends with says more than its first line.
         let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| l.len() > 3).collect();
@@ -405,6 +416,7 @@ pub fn summarize(
             match (m.role, part) {
                 (Role::User, Part::Text(t)) => g.user_text(t),
                 (Role::Assistant, Part::Text(t)) => g.assistant_text(t),
+                (Role::System, Part::Text(t)) => g.system_text(t),
                 (_, Part::ToolResult { text, is_error, .. }) => g.tool_result(text, *is_error),
                 _ => {}
             }

@@ -151,3 +151,19 @@ fn decisions_and_open_items_either_side_marks_are_kept_as_such() {
     assert!(line("**Open Items:**").contains("re-calibrate churn_v3"), "{s}");
     assert!(line("**Open Items:**").contains("rerun the export"), "{s}");
 }
+
+#[test]
+fn a_system_instruction_given_mid_conversation_is_kept_as_a_decision() {
+    let mut turns =
+        vec![serde_json::json!({"role": "user", "content": "Hello there, can you help me plan a trip?"})];
+    turns.push(serde_json::json!({"role": "system", "content": "From now on, always answer in French. Keep answers short."}));
+    for k in 0..30 {
+        turns.push(serde_json::json!({"role": "user", "content": format!("Question {k}: what about the museum on day {k}?")}));
+        turns.push(serde_json::json!({"role": "assistant", "content": format!("On day {k} the museum opens at 9:00 and costs 12 euros.")}));
+    }
+    let s = summary_of(serde_json::Value::Array(turns), 256);
+    assert!(
+        s.contains("System instruction: From now on, always answer in French"),
+        "{s}"
+    );
+}
