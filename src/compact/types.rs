@@ -315,4 +315,9 @@ pub struct Outcome {
     pub report: Report,
     /// Pass back as `options.state` next turn.
     pub state: State,
+    /// Every summary chunk made, in the order made (one folded or shrunk later in the same
+    /// call too): what a `Compactor` stores as the call's summaries.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub made: Vec<super::Chunk>,
 }

@@ -113,6 +113,7 @@ impl Compaction {
             context_status,
             report,
             state,
+            made: std::mem::take(&mut self.rounds.made),
         })
     }
 

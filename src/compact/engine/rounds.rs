@@ -37,6 +37,8 @@ pub(super) struct Rounds {
     folding: Vec<Range<usize>>,
     /// Whether the chunks were folded this turn.
     pub folded: bool,
+    /// Every chunk made this turn, in the order made: a chunk later folded (or shrunk) too.
+    pub made: Vec<Chunk>,
     /// The fallback used this turn, if any.
     pub fallback: Option<FallbackUsed>,
     /// Summary lines dropped.
@@ -62,6 +64,7 @@ impl Rounds {
             chunks,
             folding: Vec::new(),
             folded: false,
+            made: Vec::new(),
             fallback: None,
             dropped: Vec::new(),
             unsupported: Vec::new(),
@@ -151,6 +154,7 @@ impl Compaction {
             let mut at = 0;
             for (group, chunk) in groups.iter().zip(folded) {
                 self.rounds.chunks.extend(old[at..group.start].iter().cloned());
+                self.rounds.made.push(chunk.clone());
                 self.rounds.chunks.push(chunk);
                 at = group.end;
             }
@@ -177,6 +181,7 @@ impl Compaction {
                 c
             })
             .collect();
+        self.rounds.made.extend(new.iter().cloned());
         match self.input.config.strategy {
             Strategy::Rolling => self.rounds.chunks = new,
             Strategy::Additive => self.rounds.chunks.extend(new),
@@ -374,6 +379,7 @@ impl Compaction {
             lost_ids,
             ..last
         }];
+        self.rounds.made.push(self.rounds.chunks[0].clone());
         self.rounds.folded = true;
     }
 

@@ -70,11 +70,9 @@ impl Call {
         let mut outcome = run.outcome.expect("an outcome");
         outcome.report.timings = timings;
         let compacted = outcome.report.trigger.is_some();
-        // The chunks this call made: those in force now that were not before.
-        let made: Vec<Chunk> = (outcome.state.chunks.iter())
-            .filter(|c| !old.state.chunks.contains(c))
-            .cloned()
-            .collect();
+        // The chunks this call made, in the order made: a chunk that a fold of the same call
+        // took in is a generation too, and its summarizer call was made.
+        let made: Vec<Chunk> = std::mem::take(&mut outcome.made);
         let seq = old.compactions;
         let summaries: Vec<StoredSummary> = (made.iter().enumerate())
             .map(|(k, chunk)| StoredSummary {

@@ -400,3 +400,47 @@ fn a_conversation_deleted_and_made_again_is_not_taken_for_the_cached_one() {
         "the input is the stored conversation"
     );
 }
+
+#[test]
+fn every_summary_a_compaction_made_is_stored_a_fold_s_chunks_too() {
+    // Chunks fold at 5 % of the window: most compactions summarize, then fold in one call.
+    let o = crate::options::from_value(
+        "options",
+        &json!({"model": "gpt-4o", "contextWindow": 8192, "foldRatio": 0.05}),
+    )
+    .unwrap();
+    let mut s = Sessions::new(o, DEFAULT_ATTEMPTS, 7).unwrap();
+    let messages = agent(30);
+    let mut store = MemoryStore::default();
+    let mut replay = Replay::new();
+    for k in calls(&messages) {
+        replay.turn(&mut s, &mut store, "c", &messages, k);
+    }
+    let row = &store.rows["c"];
+    let summaries: Vec<StoredSummary> = row
+        .summaries
+        .iter()
+        .map(|v| serde_json::from_value(v.clone()).unwrap())
+        .collect();
+    let generations: Vec<u32> = summaries.iter().map(|x| x.chunk.generation).collect();
+    // Every generation, each once, in order.
+    assert_eq!(generations, (1..=generations.len() as u32).collect::<Vec<_>>());
+    let made = |r: &Value| r["generations"].as_array().unwrap().len();
+    let both = row
+        .records
+        .iter()
+        .filter(|r| r["folded"] == true && made(r) >= 2)
+        .count();
+    assert!(both > 0, "no compaction summarized and folded in one call");
+    for r in &row.records {
+        for g in r["generations"].as_array().unwrap() {
+            let stored = summaries
+                .iter()
+                .find(|x| Some(u64::from(x.chunk.generation)) == g.as_u64());
+            assert_eq!(
+                stored.expect("stored").compaction,
+                r["seq"].as_u64().unwrap() as u32
+            );
+        }
+    }
+}
