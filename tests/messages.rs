@@ -1030,3 +1030,33 @@ fn a_call_id_is_used_again_once_its_call_is_answered() {
     let open = json!([{"role": "user", "content": "look"}, call("a"), call("b"), result("x")]);
     assert_invalid(error_of(open, None), "messages[2]", "used twice");
 }
+
+/// An append checks the tool pairing of what it adds against what came before (kept from
+/// the checks before it, so a long history is not read again), and a refused append, or a
+/// truncation, leaves the pairing as the messages have it.
+#[test]
+fn appends_check_tool_pairs_across_what_came_before() {
+    let call = |id: &str| json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "f", "arguments": "{}"}}]});
+    let result = |id: &str| json!({"role": "tool", "tool_call_id": id, "content": "ok"});
+    let mut conv =
+        Conversation::from_json(json!([{"role": "user", "content": "go"}, call("a")]), None).unwrap();
+    // The id of an open call again: refused, and nothing changes.
+    let twice = conv.append(vec![call("a")]).unwrap_err();
+    assert!(twice.to_string().contains("used twice"), "{twice}");
+    assert_eq!(conv.messages().len(), 2);
+    assert!(conv.append(vec![result("a")]).unwrap());
+    // Answered already, in an earlier append.
+    let again = conv.append(vec![result("a")]).unwrap_err();
+    assert!(again.to_string().contains("already answered"), "{again}");
+    let none = conv.append(vec![result("b")]).unwrap_err();
+    assert!(
+        none.to_string().contains("answers no earlier tool call"),
+        "{none}"
+    );
+    // An answered id may be used again, and answered again.
+    assert!(conv.append(vec![call("a"), result("a")]).unwrap());
+    // Cut back to before the result: the call is open again, so its result is taken.
+    conv.truncate(4);
+    assert!(conv.append(vec![result("a")]).unwrap());
+    assert_eq!(conv.messages().len(), 5);
+}

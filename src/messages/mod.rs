@@ -240,6 +240,16 @@ pub struct Conversation {
     items: Vec<Value>,
     /// Anthropic's top-level `system`, parsed into `system_message` (not in `messages`).
     envelope: Envelope,
+    /// The tool pairing of `messages`, so an append checks only what it adds.
+    pairs: Pairs,
+}
+
+/// The tool pairing of a conversation's messages: the calls not answered yet (id → the
+/// message that made it) and every call id made.
+#[derive(Clone, Debug, Default)]
+struct Pairs {
+    open: crate::tokenizer::hash::FastMap<String, usize>,
+    seen: crate::tokenizer::hash::FastSet<String>,
 }
 
 /// The tokens of the system prompt Anthropic adds to a request with tools (its tool-use
@@ -317,9 +327,10 @@ impl Conversation {
             messages,
             items,
             envelope,
+            pairs: Pairs::default(),
         };
         conv.extend_digests();
-        conv.check_tool_pairs()?;
+        conv.pair_from(0)?;
         Ok(conv)
     }
 
@@ -344,7 +355,7 @@ impl Conversation {
             .collect::<Result<Vec<_>, _>>()?;
         self.messages.extend(parsed);
         self.items.extend(items);
-        if let Err(e) = self.check_tool_pairs() {
+        if let Err(e) = self.pair_from(start) {
             self.messages.truncate(start);
             self.items.truncate(start);
             return Err(e);
@@ -364,6 +375,9 @@ impl Conversation {
         self.items.truncate(len);
         self.messages.truncate(len);
         self.digests.truncate(len + 1);
+        // A prefix of a conversation whose pairing held holds it too.
+        self.pairs = Pairs::default();
+        let _ = self.pair_from(0);
         // What the removed items told about the format is forgotten: the next append
         // detects again from what is left (and may find the array must be read anew).
         self.detection.truncate(len);
@@ -434,11 +448,20 @@ impl Conversation {
     /// Every tool result answers a call made earlier and not answered yet. An id is used by
     /// one call at a time: a later call may use it again once the earlier one is answered
     /// (servers that number each step's calls from `call_0`), never while it is open.
-    fn check_tool_pairs(&self) -> Result<(), Error> {
-        let mut open: crate::tokenizer::hash::FastMap<&str, usize> = Default::default();
-        let mut seen: crate::tokenizer::hash::FastSet<&str> = Default::default();
+    /// The pairing of the messages from `start` on, checked, after `before` (the pairing
+    /// of those before it): a call id used while its call is open, or a result that answers
+    /// no open call, is an error. Returns the calls open after them and the call ids they
+    /// add to `before`'s, which is not changed (so on error nothing is).
+    #[allow(clippy::type_complexity)]
+    fn paired(
+        &self,
+        before: &Pairs,
+        start: usize,
+    ) -> Result<(crate::tokenizer::hash::FastMap<String, usize>, Vec<String>), Error> {
+        let mut open = before.open.clone();
+        let mut seen_now: crate::tokenizer::hash::FastSet<&str> = Default::default();
         // Parts in order: a provider-executed call and its result may share a message.
-        for (i, m) in self.messages.iter().enumerate() {
+        for (i, m) in self.messages.iter().enumerate().skip(start) {
             for part in &m.parts {
                 match part {
                     Part::ToolCall { id, .. } => {
@@ -448,11 +471,13 @@ impl Conversation {
                                 reason: format!("the tool call id {id:?} is used twice (the earlier call is not answered)"),
                             });
                         }
-                        seen.insert(id);
-                        open.insert(id, i);
+                        seen_now.insert(id);
+                        open.insert(id.clone(), i);
                     }
                     Part::ToolResult { call_id, .. } if open.remove(call_id.as_str()).is_none() => {
-                        let why = if seen.contains(call_id.as_str()) {
+                        let seen =
+                            seen_now.contains(call_id.as_str()) || before.seen.contains(call_id.as_str());
+                        let why = if seen {
                             "answers a call that was already answered"
                         } else {
                             "answers no earlier tool call"
@@ -466,6 +491,14 @@ impl Conversation {
                 }
             }
         }
+        Ok((open, seen_now.into_iter().map(str::to_owned).collect()))
+    }
+
+    /// [`Conversation::paired`] from `start` on, kept when it holds.
+    fn pair_from(&mut self, start: usize) -> Result<(), Error> {
+        let (open, seen) = self.paired(&self.pairs, start)?;
+        self.pairs.open = open;
+        self.pairs.seen.extend(seen);
         Ok(())
     }
 
