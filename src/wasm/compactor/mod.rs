@@ -111,7 +111,7 @@ export interface CompactorOptions extends Omit<CompactOptions, "state" | "manual
   on?: { [E in keyof CompactorEvents]?: (event: CompactorEvents[E]) => void };
   /** How many times a call loads again and redoes its work after a `STALE_WRITE` (another tab or isolate wrote first). Default 4. */
   writeRetries?: number;
-  /** How many conversations' histories are kept in memory, parsed and counted, between calls; the least recently used go first, and their next call reads the history from the store again. Default 100. */
+  /** How many conversations' histories are kept in memory, parsed and counted, between calls; the least recently used go first, and their next call reads the history from the store again. Each takes memory about five times its history's JSON size: a server with many long conversations sets this lower. Default 100. */
   maxCachedConversations?: number;
   /** How long a store call may take, in milliseconds: one that gives no answer by then fails the Compactor's call with `STORE_ERROR`, and the conversation's next call goes on (a write that lands later is caught by the version check). From 1 to 2147483647. Default 30000. */
   storeTimeoutMs?: number;
