@@ -94,7 +94,7 @@ pub enum Error {
 
     /// A store's method failed (its error is the `cause`) or returned something that is not
     /// what the store contract says.
-    #[error("store.{operation}({id:?}) failed: {reason}")]
+    #[error("store.{operation}({}) failed: {reason}", argument(id))]
     Store {
         operation: &'static str,
         id: String,
@@ -104,7 +104,8 @@ pub enum Error {
     /// The browser refused a store write for lack of space (IndexedDB's `QuotaExceededError`
     /// is the JS `cause`); the transaction was rolled back, so nothing was written.
     #[error(
-        "store.{operation}({id:?}) failed: the storage quota is exceeded ({reason}); nothing was written"
+        "store.{operation}({}) failed: the storage quota is exceeded ({reason}); nothing was written",
+        argument(id)
     )]
     QuotaExceeded {
         operation: &'static str,
@@ -246,6 +247,15 @@ fn body_suffix(excerpt: &str) -> String {
         String::new()
     } else {
         format!("; body: {excerpt}")
+    }
+}
+
+/// A store call's argument as an error shows it: the conversation id quoted, nothing for a
+/// call on no conversation (`store.open()`, `store.list()`).
+fn argument(id: &str) -> String {
+    match id {
+        "" => String::new(),
+        _ => format!("{id:?}"),
     }
 }
 
