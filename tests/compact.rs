@@ -5,6 +5,7 @@
 mod common;
 
 use common::compact::{check_invariants, output, plan_manual, run, run_manual, within, Summarizer};
+use ctxfold::compact::partition::Structure;
 use ctxfold::compact::state::FallbackKind;
 use ctxfold::compact::{ContextStatus, Reply, Request, RequestKind};
 use ctxfold::config::Config;
@@ -328,6 +329,35 @@ proptest! {
         let input = build_in(format, "You are a careful assistant.", &turns);
         let cfg = config(json!({"preset": preset, "strategy": strategy, "pinFirstUserTurn": pin, "tokenFloor": 256, "overflow": overflow, "alternateRoles": alternate}));
         compact_and_check(&input, &cfg, window, &format!("window {window} {preset} {strategy}"));
+    }
+
+    /// The scan a conversation keeps as it is appended to (and cut back) gives, for the
+    /// whole and for every prefix, the structure a scan of those messages alone gives.
+    #[test]
+    fn the_kept_scan_is_a_fresh_scan(turns in turns(), format in 0u8..3, split in 0usize..64, back in 0usize..8) {
+        let input = build_in(format, "You are a careful assistant.", &turns);
+        let whole = Conversation::parse(&input, None).unwrap();
+        let items = match &input {
+            Value::Array(a) => a.clone(),
+            other => other["messages"].as_array().unwrap().clone(),
+        };
+        let k = split.min(items.len());
+        let mut head = input.clone();
+        match &mut head {
+            Value::Array(a) => a.truncate(k),
+            other => other["messages"].as_array_mut().unwrap().truncate(k),
+        }
+        let mut conv = Conversation::parse(&head, None).unwrap();
+        prop_assume!(conv.format() == whole.format());
+        // Appended in two parts, cut back in between.
+        let cut_to = k.saturating_sub(back);
+        conv.truncate(cut_to);
+        prop_assume!(conv.append(items[cut_to..].to_vec()).unwrap());
+        let messages = whole.messages();
+        prop_assert_eq!(conv.messages().len(), messages.len());
+        for s in 0..=messages.len() {
+            prop_assert_eq!(Structure::of_prefix(&conv, s), Structure::of(&messages[..s]), "prefix {}", s);
+        }
     }
 }
 

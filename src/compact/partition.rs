@@ -9,7 +9,8 @@
 //! its results are never separated, and the turn's user message stays verbatim. When the
 //! conversation ends with tool results, that newest step always stays in the tail.
 
-use crate::messages::{Message, Part, Role};
+use crate::messages::cuts::Cuts;
+use crate::messages::{Conversation, Message, Role};
 
 /// Cut points and turn starts of a message list.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,32 +36,19 @@ pub struct Structure {
 impl Structure {
     /// Analyses `messages`.
     pub fn of(messages: &[Message]) -> Self {
-        let n = messages.len();
-        let mut cut = vec![false; n + 1];
-        let mut open: Vec<&str> = Vec::new();
-        cut[0] = true;
-        for (i, m) in messages.iter().enumerate() {
-            // The user's new words abandon the calls still unanswered (a cancelled call): the
-            // turn they start may be cut before, as any other, and is no part of those steps.
-            let words = m.starts_turn();
-            if words && !open.is_empty() && m.result_ids().next().is_none() {
-                open.clear();
-                cut[i] = !reasoning_only(&messages[i - 1]);
-            }
-            for part in &m.parts {
-                match part {
-                    Part::ToolCall { id, .. } => open.push(id),
-                    Part::ToolResult { call_id, .. } => open.retain(|id| id != call_id),
-                    _ => {}
-                }
-            }
-            if words {
-                open.clear();
-            }
-            cut[i + 1] = open.is_empty() && !reasoning_only(m);
-        }
-        cut[n] = true;
-        let turn_starts: Vec<usize> = (0..n).filter(|&p| cut[p] && messages[p].starts_turn()).collect();
+        let mut cuts = Cuts::default();
+        cuts.extend(messages, 0);
+        Structure::from_cuts(messages, &cuts, messages.len())
+    }
+
+    /// Analyses the first `len` messages of `conv` (all of them, or a prefix), from the scan
+    /// it keeps as messages are appended: as [`Structure::of`] would, without reading them.
+    pub fn of_prefix(conv: &Conversation, len: usize) -> Self {
+        Structure::from_cuts(&conv.messages()[..len], conv.cuts(), len)
+    }
+
+    fn from_cuts(messages: &[Message], cuts: &Cuts, n: usize) -> Self {
+        let (cut, turn_starts, tools) = cuts.cut_points(n);
         let newest_words = messages
             .iter()
             .rposition(Message::starts_turn)
@@ -70,10 +58,6 @@ impl Structure {
             .rev()
             .find(|&q| cut[q])
             .filter(|_| messages.last().is_some_and(|m| m.result_ids().next().is_some()));
-        let tools = messages
-            .iter()
-            .map(|m| m.call_ids().next().is_some() || m.result_ids().next().is_some())
-            .collect();
         Structure {
             cut,
             turn_starts,
@@ -99,15 +83,6 @@ impl Structure {
     pub fn cut_at_or_before(&self, p: usize) -> usize {
         (0..=p).rev().find(|&q| self.cut[q]).unwrap_or(0)
     }
-}
-
-/// An assistant item holding nothing but reasoning.
-fn reasoning_only(m: &Message) -> bool {
-    m.role == Role::Assistant
-        && !m.parts.is_empty()
-        && m.parts
-            .iter()
-            .all(|p| matches!(p, Part::Reasoning(_) | Part::Opaque { .. }))
 }
 
 /// The leading system messages: always kept, never summarized.

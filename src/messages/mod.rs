@@ -14,6 +14,7 @@
 
 pub mod ai_sdk;
 pub mod anthropic;
+pub mod cuts;
 mod detect;
 mod json;
 pub mod openai;
@@ -242,6 +243,8 @@ pub struct Conversation {
     envelope: Envelope,
     /// The tool pairing of `messages`, so an append checks only what it adds.
     pairs: Pairs,
+    /// Where `messages` may be cut, so an append scans only what it adds.
+    cuts: cuts::Cuts,
 }
 
 /// The tool pairing of a conversation's messages: the calls not answered yet (id → the
@@ -328,9 +331,11 @@ impl Conversation {
             items,
             envelope,
             pairs: Pairs::default(),
+            cuts: cuts::Cuts::default(),
         };
         conv.extend_digests();
         conv.pair_from(0)?;
+        conv.cuts.extend(&conv.messages, 0);
         Ok(conv)
     }
 
@@ -360,6 +365,7 @@ impl Conversation {
             self.items.truncate(start);
             return Err(e);
         }
+        self.cuts.extend(&self.messages, start);
         self.detection = detection;
         self.extend_digests();
         Ok(true)
@@ -378,6 +384,8 @@ impl Conversation {
         // A prefix of a conversation whose pairing held holds it too.
         self.pairs = Pairs::default();
         let _ = self.pair_from(0);
+        self.cuts = cuts::Cuts::default();
+        self.cuts.extend(&self.messages, 0);
         // What the removed items told about the format is forgotten: the next append
         // detects again from what is left (and may find the array must be read anew).
         self.detection.truncate(len);
@@ -500,6 +508,11 @@ impl Conversation {
         self.pairs.open = open;
         self.pairs.seen.extend(seen);
         Ok(())
+    }
+
+    /// Where the messages may be cut (see [`cuts::Cuts::cut_points`]).
+    pub fn cuts(&self) -> &cuts::Cuts {
+        &self.cuts
     }
 
     /// The calls no later message answers, as (message index, call id). A provider

@@ -62,7 +62,7 @@ impl Compaction {
         let messages = conv.messages();
         let digests = conv.prefix_digests().to_vec();
         let (state, state_reset) = plan::restore_state(&input, &digests);
-        let structure = Structure::of(messages);
+        let structure = Structure::of_prefix(&conv, messages.len());
         let head = plan::Head::of(&input, &state);
         let mut pruned = prune::apply(
             &Span {

@@ -389,7 +389,7 @@ fn settled_tail(
     let messages = input.conv.messages();
     // A manual compaction keeps its floor's turns, the message one of them.
     let s = newest_input(messages, structure).filter(|&s| !input.manual && s > head.boundary)?;
-    let before = Structure::of(&messages[..s]);
+    let before = Structure::of_prefix(&input.conv, s);
     // Room for an input as large as the largest of its kind so far, whatever it turns out to be.
     let results = !messages[s].starts_turn();
     let hard = room
