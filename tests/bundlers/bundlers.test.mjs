@@ -40,6 +40,23 @@ function noWarnings(bundler, warnings) {
   if (warnings.length) throw new Error(`${bundler} warned:\n${warnings.join("\n")}`);
 }
 
+/**
+ * For esbuild and Rollup, which emit no file for new URL("...", import.meta.url), whose URLs
+ * then resolve against the bundles in site/app/: the files they name, copied there
+ * ("ctxfold" asks for ./dist/full/ctxfold_bg.wasm; "ctxfold/lite" for
+ * ../dist/lite/ctxfold_bg.wasm and ../vocab/<encoding>.ctxv, written from lite/), and the
+ * pages around the bundles.
+ */
+async function copiedBeside(site) {
+  await cp(join(installed, "dist/full/ctxfold_bg.wasm"), join(site, "app/dist/full/ctxfold_bg.wasm"));
+  await cp(join(installed, "dist/lite/ctxfold_bg.wasm"), join(site, "dist/lite/ctxfold_bg.wasm"));
+  await cp(join(installed, "vocab"), join(site, "vocab"), { recursive: true });
+  return {
+    root: site,
+    pages: Object.fromEntries(Object.keys(ENTRIES).map((n) => [`/${n}.html`, html(n, `/app/${n}.js`, "module")])),
+  };
+}
+
 // Each build function writes the two apps into `out` and returns the pages to serve from
 // memory beside the files (path -> HTML); the apps live at /full.html and /lite.html.
 const BUNDLERS = {
@@ -96,16 +113,7 @@ const BUNDLERS = {
       logLevel: "error",
     });
     noWarnings("esbuild", (await esbuild.formatMessages(warnings, { kind: "warning" })));
-    // esbuild emits no file for new URL("...", import.meta.url), and those URLs now resolve
-    // against the bundle. "ctxfold" asks for ./dist/full/ctxfold_bg.wasm; "ctxfold/lite"
-    // for ../dist/lite/ctxfold_bg.wasm and ../vocab/<encoding>.ctxv (written from lite/).
-    await cp(join(installed, "dist/full/ctxfold_bg.wasm"), join(site, "app/dist/full/ctxfold_bg.wasm"));
-    await cp(join(installed, "dist/lite/ctxfold_bg.wasm"), join(site, "dist/lite/ctxfold_bg.wasm"));
-    await cp(join(installed, "vocab"), join(site, "vocab"), { recursive: true });
-    return {
-      root: site,
-      pages: Object.fromEntries(Object.keys(ENTRIES).map((n) => [`/${n}.html`, html(n, `/app/${n}.js`, "module")])),
-    };
+    return copiedBeside(site);
   },
 
   async rollup(out) {
@@ -120,13 +128,7 @@ const BUNDLERS = {
     await bundle.write({ dir: join(site, "app"), format: "es" });
     await bundle.close();
     noWarnings("rollup", warnings);
-    await cp(join(installed, "dist/full/ctxfold_bg.wasm"), join(site, "app/dist/full/ctxfold_bg.wasm"));
-    await cp(join(installed, "dist/lite/ctxfold_bg.wasm"), join(site, "dist/lite/ctxfold_bg.wasm"));
-    await cp(join(installed, "vocab"), join(site, "vocab"), { recursive: true });
-    return {
-      root: site,
-      pages: Object.fromEntries(Object.keys(ENTRIES).map((n) => [`/${n}.html`, html(n, `/app/${n}.js`, "module")])),
-    };
+    return copiedBeside(site);
   },
 
   async parcel(out) {
