@@ -9,7 +9,8 @@ import { kindOf } from "./values.js";
 const MAX = 4;
 /** Blocks a breakpoint may go on (not thinking, redacted_thinking, or an empty text). */
 const ALLOWED = new Set(["text", "image", "tool_use", "tool_result", "document"]);
-const MARK = () => ({ type: "ephemeral" });
+/** A breakpoint: 5 minutes, or 1 hour before a caller's 1-hour one (Anthropic wants those first). */
+const MARK = (hour) => (hour ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" });
 
 function fail(Kind, code, message) {
   const err = new Kind(message);
@@ -37,6 +38,27 @@ function existing(request) {
   return n;
 }
 
+/**
+ * Where the caller's last 1-hour marker is, in the order Anthropic reads the request (tools,
+ * system, messages) as `[part, message, block]`, or null.
+ */
+function lastHour(request) {
+  const hour = (b) => marked(b) && b.cache_control.ttl === "1h";
+  let last = null;
+  const scan = (list, at) => {
+    if (!Array.isArray(list)) return;
+    list.forEach((b, k) => {
+      if (hour(b) || (isObject(b) && b.type === "tool_result" && Array.isArray(b.content) && b.content.some(hour))) last = at(k);
+    });
+  };
+  scan(request.tools, (k) => [0, 0, k]);
+  scan(request.system, (k) => [1, 0, k]);
+  request.messages.forEach((m, j) => isObject(m) && scan(m.content, (k) => [2, j, k]));
+  return last;
+}
+
+const earlier = (a, b) => (a[0] - b[0] || a[1] - b[1] || a[2] - b[2]) < 0;
+
 /** The index of the block a breakpoint goes on in `content` (a string counts as one text block), or -1. */
 function target(content) {
   if (typeof content === "string") return content === "" ? -1 : 0;
@@ -46,9 +68,9 @@ function target(content) {
 }
 
 /** `content` with a breakpoint on block `k` (a string becomes one text block); copies, never changes. */
-function withMark(content, k) {
+function withMark(content, k, hour) {
   const blocks = typeof content === "string" ? [{ type: "text", text: content }] : [...content];
-  if (!marked(blocks[k])) blocks[k] = { ...blocks[k], cache_control: MARK() };
+  if (!marked(blocks[k])) blocks[k] = { ...blocks[k], cache_control: MARK(hour) };
   return blocks;
 }
 
@@ -68,7 +90,8 @@ function checkBreakpoints(report, count) {
 
 /**
  * The request with up to 4 `cache_control: { type: "ephemeral" }` breakpoints, counting the
- * ones it holds already: at the end of the system prompt, where the report says the prefix
+ * ones it holds already (one added before a caller's `ttl: "1h"` marker gets that ttl too:
+ * Anthropic wants 1-hour entries before 5-minute ones): at the end of the system prompt, where the report says the prefix
  * is stable (after the head, after the summary, at the prune boundary), and on the last
  * message. When fewer are free, the later ones win (a breakpoint caches the whole prefix
  * before it). A breakpoint goes on the last block of its message that may carry one (text,
@@ -114,14 +137,18 @@ export function applyAnthropicCacheControl(request, report) {
   });
   const chosen = fresh.slice(Math.max(0, fresh.length - free));
   if (chosen.length === 0) return out;
+  // Anthropic reads 1-hour entries before 5-minute ones: a breakpoint added before a
+  // caller's 1-hour marker lasts an hour too.
+  const hourAt = lastHour(request);
+  const hour = (p) => hourAt !== null && earlier(p.system ? [1, 0, p.block] : [2, p.message, p.block], hourAt);
   let copied = null;
   for (const p of chosen) {
     if (p.system) {
-      out.system = withMark(system, p.block);
+      out.system = withMark(system, p.block, hour(p));
       continue;
     }
     copied ??= [...messages];
-    copied[p.message] = { ...messages[p.message], content: withMark(messages[p.message].content, p.block) };
+    copied[p.message] = { ...messages[p.message], content: withMark(messages[p.message].content, p.block, hour(p)) };
   }
   if (copied) out.messages = copied;
   return out;

@@ -194,7 +194,8 @@ export interface AnthropicRequestLike {
  * prefix is stable (after the head, after the summaries, at the prune boundary), and on the
  * last message; when fewer are free, the later ones. Only on text, image, tool_use,
  * tool_result and document blocks (a string `system` or content becomes a text block where
- * one goes). Returns a new request; the input is not changed.
+ * one goes). One added before a `ttl: "1h"` marker of yours gets `ttl: "1h"` too (Anthropic
+ * wants 1-hour entries before 5-minute ones). Returns a new request; the input is not changed.
  *
  * ```ts
  * const { system, messages, report } = await compactor.prepare(id, [userMessage]);

@@ -250,6 +250,34 @@ function prefix(request, [i, k]) {
   return JSON.stringify([system, before, { role: request.messages[i].role, content: content.slice(0, k + 1) }]);
 }
 
+test("a breakpoint added before a caller's 1-hour marker lasts an hour too (Anthropic wants 1-hour entries first)", () => {
+  const ttls = (body) => {
+    const order = [];
+    const blocks = (list) => Array.isArray(list) && list.forEach((b) => b.cache_control && order.push(b.cache_control.ttl ?? "5m"));
+    blocks(body.tools);
+    blocks(body.system);
+    body.messages.forEach((m) => blocks(m.content));
+    return order;
+  };
+  const hour = { type: "ephemeral", ttl: "1h" };
+  const doc = { role: "user", content: [{ type: "text", text: "<long document>", cache_control: hour }] };
+  const tail = [{ role: "assistant", content: "ok" }, { role: "user", content: "question" }];
+  // The system prompt before it: an hour; the last message after it: 5 minutes.
+  const body = applyAnthropicCacheControl({ system: "You are helpful.", messages: [doc, ...tail] });
+  assert.deepEqual(ttls(body), ["1h", "1h", "5m"]);
+  assert.deepEqual(body.system[0].cache_control, hour);
+  // A 1-hour marker on a tool: everything added comes after it, 5 minutes.
+  const tools = [{ name: "search", input_schema: { type: "object" }, cache_control: hour }];
+  assert.deepEqual(ttls(applyAnthropicCacheControl({ tools, system: "s", messages: tail })), ["1h", "5m", "5m"]);
+  // The caller's 1-hour marker inside a tool result, with a summary breakpoint before it.
+  const result = { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: [{ type: "text", text: "log", cache_control: hour }] }] };
+  const withResult = applyAnthropicCacheControl({ system: "s", messages: [{ role: "user", content: "go" }, { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }, result] }, { cacheBreakpoints: [0] });
+  assert.deepEqual(withResult.system[0].cache_control, hour);
+  assert.deepEqual(withResult.messages[0].content[0].cache_control, hour);
+  // No 1-hour marker: the default, 5 minutes.
+  assert.deepEqual(ttls(applyAnthropicCacheControl({ system: "s", messages: tail })), ["5m", "5m"]);
+});
+
 test("a tool-using corpus conversation through a Compactor in Anthropic's format: each breakpoint's prefix holds until the next compaction", async () => {
   const dir = join(corpusDir(), "conversations");
   const name = readdirSync(dir).filter((f) => f.startsWith("mini-swe-agent")).sort()[0];
