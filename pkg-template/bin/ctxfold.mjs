@@ -99,8 +99,9 @@ function parseArgs(argv) {
         if (inline === "") throw usageError(`${a} needs a value`);
         return inline;
       }
-      // `--model --json` is a missing value, not a model named "--json".
-      if (i + 1 >= argv.length || argv[i + 1].startsWith("--")) throw usageError(`${a} needs a value`);
+      // `--model --json` is a missing value, not a model named "--json"; so is `--model ""`
+      // (an empty shell variable).
+      if (i + 1 >= argv.length || argv[i + 1].startsWith("--") || argv[i + 1] === "") throw usageError(`${a} needs a value`);
       return argv[++i];
     };
     if (a === "--json") args.json = true;
@@ -132,11 +133,14 @@ function checkTaken(command, args) {
   }
 }
 
+/** The largest context window ctxfold takes (a u32). */
+const MAX_WINDOW = 2 ** 32 - 1;
+
 /** Digits only: Number() would also take "1e3", "0x10" and "", which are refused. */
 function parseWindow(raw) {
   const n = Number(raw);
-  if (/^[0-9]+$/.test(raw) && n > 0 && Number.isSafeInteger(n)) return n;
-  throw usageError(`--window needs a positive whole number of tokens, such as 8192; got ${JSON.stringify(raw)}`);
+  if (/^[0-9]+$/.test(raw) && n > 0 && n <= MAX_WINDOW) return n;
+  throw usageError(`--window needs a positive whole number of tokens up to ${MAX_WINDOW}, such as 8192; got ${JSON.stringify(raw)}`);
 }
 
 /** "ENOENT (no such file or directory)" for a failed file operation. */
@@ -148,11 +152,18 @@ function errno(err) {
 /** A file's text (`-`: standard input); `label` says which option named it ("--state "), if any. */
 function readText(path, label = "") {
   try {
-    return readFileSync(path === "-" && label === "" ? 0 : path, "utf8");
+    return decode(readFileSync(path === "-" && label === "" ? 0 : path));
   } catch (err) {
     if (typeof err?.code !== "string") throw err;
     throw new CliError("READ_FAILED", `cannot read ${label}${path}: ${errno(err)}`);
   }
+}
+
+/** UTF-8, or UTF-16 with its byte-order mark (what Notepad and PowerShell's `>` write). */
+function decode(bytes) {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes.subarray(2));
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes.subarray(2));
+  return bytes.toString("utf8");
 }
 
 function writeText(path, text, label = "") {
@@ -270,6 +281,8 @@ function messagesOf(json) {
     const { messages, system } = json;
     return system === undefined ? messages : { system, messages };
   }
+  // What `compact --json` printed for an Anthropic request: { messages: { system, messages }, ... }.
+  if (json && typeof json === "object" && json.messages && typeof json.messages === "object") return messagesOf(json.messages);
   return null;
 }
 
@@ -393,9 +406,9 @@ async function compactCommand(args) {
   if (args.json) return print({ messages: result.messages, contextStatus: result.contextStatus, report: result.report });
   const r = result.report;
   const out = Array.isArray(result.messages) ? result.messages : result.messages.messages;
-  const summary = out.find((m, i) => r.cacheBreakpoints.includes(i) && summaryText(m));
+  const summary = r.trigger || r.fallback ? out.find((m) => summaryText(m)) : undefined;
   const ids = `${fmt(r.keptIds.length)} kept, ${fmt(r.lostIds.length)} lost to the ledger budget, ${fmt(r.unsupportedIds.length)} unsupported`;
-  console.log(`${basename(file)}: ${options.model}, window ${fmt(r.budget.window)}
+  console.log(`${basename(file)}: ${modelLine(options)}, window ${fmt(r.budget.window)}
   status       ${result.contextStatus}
   tokens       ${fmt(r.tokensBefore)} -> ${fmt(r.tokensAfter)} (input budget ${fmt(r.budget.input)}, threshold ${fmt(r.budget.threshold)})
   evicted      ${r.trigger ? `${fmt(r.evicted.length)} messages, ${r.newChunks} summary chunk(s)${r.folded ? ", folded" : ""} (${r.trigger})` : "none"}
@@ -403,12 +416,12 @@ async function compactCommand(args) {
   pruned       ${fmt(r.pruned.messages.length)} tool outputs, ${fmt(r.pruned.bytesRemoved)} bytes, ${fmt(r.pruned.tokensSaved)} tokens
   fallback     ${r.fallback ? `${r.fallback.kind}: ${r.fallback.reason}` : "none"}
   messages     ${fmt(out.length)} out of ${fmt(Array.isArray(messages) ? messages.length : messages.messages.length)}; cache breakpoints after ${r.cacheBreakpoints.join(", ") || "-"}
-  time         ${r.timings.totalMs.toFixed(1)} ms (summarizer ${r.timings.summarizeMs.toFixed(1)} ms)`);
+  time         ${r.timings.totalMs.toFixed(1)} ms (summarizer ${r.timings.summarizeMs.toFixed(1)} ms)${r.stateReset ? `\n  state        ignored: ${r.stateReset}` : ""}`);
   if (summary) console.log(`\n${indent(summaryText(summary))}`);
 }
 
 function summaryText(m) {
-  const text = typeof m.content === "string" ? m.content : null;
+  const text = typeof m?.content === "string" ? m.content : Array.isArray(m?.content) && typeof m.content[0]?.text === "string" ? m.content[0].text : null;
   return text && (text.startsWith("## Conversation Summary") || text.startsWith("[Earlier messages truncated]")) ? text : null;
 }
 
@@ -423,7 +436,7 @@ async function inspectCommand(args) {
   if (args.json) return print(p);
   const t = p.tokens;
   const range = (list) => (list.length ? `${list[0]}..${list[list.length - 1]}` : "-");
-  console.log(`${basename(file)}: ${options.model}, window ${fmt(p.budget.window)}
+  console.log(`${basename(file)}: ${modelLine(options)}, window ${fmt(p.budget.window)}
   budget     reserved output ${fmt(p.budget.reservedOutput)} · input ${fmt(p.budget.input)} · threshold ${fmt(p.budget.threshold)}
   tokens     ${fmt(t.total)} = head ${fmt(t.head)} + summaries ${fmt(t.summaries)} + middle ${fmt(t.middle)} + tail ${fmt(t.tail)} + framing ${fmt(t.framing)} (tool results ${fmt(t.tools)})
   trigger    ${p.trigger ? `${p.trigger} (${fmt(t.total)} > ${fmt(p.budget.threshold)})` : `none (${fmt(t.total)} <= ${fmt(p.budget.threshold)})`}
@@ -431,6 +444,12 @@ async function inspectCommand(args) {
   evict      ${p.trigger ? `${fmt(p.evict.length)} messages (${range(p.evict)}) in ${p.summarizerCalls} summarizer call(s)` : "-"}
   tail       from message ${p.tailStart}${p.pinned !== null ? `, with user message ${p.pinned} pinned` : ""}
   prune      ${fmt(p.pruned.messages.length)} tool outputs before message ${p.pruned.boundary}${p.pruned.advanced ? " (boundary advances now)" : ""}, saving ${fmt(p.pruned.tokensSaved)} tokens${p.stateReset ? `\n  state      ignored: ${p.stateReset}` : ""}`);
+}
+
+/** The model as compact and inspect say it: one the registry does not know is said so. */
+function modelLine(options) {
+  const m = ctxfold.getModel(options.model);
+  return m.known === false ? `${options.model} (unknown model: a ${fmt(m.contextWindow)}-token window and an estimated count; see --window)` : options.model;
 }
 
 function describe(tokenizer, result) {
@@ -443,12 +462,14 @@ function describe(tokenizer, result) {
 }
 
 function print(value) {
-  console.log(JSON.stringify(value, null, 2));
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 async function main(argv) {
   // Known before parsing, so that a bad command line is reported as JSON too.
   const json = argv.some((a) => a === "--json" || a.startsWith("--json="));
+  // With --json, stdout holds one JSON document: what a summarizer module logs goes to stderr.
+  if (json) console.log = console.error;
   try {
     const args = parseArgs(argv);
     const [command] = args.positional.splice(0, 1);
@@ -493,3 +514,5 @@ function report(err, json) {
 }
 
 await main(process.argv.slice(2));
+// Done: a summarizer module's timer or open socket does not keep the command running.
+process.stdout.write("", () => process.exit());

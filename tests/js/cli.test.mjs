@@ -126,10 +126,12 @@ function assertTextError(result, { status, code, mentions = [] }) {
 
 describe("usage errors exit 2", () => {
   test("--window must be a positive whole number, checked before the file is read", async () => {
-    for (const value of ["abc", "1.5", "0", "-3", "1e3", "0x10", "12k", ""]) {
+    for (const value of ["abc", "1.5", "0", "-3", "1e3", "0x10", "12k"]) {
       const r = await cli(["compact", at("missing.json"), "--window", value, "--json"]);
       assertJsonError(r, { status: 2, code: "USAGE", name: "CliError", mentions: ["--window", JSON.stringify(value)] });
     }
+    // An empty value (an unset shell variable) is a missing one, as `--window=` is.
+    assertJsonError(await cli(["compact", at("missing.json"), "--window", "", "--json"]), { status: 2, code: "USAGE", mentions: ["--window needs a value"] });
     // count takes no window, but a bad one is still a bad command line.
     assertJsonError(await cli(["count", at("conv.json"), "--window", "abc", "--json"]), { status: 2, code: "USAGE", mentions: ["--window"] });
   });
@@ -332,6 +334,55 @@ describe("the command line as people type it", () => {
     assert.equal(r.status, 0, r.stdout);
     const plain = await cli(["count", at("conv.json"), "--encoding", "cl100k_base", "--json"]);
     assert.equal(JSON.parse(r.stdout).total, JSON.parse(plain.stdout).total);
+  });
+
+  test("found from outside at stop 23: UTF-16 files, unknown models, bounds, a noisy or lingering summarizer module, state and summary said, output read back", async () => {
+    // UTF-16 with its byte-order mark, as Notepad and PowerShell write it.
+    const utf16 = (text, be) => {
+      const le = Buffer.from(`\ufeff${text}`, "utf16le");
+      return be ? Buffer.from(le.map((_, k) => le[k ^ 1])) : le;
+    };
+    writeFileSync(at("hello16le.txt"), utf16("hello world"));
+    writeFileSync(at("hello16be.txt"), utf16("hello world", true));
+    writeFileSync(at("conv16.json"), utf16(JSON.stringify(CONVERSATION)));
+    for (const f of ["hello16le.txt", "hello16be.txt"]) {
+      const r = await cli(["count", at(f), "--json"]);
+      assert.equal(JSON.parse(r.stdout).total, 2, f);
+    }
+    const conv16 = await cli(["count", at("conv16.json"), "--json"]);
+    const conv8 = await cli(["count", at("conv.json"), "--json"]);
+    assert.equal(JSON.parse(conv16.stdout).total, JSON.parse(conv8.stdout).total);
+    // A model the registry does not know is said to be one.
+    const typo = await cli(["inspect", at("conv.json"), "--model", "gpt4o"]);
+    assert.match(typo.stdout, /gpt4o \(unknown model: a 200,000-token window/);
+    // The largest window, and one past it: a usage error, as any bad --window.
+    assert.equal((await cli(["inspect", at("conv.json"), "--window", String(2 ** 32 - 1), "--json"])).status, 0);
+    assertJsonError(await cli(["inspect", at("conv.json"), "--window", String(2 ** 32), "--json"]), { status: 2, code: "USAGE", mentions: ["--window"] });
+    // `--model ""` (an empty shell variable) is a missing value for every command.
+    for (const command of ["count", "inspect"]) {
+      assertJsonError(await cli([command, at("conv.json"), "--model", "", "--json"]), { status: 2, code: "USAGE", mentions: ["--model needs a value"] });
+    }
+    // A summarizer module that logs, and one that leaves a timer running.
+    writeFileSync(at("noisy.mjs"), `export default async () => { console.log("calling the model"); return ${JSON.stringify(SUMMARY)}; };\n`);
+    writeFileSync(at("timer.mjs"), `setInterval(() => {}, 1000);\nexport default async () => ${JSON.stringify(SUMMARY)};\n`);
+    const noisy = await cli(["compact", sample, "--window", "8192", "--summarizer", at("noisy.mjs"), "--json"]);
+    assert.equal(noisy.status, 0, noisy.stderr);
+    assert.ok(JSON.parse(noisy.stdout).report.trigger);
+    assert.match(noisy.stderr, /calling the model/);
+    const lingering = await cli(["compact", sample, "--window", "8192", "--summarizer", at("timer.mjs")]);
+    assert.equal(lingering.status, 0, lingering.stderr);
+    // The summary it wrote is printed, and a state that does not fit is said to be ignored.
+    assert.match(lingering.stdout, /## Conversation Summary/);
+    const saved = await cli(["compact", sample, "--window", "8192", "--save-state", at("sample-state.json")]);
+    assert.equal(saved.status, 0, saved.stderr);
+    const elsewhere = await cli(["compact", at("conv.json"), "--state", at("sample-state.json")]);
+    assert.match(elsewhere.stdout, /state {8}ignored: /);
+    // What compact --json printed for an Anthropic request reads back as a conversation.
+    const request = { system: "sys", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] };
+    writeFileSync(at("anthropic-in.json"), JSON.stringify(request));
+    writeFileSync(at("anthropic-out.json"), (await cli(["compact", at("anthropic-in.json"), "--model", "claude-sonnet-4-5", "--json"])).stdout);
+    const back = await cli(["count", at("anthropic-out.json"), "--model", "claude-sonnet-4-5", "--json"]);
+    assert.equal(JSON.parse(back.stdout).kind, "messages", back.stdout);
   });
 
   test("inspect on an Anthropic request says its head is the top-level system prompt", async () => {
