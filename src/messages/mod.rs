@@ -247,11 +247,11 @@ pub struct Conversation {
     cuts: cuts::Cuts,
 }
 
-/// The tool pairing of a conversation's messages: the calls not answered yet (id → the
-/// message that made it) and every call id made.
+/// The tool pairing of a conversation's messages: the ids of the calls not answered yet, and
+/// every call id made.
 #[derive(Clone, Debug, Default)]
 struct Pairs {
-    open: crate::tokenizer::hash::FastMap<String, usize>,
+    open: crate::tokenizer::hash::FastSet<String>,
     seen: crate::tokenizer::hash::FastSet<String>,
 }
 
@@ -340,7 +340,8 @@ impl Conversation {
     }
 
     /// Appends items (the caller's array grew), parsed in this conversation's format, and
-    /// checks the tool pairing again. On error the conversation is left as it was.
+    /// checks their tool pairing against the pairing kept from before (the history is not
+    /// read again, nor is it for the cut points). On error the conversation is left as it was.
     ///
     /// Returns `Ok(false)`, appending nothing, when the format was detected and the appended
     /// items would detect another one: the whole array must then be read again, as a new
@@ -460,12 +461,11 @@ impl Conversation {
     /// of those before it): a call id used while its call is open, or a result that answers
     /// no open call, is an error. Returns the calls open after them and the call ids they
     /// add to `before`'s, which is not changed (so on error nothing is).
-    #[allow(clippy::type_complexity)]
     fn paired(
         &self,
         before: &Pairs,
         start: usize,
-    ) -> Result<(crate::tokenizer::hash::FastMap<String, usize>, Vec<String>), Error> {
+    ) -> Result<(crate::tokenizer::hash::FastSet<String>, Vec<String>), Error> {
         let mut open = before.open.clone();
         let mut seen_now: crate::tokenizer::hash::FastSet<&str> = Default::default();
         // Parts in order: a provider-executed call and its result may share a message.
@@ -473,16 +473,16 @@ impl Conversation {
             for part in &m.parts {
                 match part {
                     Part::ToolCall { id, .. } => {
-                        if open.contains_key(id.as_str()) {
+                        if open.contains(id.as_str()) {
                             return Err(Error::InvalidMessage {
                                 path: format!("messages[{i}]"),
                                 reason: format!("the tool call id {id:?} is used twice (the earlier call is not answered)"),
                             });
                         }
                         seen_now.insert(id);
-                        open.insert(id.clone(), i);
+                        open.insert(id.clone());
                     }
-                    Part::ToolResult { call_id, .. } if open.remove(call_id.as_str()).is_none() => {
+                    Part::ToolResult { call_id, .. } if !open.remove(call_id.as_str()) => {
                         let seen =
                             seen_now.contains(call_id.as_str()) || before.seen.contains(call_id.as_str());
                         let why = if seen {

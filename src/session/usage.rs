@@ -25,6 +25,20 @@ use crate::Error;
 /// system prompt sent beside the messages), never grow it.
 pub const PLAUSIBLE: (f64, f64) = (0.5, 4.0);
 
+/// The keys [`reported_input`] reads a usage report's counts from, and the wrappers it looks
+/// inside (`usage`, `usageMetadata`; `inputTokens` may hold `{ total }`).
+pub const REPORT_KEYS: [&str; 9] = [
+    "prompt_tokens",
+    "input_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+    "inputTokens",
+    "total",
+    "promptTokenCount",
+    "usage",
+    "usageMetadata",
+];
+
 /// The input tokens a provider reported. Accepts each API's usage object: OpenAI Chat
 /// Completions `{ prompt_tokens }`, OpenAI Responses `{ input_tokens }`, Anthropic `{
 /// input_tokens, cache_read_input_tokens, cache_creation_input_tokens }` (summed: Anthropic

@@ -343,21 +343,10 @@ fn js_number(n: f64) -> &'static str {
 /// A count in a usage report (at `path`) that JSON cannot carry, with its path: `NaN` or
 /// `Infinity`, which `JSON.stringify` would write as `null` (read as no count at all).
 fn non_finite_count(usage: &JsValue, path: &str, depth: u8) -> Option<(String, f64)> {
-    const KEYS: [&str; 9] = [
-        "prompt_tokens",
-        "input_tokens",
-        "cache_read_input_tokens",
-        "cache_creation_input_tokens",
-        "inputTokens",
-        "total",
-        "promptTokenCount",
-        "usage",
-        "usageMetadata",
-    ];
     if depth > 2 || !usage.is_object() {
         return None;
     }
-    KEYS.iter().find_map(|key| {
+    crate::session::usage::REPORT_KEYS.iter().find_map(|key| {
         // A getter that throws is left to the JSON copy, which says so.
         let v = Reflect::get(usage, &JsValue::from_str(key)).ok()?;
         let at = format!("{path}.{key}");
