@@ -10,16 +10,14 @@
 // (src/wasm/transfer.rs). The native core's figure: `cargo bench --bench plan_cache`.
 //
 //   node plan.mjs [rounds]
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, statSync } from "node:fs";
 import { clearCaches, countMessages, plan } from "ctxfold";
-import { DEFAULT_CORPUS_DIR } from "./lib/corpus.mjs";
+import { conversationFiles } from "../tests/support/corpus.mjs";
 
 const rounds = Number(process.argv[2] ?? 41);
 const warmup = 10; // untimed rounds first, for both measurements: JIT tiers settle
-const dir = process.env.CTXFOLD_CORPUS ? join(process.env.CTXFOLD_CORPUS, "conversations") : DEFAULT_CORPUS_DIR;
-const file = readdirSync(dir)
-  .map((f) => join(dir, f))
+const file = conversationFiles()
+  .map((f) => f.path)
   .sort((a, b) => statSync(b).size - statSync(a).size)[0];
 const messages = JSON.parse(readFileSync(file, "utf8")).messages;
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];

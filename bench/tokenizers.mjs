@@ -18,7 +18,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 
 import { LIBRARIES, CTXFOLD_LITE } from "./lib/libraries.mjs";
-import { buildCorpus, concatenate, DEFAULT_CORPUS_DIR, SEED } from "./lib/corpus.mjs";
+import { buildCorpus, concatenate, DEFAULT_CORPUS_DIR, fromRepo, SEED } from "./lib/corpus.mjs";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc"); // collect between passes, so no library pays for another's garbage
@@ -35,7 +35,7 @@ const QUICK = flag("--quick");
 const ROUNDS = Number(option("--rounds", QUICK ? 2 : 3));
 const COLD_REPS = Number(option("--cold", QUICK ? 3 : 7));
 const RSS_REPS = QUICK ? 1 : 2; // maxRSS varies by well under 1 % between runs
-const CORPUS_DIR = option("--corpus", process.env.CTXFOLD_CORPUS ?? DEFAULT_CORPUS_DIR);
+const CORPUS_DIR = option("--corpus", DEFAULT_CORPUS_DIR);
 const OUT = option("--out", join(here, "results", QUICK ? "tokenizers-quick.json" : "tokenizers.json"));
 const ONLY = new Set((option("--only", "throughput,cold,rss,size")).split(","));
 const ENCODINGS = ["o200k_base", "cl100k_base"];
@@ -130,7 +130,7 @@ for (const l of [...LIBRARIES, CTXFOLD_LITE]) log(`  ${pad(l.name, 14)} ${l.call
 log("");
 
 const { messages, composition, corpus, digest } = buildCorpus({ corpusDir: CORPUS_DIR, quick: QUICK });
-if (!corpus.found) log(`WARNING: ${CORPUS_DIR} not found: counting the generated set only.`);
+if (!corpus.found) log(`WARNING: ${fromRepo(CORPUS_DIR)} not found: counting the generated set only.`);
 const texts = messages.map((m) => m.text);
 const totalBytes = messages.reduce((s, m) => s + m.bytes, 0);
 const { chunks, ranges } = concatenate(messages);
@@ -139,7 +139,7 @@ results.composition = composition;
 results.corpus = { ...corpus, messages: messages.length, bytes: totalBytes, digest, chunks: chunks.length, chunkBytes };
 
 log(`Corpus: ${messages.length} messages, ${mb(totalBytes)} UTF-8 (digest ${digest}); ` +
-  `${corpus.found ? `${corpus.files} conversations from ${CORPUS_DIR}${QUICK ? " (--quick: a quarter of them)" : ""}, ${corpus.empty} empty texts skipped; ` : ""}` +
+  `${corpus.found ? `${corpus.files} conversations from ${fromRepo(CORPUS_DIR)}${QUICK ? " (--quick: a quarter of them)" : ""}, ${corpus.empty} empty texts skipped; ` : ""}` +
   `generated set seed 0x${SEED.toString(16)}`);
 table(
   ["category", "messages", "bytes", "chars", "bytes/msg", "largest"],

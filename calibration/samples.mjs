@@ -1,6 +1,6 @@
 // Builds the calibration sample set: out/samples.jsonl, one text per line.
 //
-//   node samples.mjs [CORPUS_DIR]      (default ../../shared/corpus, i.e. /work/shared/corpus)
+//   node samples.mjs [CORPUS_DIR]      (default ../tests/corpus, the repository's corpus)
 //
 // Each sample is {id, set, group, text}. `group` is a conversation (for the corpus) or a
 // document; whole-group sums give the conversation-level error. Nothing here is copied into
@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const corpus = path.resolve(process.argv[2] ?? path.join(here, "../../shared/corpus"));
+const corpus = path.resolve(process.argv[2] ?? path.join(here, "../tests/corpus"));
 const nm = path.join(here, "node_modules");
 const out = [];
 const add = (set, group, id, text) => {
@@ -19,8 +19,12 @@ const add = (set, group, id, text) => {
 
 // 1. The corpus: one sample per message (content, plus tool names and arguments).
 const convDir = path.join(corpus, "conversations");
-for (const f of fs.readdirSync(convDir).sort()) {
-  const conv = JSON.parse(fs.readFileSync(path.join(convDir, f), "utf8"));
+const convFiles = fs
+  .readdirSync(convDir)
+  .flatMap((source) => fs.readdirSync(path.join(convDir, source)).filter((f) => f.endsWith(".json")).map((f) => path.join(convDir, source, f)))
+  .sort((a, b) => (path.basename(a) < path.basename(b) ? -1 : 1));
+for (const f of convFiles) {
+  const conv = JSON.parse(fs.readFileSync(f, "utf8"));
   const source = conv.id.split("__")[0];
   const set = source === "locomo" ? "corpus-chat" : source === "tau-bench" ? "corpus-support" : "corpus-agent";
   conv.messages.forEach((m, i) => {

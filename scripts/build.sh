@@ -51,6 +51,9 @@ build lite --no-default-features
 cp -r pkg-template/. "$out/"
 mkdir -p "$out/vocab"
 cp vocab/*.ctxv vocab/SHA256SUMS "$out/vocab/"
-cp LICENSE README.md "$out/"
+cp README.md "$out/"
+# The package's licence is the MIT text alone: the root LICENSE's exceptions list repository
+# files (the test corpus) that the package does not contain.
+sed '/^-----/,$d' LICENSE | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$out/LICENSE"
 node scripts/entries.mjs "$out"
 node scripts/sizes.mjs "$out"

@@ -1,6 +1,6 @@
 //! The identifier extractor on the whole corpus, against the baseline census.
 //!
-//! The baseline is `shared/corpus/identifiers.json`, written by `convert.py` with Python
+//! The baseline is `tests/corpus/identifiers.json`, written by `convert.py` with Python
 //! regexes (`ID_PATTERNS`). This test runs those exact patterns again through
 //! `fancy-regex` (they need lookarounds), checks that they reproduce the file, and then
 //! compares `ctxfold::ids::extract` with them message by message. It prints recall per

@@ -281,3 +281,47 @@ fn the_scanner_sees_through_literals() {
     assert_eq!(code.matches('}').count(), 1);
     assert_eq!(code.matches('\n').count(), 1, "line breaks are kept");
 }
+
+/// The repository stands on its own: no tracked file names an absolute path of a machine it
+/// was worked on (this checkout's, the workplace's work folder, a home folder), results
+/// included. The corpus in `tests/corpus/` is other people's data, quoting their machines.
+#[test]
+fn no_tracked_file_names_a_machine_path() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root)
+        .output();
+    let Some(listed) = listed.ok().filter(|o| o.status.success()) else {
+        eprintln!("not a git checkout: nothing to check");
+        return;
+    };
+    let checkout = format!("{}/", root.display());
+    let home = std::env::var("HOME")
+        .ok()
+        .filter(|h| h.len() > 1)
+        .map(|h| format!("{h}/"));
+    // Spelt in pieces, so this file does not name them itself.
+    let mut needles = vec![checkout, ["/", "work", "/"].concat(), ["/", "root", "/"].concat()];
+    needles.extend(home);
+    let mut found = Vec::new();
+    for file in listed.stdout.split(|&b| b == 0).filter(|f| !f.is_empty()) {
+        let file = String::from_utf8_lossy(file);
+        if file.starts_with("tests/corpus/") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(root.join(&*file)) else {
+            continue; // binary (vocabularies, images)
+        };
+        for (n, line) in text.lines().enumerate() {
+            if let Some(needle) = needles.iter().find(|x| line.contains(x.as_str())) {
+                found.push(format!("{file}:{}: {needle}", n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "machine paths in tracked files:\n{}",
+        found.join("\n")
+    );
+}

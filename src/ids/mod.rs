@@ -15,7 +15,7 @@
 //! - [`mentions`] tells whether a text contains an identifier as a whole, not as part
 //!   of a longer word or path.
 //!
-//! Seven kinds follow the baseline census of the test corpus (`shared/corpus/convert.py`,
+//! Seven kinds follow the baseline census of the test corpus (`tests/corpus/convert.py`,
 //! `ID_PATTERNS`): URL, host:port, path, error name, ticket, hex and code. The scanners run
 //! in a fixed order over the text, and each match is masked before the next runs, so a
 //! path inside a URL counts once, as the URL. The scanners are hand-written over bytes

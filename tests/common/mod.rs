@@ -1,24 +1,26 @@
-//! Shared helpers for the integration tests: finding and reading `../shared/corpus`.
+//! Shared helpers for the integration tests: reading the conversation corpus in `tests/corpus/`.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The corpus directory: `$CTXFOLD_CORPUS`, or `../shared/corpus` next to the repository.
-/// Panics with instructions when it is missing: these tests must not pass vacuously.
+/// The corpus directory, `tests/corpus/` (the one holding `conversations/` and
+/// `identifiers.json`).
 pub fn corpus_dir() -> PathBuf {
-    let candidates = [
-        std::env::var_os("CTXFOLD_CORPUS").map(PathBuf::from),
-        Some(PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus"
-        ))),
-        Some(PathBuf::from("/work/shared/corpus")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("conversations").is_dir())
-        .expect("the conversation corpus was not found: set CTXFOLD_CORPUS to the directory holding conversations/")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+/// Every conversation file (`conversations/<source>/<id>.json`), sorted by file name.
+pub fn conversation_files() -> Vec<PathBuf> {
+    let dir = corpus_dir().join("conversations");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .flat_map(|source| std::fs::read_dir(source).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    files
 }
 
 /// One corpus conversation: its id and its parsed JSON.
@@ -29,11 +31,8 @@ pub struct Conversation {
 
 /// Every conversation, sorted by id.
 pub fn conversations() -> Vec<Conversation> {
-    let dir = corpus_dir().join("conversations");
-    let mut out: Vec<Conversation> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+    let mut out: Vec<Conversation> = conversation_files()
+        .into_iter()
         .map(|p| {
             let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
             Conversation {

@@ -5,10 +5,8 @@
 // breakpoint of one request is the same in the next whenever that turn did not compact.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { Compactor, applyAnthropicCacheControl } from "ctxfold";
-import { corpusDir } from "../support/corpus.mjs";
+import { conversationFiles, readConversation } from "../support/corpus.mjs";
 
 const ALLOWED = new Set(["text", "image", "tool_use", "tool_result", "document"]);
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -279,9 +277,8 @@ test("a breakpoint added before a caller's 1-hour marker lasts an hour too (Anth
 });
 
 test("a tool-using corpus conversation through a Compactor in Anthropic's format: each breakpoint's prefix holds until the next compaction", async () => {
-  const dir = join(corpusDir(), "conversations");
-  const name = readdirSync(dir).filter((f) => f.startsWith("mini-swe-agent")).sort()[0];
-  const { system, messages } = toAnthropic(JSON.parse(readFileSync(join(dir, name), "utf8")).messages);
+  const name = conversationFiles().find((f) => f.file.startsWith("mini-swe-agent")).file;
+  const { system, messages } = toAnthropic(readConversation(name).messages);
   const model = "claude-sonnet-4-5";
   const compactor = new Compactor({ model, contextWindow: 16384, format: "anthropic", summarizer: "extractive" });
   const id = "anthropic-replay";

@@ -4,10 +4,8 @@
 // state passed back turn after turn, each message format, and typed errors.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { compact, plan, countMessages, isCtxfoldError } from "ctxfold";
-import { corpusDir } from "../support/corpus.mjs";
+import { readConversation } from "../support/corpus.mjs";
 
 
 const GOOD = `## Conversation Summary
@@ -291,9 +289,8 @@ describe("plan()", () => {
   });
 
   test("every corpus conversation: plan agrees with countMessages on the total", () => {
-    const dir = join(corpusDir(), "conversations");
     for (const name of ["tau-bench__gpt-4o-airline__task-2-trial-1.json", "swe-agent__gpt4-run-pydicom__pydicom-1458.json"]) {
-      const { messages } = JSON.parse(readFileSync(join(dir, name), "utf8"));
+      const { messages } = readConversation(name);
       const p = plan(messages, { model: "gpt-4o" });
       assert.equal(p.tokens.total, countMessages(messages, { encoding: "o200k_base" }).total, name);
     }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import * as ctxfold from "ctxfold";
 import { countTokens, hasVocabulary, loadVocabulary, isCtxfoldError } from "ctxfold";
+import { conversationFiles, readConversation } from "../support/corpus.mjs";
 import { pkgDir, testsDir } from "../support/paths.mjs";
 
 const run = promisify(execFile);
@@ -187,6 +188,26 @@ describe("packaging", () => {
     }
     for (const file of ["dist/full/ctxfold_bg.wasm", "dist/lite/ctxfold_bg.wasm", "vocab/o200k_base.ctxv", "vocab/cl100k_base.ctxv"]) {
       assert.ok(packed.has(file), `${file} is not in the packed files`);
+    }
+  });
+
+  test("npm pack ships no file of the test corpus and no CC BY-NC material", async () => {
+    const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: pkgDir });
+    const packed = JSON.parse(stdout)[0].files.map((f) => f.path);
+    const names = new Set(conversationFiles().map((f) => f.file));
+    for (const file of packed) {
+      assert.ok(!/corpus|locomo|\.traj/i.test(file) && !names.has(file.split("/").pop()), `${file} looks like a corpus file`);
+    }
+    // What each conversation says first (past its system message), searched for in every text
+    // file: a copy of a corpus file under another name is caught too.
+    const marks = conversationFiles().map(({ file }) => {
+      const first = readConversation(file).messages.find((m) => m.role !== "system" && typeof m.content === "string" && m.content.length >= 40);
+      return [file, first.content.slice(0, 80)];
+    });
+    for (const file of packed.filter((f) => /\.(m?js|cjs|ts|json|md|txt)$|(^|\/)LICENSE/.test(f))) {
+      const text = readFileSync(join(pkgDir, file), "utf8");
+      assert.doesNotMatch(text, /CC[ -]BY-NC|by-nc/i, `${file} carries CC BY-NC material or its notice`);
+      for (const [conversation, mark] of marks) assert.ok(!text.includes(mark), `${file} holds text of ${conversation}`);
     }
   });
 

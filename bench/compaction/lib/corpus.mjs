@@ -1,25 +1,24 @@
-// The shared corpus, read in place (never copied into the repository; its LoCoMo files are
-// CC BY-NC), and what the benchmark precomputes per conversation: each message's text, its
-// identity key, its exact token count, which identifiers and which probe answers it holds.
+// The corpus (tests/corpus, or one of the same layout passed as --corpus), and what the
+// benchmark precomputes per conversation: each message's text, its identity key, its exact
+// token count, which identifiers and which probe answers it holds.
 
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { countMessages } from "ctxfold";
+import { CORPUS_DIR, conversationFiles, conversationPath } from "../../../tests/support/corpus.mjs";
 
-/** ../shared/corpus beside the repository, $CTXFOLD_CORPUS, or /work/shared/corpus. */
-export function corpusDir(explicit, repoRoot) {
-  const dir = [explicit, process.env.CTXFOLD_CORPUS, join(repoRoot, "../shared/corpus"), "/work/shared/corpus"].find(
-    (d) => d && existsSync(join(d, "conversations")) && existsSync(join(d, "identifiers.json")),
-  );
-  if (!dir) throw new Error("the corpus was not found: pass --corpus DIR or set CTXFOLD_CORPUS");
+/** `explicit` (a corpus laid out as tests/corpus is), or the repository's own corpus. */
+export function corpusDir(explicit) {
+  const dir = explicit ?? CORPUS_DIR;
+  if (!existsSync(join(dir, "conversations")) || !existsSync(join(dir, "identifiers.json"))) {
+    throw new Error(`${dir} is not a corpus: it needs conversations/<source>/*.json and identifiers.json`);
+  }
   return dir;
 }
 
 /** Every conversation file name, sorted. */
 export function listConversations(dir) {
-  return readdirSync(join(dir, "conversations"))
-    .filter((f) => f.endsWith(".json"))
-    .sort();
+  return conversationFiles(dir).map((f) => f.file);
 }
 
 export const COUNT_OPTIONS = { model: "gpt-4o" }; // o200k_base, exact, with per-message framing
@@ -109,7 +108,7 @@ export function answerItems(answer) {
  * identifier "occurs in" a message when the message's text contains it.
  */
 export function loadConversation(dir, file, identifiersAll) {
-  const conv = JSON.parse(readFileSync(join(dir, "conversations", file), "utf8"));
+  const conv = JSON.parse(readFileSync(conversationPath(file, dir), "utf8"));
   const messages = conv.messages;
   const n = messages.length;
   const text = messages.map(messageText);

@@ -20,8 +20,8 @@ const call = (id, name = "bash") => ({ id, type: "function", function: { name, a
 function corpusOf(t, { messages, probes = [], ids = {} }) {
   const dir = mkdtempSync(join(tmpdir(), "ctxfold-bench-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, "conversations"));
-  writeFileSync(join(dir, "conversations", "t.json"), JSON.stringify({ id: "t", messages, probes }));
+  mkdirSync(join(dir, "conversations", "t"), { recursive: true });
+  writeFileSync(join(dir, "conversations", "t", "t.json"), JSON.stringify({ id: "t", messages, probes }));
   const conv = loadConversation(dir, "t.json", ids);
   const counter = new TokenCounter();
   counter.seed(conv.messages, conv.keys);

@@ -1,16 +1,11 @@
-// The shared corpus's OpenAI-format conversations as AI SDK model messages (the corpus is
-// found as every test finds it: tests/support/corpus.mjs).
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { corpusDir } from "../../support/corpus.mjs";
+// The corpus's OpenAI-format conversations as AI SDK model messages (the corpus is found as
+// every test finds it: tests/support/corpus.mjs).
+import { readFileSync } from "node:fs";
+import { conversationFiles } from "../../support/corpus.mjs";
 
 /** Every conversation, parsed, sorted by file name. */
 export function conversations() {
-  const dir = join(corpusDir(), "conversations");
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((file) => ({ file, ...JSON.parse(readFileSync(join(dir, file), "utf8")) }));
+  return conversationFiles().map(({ file, path }) => ({ file, ...JSON.parse(readFileSync(path, "utf8")) }));
 }
 
 const objectArguments = (c) => {
