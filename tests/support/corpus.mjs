@@ -35,7 +35,7 @@ export function conversationFiles(dir = CORPUS_DIR) {
 
 /** The path of the conversation file named `file` (`<source>__<id>.json`) in the corpus in `dir`. */
 export function conversationPath(file, dir = CORPUS_DIR) {
-  return join(dir, "conversations", file.split("__")[0], file);
+  return join(dir, "conversations", file.replace(/\.json$/, "").split("__")[0], file);
 }
 
 /** The whole JSON of the conversation file named `file`. */
