@@ -18,8 +18,8 @@ use std::sync::Mutex;
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::estimate::Estimator;
-use crate::messages::{Conversation, Format, MediaKind, Message, Part, Role};
+use crate::estimate::ModelTokenizer;
+use crate::messages::{Conversation, MediaKind, Message, MessageFormat, MessageRole, Part};
 use crate::tokenizer::{self, Encoding};
 use crate::Error;
 
@@ -58,7 +58,7 @@ impl TextCounter for crate::tokenizer::Tokenizer {
     }
 }
 
-impl TextCounter for Estimator {
+impl TextCounter for ModelTokenizer {
     fn count(&self, text: &str) -> usize {
         crate::estimate::count(text, self).tokens
     }
@@ -69,8 +69,8 @@ impl TextCounter for Estimator {
             .iter()
             .fold(0u64, |acc, &e| acc << 1 | tokenizer::is_available(e) as u64);
         let id = match self {
-            Estimator::Exact { encoding } => 0x100 + *encoding as u64,
-            Estimator::Estimate { family } => 0x200 + *family as u64,
+            ModelTokenizer::Exact { encoding } => 0x100 + *encoding as u64,
+            ModelTokenizer::Estimate { family } => 0x200 + *family as u64,
         };
         id << 8 | loaded
     }
@@ -83,7 +83,7 @@ pub enum Counter {
     /// An exact BPE encoding.
     Exact(&'static crate::tokenizer::Tokenizer),
     /// A model's calibrated estimate (exact when its encoding is loaded).
-    Estimate(crate::estimate::Estimator),
+    Estimate(crate::estimate::ModelTokenizer),
 }
 
 impl TextCounter for Counter {
@@ -107,14 +107,14 @@ impl From<&'static crate::tokenizer::Tokenizer> for Counter {
     }
 }
 
-impl From<crate::estimate::Estimator> for Counter {
-    fn from(e: crate::estimate::Estimator) -> Self {
+impl From<crate::estimate::ModelTokenizer> for Counter {
+    fn from(e: crate::estimate::ModelTokenizer) -> Self {
         Counter::Estimate(e)
     }
 }
 
-impl From<&crate::estimate::Estimator> for Counter {
-    fn from(e: &crate::estimate::Estimator) -> Self {
+impl From<&crate::estimate::ModelTokenizer> for Counter {
+    fn from(e: &crate::estimate::ModelTokenizer) -> Self {
         Counter::Estimate(*e)
     }
 }
@@ -126,7 +126,7 @@ pub struct Counting {
     /// The counter.
     pub counter: Counter,
     /// The model, if one was named.
-    pub model: Option<crate::models::ResolvedModel>,
+    pub model: Option<crate::models::ModelInfoResolved>,
     /// Whether counts are exact (not an estimate).
     pub exact: bool,
 }
@@ -144,8 +144,8 @@ impl Counting {
         match (encoding, model) {
             (Some(name), Some(id)) => {
                 let encoding = Encoding::from_name(name)?;
-                let model = crate::models::ResolvedModel {
-                    tokenizer: Estimator::Exact { encoding },
+                let model = crate::models::ModelInfoResolved {
+                    tokenizer: ModelTokenizer::Exact { encoding },
                     ..crate::models::resolve(id)
                 };
                 Self::for_model(model, allow_estimate).map(Some)
@@ -162,12 +162,12 @@ impl Counting {
 
     /// A model's counter: its encoding when that is loaded, else its calibrated estimate
     /// (for a model with a known encoding, only if `allow_estimate`).
-    pub fn for_model(model: crate::models::ResolvedModel, allow_estimate: bool) -> Result<Self, Error> {
+    pub fn for_model(model: crate::models::ModelInfoResolved, allow_estimate: bool) -> Result<Self, Error> {
         let (counter, exact) = match model.tokenizer {
-            Estimator::Exact { encoding } if tokenizer::is_available(encoding) => {
+            ModelTokenizer::Exact { encoding } if tokenizer::is_available(encoding) => {
                 (Counter::Exact(tokenizer::tokenizer(encoding)?), true)
             }
-            Estimator::Exact { encoding } if !allow_estimate => {
+            ModelTokenizer::Exact { encoding } if !allow_estimate => {
                 return Err(Error::VocabularyNotLoaded {
                     encoding: encoding.name(),
                 })
@@ -194,11 +194,11 @@ impl Counting {
     }
 
     /// Exact or estimated.
-    pub fn method(&self) -> Method {
+    pub fn method(&self) -> CountMethod {
         if self.exact {
-            Method::Exact
+            CountMethod::Exact
         } else {
-            Method::Estimate
+            CountMethod::Estimate
         }
     }
 }
@@ -217,12 +217,12 @@ pub struct ByRole {
 }
 
 impl ByRole {
-    fn add(&mut self, role: Role, tokens: usize) {
+    fn add(&mut self, role: MessageRole, tokens: usize) {
         match role {
-            Role::System => self.system += tokens,
-            Role::User => self.user += tokens,
-            Role::Assistant => self.assistant += tokens,
-            Role::Tool => self.tool += tokens,
+            MessageRole::System => self.system += tokens,
+            MessageRole::User => self.user += tokens,
+            MessageRole::Assistant => self.assistant += tokens,
+            MessageRole::Tool => self.tool += tokens,
         }
     }
 }
@@ -234,7 +234,7 @@ pub struct MessageCount {
     /// Index in the array passed in; `null` for Anthropic's top-level `system`.
     pub index: Option<usize>,
     /// The message's role.
-    pub role: Role,
+    pub role: MessageRole,
     /// Its tokens, framing included.
     pub tokens: usize,
 }
@@ -242,12 +242,11 @@ pub struct MessageCount {
 /// A conversation's count.
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(rename = "MessagesCountBreakdown")]
-pub struct Breakdown {
+pub struct MessagesCountBreakdown {
     /// Every message plus reply priming: the request's input tokens.
     pub total: usize,
     /// The format the messages were read in.
-    pub format: Format,
+    pub format: MessageFormat,
     /// Per message, in order (Anthropic's system first).
     pub messages: Vec<MessageCount>,
     /// Tokens per role.
@@ -261,8 +260,7 @@ pub struct Breakdown {
 /// Whether counts are exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
-#[ts(rename = "CountMethod")]
-pub enum Method {
+pub enum CountMethod {
     /// The exact encoding.
     Exact,
     /// A calibrated estimate: a model without a public (or loaded) tokenizer.
@@ -275,13 +273,13 @@ pub enum Method {
 pub struct MessagesCount {
     /// The count.
     #[serde(flatten)]
-    pub count: Breakdown,
+    pub count: MessagesCountBreakdown,
     /// `"exact"`, or `"estimate"` for a model without a public (or loaded) tokenizer.
-    pub method: Method,
+    pub method: CountMethod,
     /// The model counted for, as the registry resolved it (with `options.model`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub model: Option<crate::models::ResolvedModel>,
+    pub model: Option<crate::models::ModelInfoResolved>,
 }
 
 /// Counts a conversation with the counter a call chose (see [`count_conversation`]).
@@ -330,7 +328,11 @@ impl Memo {
 }
 
 /// Counts every message of `conv` with `counter`, through `memo` and the process-wide cache.
-pub fn count_conversation(conv: &Conversation, memo: &mut Memo, counter: &dyn TextCounter) -> Breakdown {
+pub fn count_conversation(
+    conv: &Conversation,
+    memo: &mut Memo,
+    counter: &dyn TextCounter,
+) -> MessagesCountBreakdown {
     let (counts, mut cached) = memo.counts(conv, counter);
     let mut messages = Vec::with_capacity(conv.messages().len() + 1);
     if let Some(system) = conv.system() {
@@ -338,7 +340,7 @@ pub fn count_conversation(conv: &Conversation, memo: &mut Memo, counter: &dyn Te
         cached += hit;
         messages.push(MessageCount {
             index: None,
-            role: Role::System,
+            role: MessageRole::System,
             tokens: n[0],
         });
     }
@@ -353,7 +355,7 @@ pub fn count_conversation(conv: &Conversation, memo: &mut Memo, counter: &dyn Te
     for m in &messages {
         by_role.add(m.role, m.tokens);
     }
-    Breakdown {
+    MessagesCountBreakdown {
         total: messages.iter().map(|m| m.tokens).sum::<usize>() + REPLY_PRIMING,
         format: conv.format(),
         messages,
@@ -391,10 +393,10 @@ pub fn count_each_with_hits(messages: &[Message], counter: &dyn TextCounter) -> 
 /// One message's tokens, framing included, without the cache.
 pub fn count_message(message: &Message, counter: &dyn TextCounter) -> usize {
     let role = match message.role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
+        MessageRole::System => "system",
+        MessageRole::User => "user",
+        MessageRole::Assistant => "assistant",
+        MessageRole::Tool => "tool",
     };
     let mut n = PER_MESSAGE + counter.count(role);
     if let Some(name) = &message.name {
@@ -504,7 +506,7 @@ mod tests {
         );
         assert_eq!(
             model.tokenizer,
-            Estimator::Exact {
+            ModelTokenizer::Exact {
                 encoding: Encoding::Cl100kBase
             }
         );

@@ -15,8 +15,8 @@
 //! the commands that reproduce every figure (`calibration/`).
 //!
 //! ```
-//! use ctxfold::estimate::{count, Estimator, Family, Method};
-//! let e = count("Hello, world!", &Estimator::Estimate { family: Family::Claude });
+//! use ctxfold::estimate::{count, ModelTokenizer, Family, Method};
+//! let e = count("Hello, world!", &ModelTokenizer::Estimate { family: Family::Claude });
 //! assert_eq!(e.method, Method::ScaledBpe);
 //! assert!(e.tokens >= 4);
 //! ```
@@ -80,8 +80,7 @@ impl Family {
 /// `{"kind": "estimate", "family": "claude"}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
-#[ts(rename = "ModelTokenizer")]
-pub enum Estimator {
+pub enum ModelTokenizer {
     /// The model's own BPE encoding, counted exactly when its vocabulary is loaded.
     Exact { encoding: Encoding },
     /// A calibrated estimate for a family without a public (or embedded) tokenizer.
@@ -119,7 +118,7 @@ pub struct Estimate {
 
 /// Counts `text` for `estimator` with the vocabularies that are loaded: exact if the
 /// estimator's encoding is, else the best estimate available (see the module docs).
-pub fn count(text: &str, estimator: &Estimator) -> Estimate {
+pub fn count(text: &str, estimator: &ModelTokenizer) -> Estimate {
     let loaded: Vec<&Tokenizer> = Encoding::ALL
         .into_iter()
         .filter(|&e| tokenizer::is_available(e))
@@ -130,10 +129,10 @@ pub fn count(text: &str, estimator: &Estimator) -> Estimate {
 
 /// Like [`count`], with only the given tokenizers (an empty slice forces the
 /// characters-per-token rule).
-pub fn count_with(text: &str, estimator: &Estimator, tokenizers: &[&Tokenizer]) -> Estimate {
+pub fn count_with(text: &str, estimator: &ModelTokenizer, tokenizers: &[&Tokenizer]) -> Estimate {
     let find = |encoding: Encoding| tokenizers.iter().copied().find(|t| t.encoding() == encoding);
     let target = match *estimator {
-        Estimator::Exact { encoding } => {
+        ModelTokenizer::Exact { encoding } => {
             if let Some(t) = find(encoding) {
                 return Estimate {
                     tokens: t.count(text),
@@ -144,7 +143,7 @@ pub fn count_with(text: &str, estimator: &Estimator, tokenizers: &[&Tokenizer]) 
             }
             Target::Encoding(encoding)
         }
-        Estimator::Estimate { family } => Target::Family(family),
+        ModelTokenizer::Estimate { family } => Target::Family(family),
     };
     let cal = calibration(target);
     let classes = classify(text);
@@ -354,14 +353,14 @@ mod tests {
     }
     const O200K: Encoding = Encoding::O200kBase;
     const CL100K: Encoding = Encoding::Cl100kBase;
-    fn fam(family: Family) -> Estimator {
-        Estimator::Estimate { family }
+    fn fam(family: Family) -> ModelTokenizer {
+        ModelTokenizer::Estimate { family }
     }
 
     #[test]
     fn exact_encodings_count_exactly() {
         for e in Encoding::ALL {
-            let est = count("Hello, world!", &Estimator::Exact { encoding: e });
+            let est = count("Hello, world!", &ModelTokenizer::Exact { encoding: e });
             assert_eq!(est.method, Method::Exact);
             assert_eq!(est.encoding, Some(e));
             assert_eq!(est.tokens, tok(e).count("Hello, world!"));
@@ -418,7 +417,7 @@ mod tests {
         // Only cl100k_base loaded: scaled cl100k, for families and for a missing o200k.
         for est in [
             count_with(text, &fam(Family::Claude), &[tok(CL100K)]),
-            count_with(text, &Estimator::Exact { encoding: O200K }, &[tok(CL100K)]),
+            count_with(text, &ModelTokenizer::Exact { encoding: O200K }, &[tok(CL100K)]),
         ] {
             assert_eq!(est.method, Method::ScaledBpe);
             assert_eq!(est.encoding, Some(CL100K));
@@ -427,12 +426,12 @@ mod tests {
         // An exact encoding that is loaded wins over scaling.
         let est = count_with(
             text,
-            &Estimator::Exact { encoding: CL100K },
+            &ModelTokenizer::Exact { encoding: CL100K },
             &[tok(O200K), tok(CL100K)],
         );
         assert_eq!(est.method, Method::Exact);
         // Nothing loaded: characters per token.
-        for e in [fam(Family::Gemini), Estimator::Exact { encoding: O200K }] {
+        for e in [fam(Family::Gemini), ModelTokenizer::Exact { encoding: O200K }] {
             let est = count_with(text, &e, &[]);
             assert_eq!(est.method, Method::Chars);
             assert_eq!((est.encoding, est.factor), (None, None));
@@ -586,11 +585,13 @@ mod tests {
 
     #[test]
     fn serde_shapes() {
-        let e: Estimator = serde_json::from_str(r#"{"kind":"estimate","family":"mistralSpm"}"#).unwrap();
+        let e: ModelTokenizer = serde_json::from_str(r#"{"kind":"estimate","family":"mistralSpm"}"#).unwrap();
         assert_eq!(e, fam(Family::MistralSpm));
-        let e: Estimator = serde_json::from_str(r#"{"kind":"exact","encoding":"cl100k_base"}"#).unwrap();
-        assert_eq!(e, Estimator::Exact { encoding: CL100K });
-        assert!(serde_json::from_str::<Estimator>(r#"{"kind":"estimate","family":"claude","x":1}"#).is_err());
+        let e: ModelTokenizer = serde_json::from_str(r#"{"kind":"exact","encoding":"cl100k_base"}"#).unwrap();
+        assert_eq!(e, ModelTokenizer::Exact { encoding: CL100K });
+        assert!(
+            serde_json::from_str::<ModelTokenizer>(r#"{"kind":"estimate","family":"claude","x":1}"#).is_err()
+        );
         let est = count("hi", &fam(Family::Claude));
         let json = serde_json::to_value(&est).unwrap();
         assert_eq!(json["method"], "scaledBpe");

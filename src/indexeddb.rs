@@ -49,7 +49,7 @@ pub const V1_CONVERSATIONS: &str = "conversations";
 
 /// One step of opening a database written by an older schema version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
+pub enum UpgradeStep {
     /// Create the current schema's object stores.
     CreateStores,
     /// Split each of version 1's `conversations` records into the current stores, then
@@ -59,10 +59,10 @@ pub enum Step {
 
 /// What opening a database found at version `from` (0: a new database) must do to bring it
 /// to [`SCHEMA_VERSION`].
-pub fn upgrade(from: u32) -> Result<Vec<Step>, Error> {
+pub fn upgrade(from: u32) -> Result<Vec<UpgradeStep>, Error> {
     match from {
-        0 => Ok(vec![Step::CreateStores]),
-        1 => Ok(vec![Step::CreateStores, Step::SplitConversations]),
+        0 => Ok(vec![UpgradeStep::CreateStores]),
+        1 => Ok(vec![UpgradeStep::CreateStores, UpgradeStep::SplitConversations]),
         SCHEMA_VERSION => Ok(Vec::new()),
         newer => Err(newer_schema(newer)),
     }
@@ -82,8 +82,8 @@ pub fn newer_schema(found: u32) -> Error {
 /// Options of `new IndexedDBStore()`.
 #[derive(Clone, Debug, Default, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[ts(optional_fields, rename = "IndexedDBStoreOptions")]
-pub struct IndexedDbOptions {
+#[ts(optional_fields)]
+pub struct IndexedDBStoreOptions {
     /// The IndexedDB database's name. Default `"ctxfold"`.
     pub database: Option<String>,
     /// The deadline of each call (opening the database included), in milliseconds: a call
@@ -92,7 +92,7 @@ pub struct IndexedDbOptions {
     pub timeout_ms: Option<Int<1, 3_600_000>>,
 }
 
-impl IndexedDbOptions {
+impl IndexedDBStoreOptions {
     /// The database's name.
     pub fn database(&self) -> &str {
         self.database.as_deref().unwrap_or("ctxfold")
@@ -177,10 +177,10 @@ mod tests {
 
     #[test]
     fn upgrades_from_every_older_version_and_refuses_newer_ones() {
-        assert_eq!(upgrade(0).unwrap(), [Step::CreateStores]);
+        assert_eq!(upgrade(0).unwrap(), [UpgradeStep::CreateStores]);
         assert_eq!(
             upgrade(1).unwrap(),
-            [Step::CreateStores, Step::SplitConversations]
+            [UpgradeStep::CreateStores, UpgradeStep::SplitConversations]
         );
         assert_eq!(upgrade(SCHEMA_VERSION).unwrap(), []);
         let err = upgrade(SCHEMA_VERSION + 1).unwrap_err();
@@ -230,14 +230,15 @@ mod tests {
 
     #[test]
     fn options_have_defaults_and_refuse_unknown_keys() {
-        let o: IndexedDbOptions = crate::options::parse("options", "{}").unwrap();
+        let o: IndexedDBStoreOptions = crate::options::parse("options", "{}").unwrap();
         assert_eq!((o.database(), o.timeout_ms()), ("ctxfold", 10_000));
-        let o: IndexedDbOptions =
+        let o: IndexedDBStoreOptions =
             crate::options::parse("options", r#"{"database":"chat","timeoutMs":500}"#).unwrap();
         assert_eq!((o.database(), o.timeout_ms()), ("chat", 500));
-        let err = crate::options::parse::<IndexedDbOptions>("options", r#"{"name":"x"}"#).unwrap_err();
+        let err = crate::options::parse::<IndexedDBStoreOptions>("options", r#"{"name":"x"}"#).unwrap_err();
         assert_eq!(err.code(), "INVALID_ARGUMENT");
-        let err = crate::options::parse::<IndexedDbOptions>("options", r#"{"timeoutMs":0}"#).unwrap_err();
+        let err =
+            crate::options::parse::<IndexedDBStoreOptions>("options", r#"{"timeoutMs":0}"#).unwrap_err();
         assert_eq!(err.code(), "OUT_OF_RANGE");
     }
 }

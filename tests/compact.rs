@@ -10,8 +10,8 @@ use ctxfold::compact::state::FallbackKind;
 use ctxfold::compact::{ContextStatus, Reply, Request, RequestKind};
 use ctxfold::config::Config;
 use ctxfold::count::{count_conversation, Counter, Memo};
-use ctxfold::estimate::Estimator;
-use ctxfold::messages::{Conversation, Format, Out, Role};
+use ctxfold::estimate::ModelTokenizer;
+use ctxfold::messages::{Conversation, MessageFormat, MessageRole, Out};
 use ctxfold::tokenizer::{tokenizer, Encoding, Tokenizer};
 use ctxfold::Error;
 use proptest::prelude::*;
@@ -247,7 +247,7 @@ fn compact_and_check_with(
                 recount, outcome.report.tokens_after,
                 "{what}: tokensAfter is not the output's count"
             );
-            if cfg.alternate_roles && conv.format() == Format::OpenAiChat {
+            if cfg.alternate_roles && conv.format() == MessageFormat::OpenAiChat {
                 // Every OpenAI chat message can take the summary: it never sits next to a
                 // message of its own side.
                 let order = &outcome.order;
@@ -262,7 +262,7 @@ fn compact_and_check_with(
                     if matches!(order[k], Out::New(_)) || matches!(order[k - 1], Out::New(_)) {
                         let (a, b) = (role(&order[k - 1]), role(&order[k]));
                         assert!(
-                            a == Role::System || a != b,
+                            a == MessageRole::System || a != b,
                             "{what}: {a:?} then {b:?} around the summary"
                         );
                     }
@@ -363,7 +363,7 @@ proptest! {
 
 /// The counters the second property test draws from: exact, and the estimates of models
 /// without a public tokenizer (which count differently from any BPE the engine knows).
-fn counter_for(model: &str) -> Estimator {
+fn counter_for(model: &str) -> ModelTokenizer {
     ctxfold::models::resolve(model).tokenizer
 }
 
@@ -454,7 +454,7 @@ fn the_newest_user_words_stay_when_they_come_with_a_tool_result() {
         // The last step (a big result) is more than the verbatim tail may take at these windows.
         for window in [8_000usize, 12_000] {
             let conv = Conversation::parse(&input, None).unwrap();
-            assert_eq!(conv.format(), Format::Anthropic);
+            assert_eq!(conv.format(), MessageFormat::Anthropic);
             let what = format!("{model} at {window}");
             let (outcome, _) = run(
                 &conv,
@@ -787,7 +787,7 @@ fn a_step_cut_to_fit_is_sent_alike_on_the_next_turns() {
     items.push(json!({"role": "tool", "tool_call_id": "m", "content": log}));
     let cfg = Config::from_json(&json!({})).unwrap();
     let window = 6_000;
-    let turn = |items: &[Value], state: Option<ctxfold::compact::state::State>| {
+    let turn = |items: &[Value], state: Option<ctxfold::compact::state::CompactState>| {
         let conv = Conversation::parse(&json!(items), None).unwrap();
         let (outcome, _) = run(
             &conv,
@@ -989,7 +989,10 @@ fn schema_reply(text: &str) -> Reply {
     }
 }
 
-fn run_with(fake: &mut dyn FnMut(&Request) -> Reply, cfg: Value) -> Result<ctxfold::compact::Outcome, Error> {
+fn run_with(
+    fake: &mut dyn FnMut(&Request) -> Reply,
+    cfg: Value,
+) -> Result<ctxfold::compact::CompactOutcome, Error> {
     let input = long_conversation(30);
     let conv = Conversation::parse(&input, None).unwrap();
     let cfg = config(cfg);
@@ -997,7 +1000,7 @@ fn run_with(fake: &mut dyn FnMut(&Request) -> Reply, cfg: Value) -> Result<ctxfo
 }
 
 /// The texts of the messages ctxfold made (summaries), in order.
-fn summary_texts(o: &ctxfold::compact::Outcome) -> Vec<String> {
+fn summary_texts(o: &ctxfold::compact::CompactOutcome) -> Vec<String> {
     o.order
         .iter()
         .filter_map(|x| match x {
@@ -1008,7 +1011,7 @@ fn summary_texts(o: &ctxfold::compact::Outcome) -> Vec<String> {
 }
 
 /// The caller's messages an output sends (whole, or with tool results pruned).
-fn kept_indexes(o: &ctxfold::compact::Outcome) -> Vec<usize> {
+fn kept_indexes(o: &ctxfold::compact::CompactOutcome) -> Vec<usize> {
     o.order
         .iter()
         .filter_map(|x| match x {
@@ -1565,19 +1568,19 @@ fn new_chunks_counts_the_chunks_made_not_the_planned_calls() {
 }
 
 /// Roles of the non-system messages of an output, in order.
-fn roles(conv: &Conversation) -> Vec<Role> {
+fn roles(conv: &Conversation) -> Vec<MessageRole> {
     conv.messages()
         .iter()
         .map(|m| m.role)
-        .filter(|r| *r != Role::System)
+        .filter(|r| *r != MessageRole::System)
         .collect()
 }
 
 /// Whether two user or two assistant messages follow each other.
-fn same_side_pair(roles: &[Role]) -> bool {
+fn same_side_pair(roles: &[MessageRole]) -> bool {
     roles
         .windows(2)
-        .any(|w| w[0] == w[1] && matches!(w[0], Role::User | Role::Assistant))
+        .any(|w| w[0] == w[1] && matches!(w[0], MessageRole::User | MessageRole::Assistant))
 }
 
 /// `alternateRoles`: a summary that would sit next to a message of its own side goes at
@@ -1623,23 +1626,33 @@ fn alternate_roles_puts_the_summary_into_its_same_side_neighbour() {
         (
             "openai chat",
             Value::Array(openai),
-            Some(Format::OpenAiChat),
-            Role::User,
+            Some(MessageFormat::OpenAiChat),
+            MessageRole::User,
         ),
         (
             "responses",
             Value::Array(responses_items),
-            Some(Format::OpenAiResponses),
-            Role::User,
+            Some(MessageFormat::OpenAiResponses),
+            MessageRole::User,
         ),
-        ("ai sdk", Value::Array(ai_sdk), Some(Format::AiSdk), Role::User),
-        ("anthropic", anthropic, Some(Format::Anthropic), Role::User),
-        ("agent loop", agent, None, Role::User),
+        (
+            "ai sdk",
+            Value::Array(ai_sdk),
+            Some(MessageFormat::AiSdk),
+            MessageRole::User,
+        ),
+        (
+            "anthropic",
+            anthropic,
+            Some(MessageFormat::Anthropic),
+            MessageRole::User,
+        ),
+        ("agent loop", agent, None, MessageRole::User),
     ];
     let window = 8_192;
     for (what, input, format, side) in cases {
         let conv = Conversation::parse(&input, format).unwrap();
-        let go = |alternate: bool, state: Option<ctxfold::compact::State>| {
+        let go = |alternate: bool, state: Option<ctxfold::compact::CompactState>| {
             // A manual compaction keeps whole turns, so a chat's tail starts with a user
             // message; the turn after it, with its state, compacts nothing.
             let cfg = config(json!({"alternateRoles": alternate}));
@@ -1878,7 +1891,7 @@ fn a_small_window_is_used_and_keeps_what_was_planted() {
     let last_user = conv
         .messages()
         .iter()
-        .rposition(|m| m.role == Role::User)
+        .rposition(|m| m.role == MessageRole::User)
         .unwrap();
     let kept = kept_indexes(&outcome);
     assert!((last_user..n).all(|i| kept.contains(&i)), "{kept:?}");

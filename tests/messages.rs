@@ -4,7 +4,7 @@
 mod common;
 
 use ctxfold::count::Memo;
-use ctxfold::messages::{Conversation, Format, NewMessage, Out, Part, Role};
+use ctxfold::messages::{Conversation, MessageFormat, MessageRole, NewMessage, Out, Part};
 use ctxfold::Error;
 use serde_json::{json, Value};
 
@@ -84,14 +84,17 @@ fn all_kept(conv: &Conversation) -> Vec<Out> {
 #[test]
 fn formats_are_detected() {
     for (input, want) in [
-        (openai(), Format::OpenAiChat),
-        (responses(), Format::OpenAiResponses),
-        (anthropic(), Format::Anthropic),
-        (ai_sdk(), Format::AiSdk),
-        (json!([{"role": "user", "content": "hi"}]), Format::OpenAiChat),
+        (openai(), MessageFormat::OpenAiChat),
+        (responses(), MessageFormat::OpenAiResponses),
+        (anthropic(), MessageFormat::Anthropic),
+        (ai_sdk(), MessageFormat::AiSdk),
+        (
+            json!([{"role": "user", "content": "hi"}]),
+            MessageFormat::OpenAiChat,
+        ),
         (
             json!({"system": "s", "messages": [{"role": "user", "content": "hi"}]}),
-            Format::Anthropic,
+            MessageFormat::Anthropic,
         ),
     ] {
         assert_eq!(
@@ -118,10 +121,10 @@ fn media_parts_tell_their_own_format() {
         json!([{"role": "user", "content": [{"type": "image", "image": "https://example.com/a.png"}]}]);
     let ai_sdk_file = json!([{"role": "user", "content": [{"type": "file", "data": "AAAA", "mediaType": "application/pdf"}]}]);
     for (input, want) in [
-        (&openai_file, Format::OpenAiChat),
-        (&openai_file_data, Format::OpenAiChat),
-        (&ai_sdk_image, Format::AiSdk),
-        (&ai_sdk_file, Format::AiSdk),
+        (&openai_file, MessageFormat::OpenAiChat),
+        (&openai_file_data, MessageFormat::OpenAiChat),
+        (&ai_sdk_image, MessageFormat::AiSdk),
+        (&ai_sdk_file, MessageFormat::AiSdk),
     ] {
         assert_eq!(
             Conversation::parse(input, None).unwrap().format(),
@@ -137,7 +140,7 @@ fn media_parts_tell_their_own_format() {
         enc,
     );
     let given = ctxfold::count::count_conversation(
-        &Conversation::parse(&openai_file, Some(Format::OpenAiChat)).unwrap(),
+        &Conversation::parse(&openai_file, Some(MessageFormat::OpenAiChat)).unwrap(),
         &mut Memo::default(),
         enc,
     );
@@ -173,10 +176,10 @@ fn the_format_is_the_one_every_item_allows() {
         {"role": "assistant", "content": [{"type": "redacted-reasoning", "data": "opaque"}, {"type": "text", "text": "ok"}]}
     ]);
     for (input, want) in [
-        (&redacted, Format::AiSdk),
-        (&refusal_then_chat, Format::OpenAiChat),
-        (&audio_then_responses, Format::OpenAiResponses),
-        (&server_tools, Format::Anthropic),
+        (&redacted, MessageFormat::AiSdk),
+        (&refusal_then_chat, MessageFormat::OpenAiChat),
+        (&audio_then_responses, MessageFormat::OpenAiResponses),
+        (&server_tools, MessageFormat::Anthropic),
     ] {
         let conv = Conversation::parse(input, None).unwrap_or_else(|e| panic!("{input}: {e}"));
         assert_eq!(conv.format(), want, "{input}");
@@ -197,7 +200,7 @@ fn dropping_the_items_that_told_the_format_forgets_it() {
         None,
     )
     .unwrap();
-    assert_eq!(conv.format(), Format::OpenAiChat);
+    assert_eq!(conv.format(), MessageFormat::OpenAiChat);
     conv.truncate(2);
     let anthropic = vec![
         json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]}),
@@ -207,17 +210,17 @@ fn dropping_the_items_that_told_the_format_forgets_it() {
     let whole: Vec<Value> = [a, b].into_iter().chain(anthropic).collect();
     assert_eq!(
         Conversation::parse(&Value::Array(whole), None).unwrap().format(),
-        Format::Anthropic
+        MessageFormat::Anthropic
     );
 }
 
 #[test]
 fn round_trips_are_lossless() {
     for (input, format) in [
-        (openai(), Format::OpenAiChat),
-        (responses(), Format::OpenAiResponses),
-        (anthropic(), Format::Anthropic),
-        (ai_sdk(), Format::AiSdk),
+        (openai(), MessageFormat::OpenAiChat),
+        (responses(), MessageFormat::OpenAiResponses),
+        (anthropic(), MessageFormat::Anthropic),
+        (ai_sdk(), MessageFormat::AiSdk),
     ] {
         let conv = Conversation::parse(&input, Some(format)).unwrap();
         assert_eq!(conv.render(&all_kept(&conv)), input, "{format:?}");
@@ -229,7 +232,7 @@ fn every_corpus_conversation_round_trips() {
     for conv in common::conversations() {
         let messages = &conv.json["messages"];
         let parsed = Conversation::parse(messages, None).unwrap();
-        assert_eq!(parsed.format(), Format::OpenAiChat, "{}", conv.id);
+        assert_eq!(parsed.format(), MessageFormat::OpenAiChat, "{}", conv.id);
         assert_eq!(&parsed.render(&all_kept(&parsed)), messages, "{}", conv.id);
         assert!(parsed.unanswered_calls().is_empty(), "{}", conv.id);
     }
@@ -238,15 +241,15 @@ fn every_corpus_conversation_round_trips() {
 #[test]
 fn parsed_view_sees_roles_calls_and_results() {
     let conv = Conversation::parse(&anthropic(), None).unwrap();
-    let roles: Vec<Role> = conv.messages().iter().map(|m| m.role).collect();
+    let roles: Vec<MessageRole> = conv.messages().iter().map(|m| m.role).collect();
     assert_eq!(
         roles,
         [
-            Role::User,
-            Role::Assistant,
-            Role::Tool,
-            Role::Assistant,
-            Role::User
+            MessageRole::User,
+            MessageRole::Assistant,
+            MessageRole::Tool,
+            MessageRole::Assistant,
+            MessageRole::User
         ]
     );
     assert!(
@@ -468,7 +471,7 @@ fn anthropic_search_results_and_container_uploads_are_read() {
         ]}
     ]});
     let conv = Conversation::parse(&input, None).unwrap();
-    assert_eq!(conv.format(), Format::Anthropic);
+    assert_eq!(conv.format(), MessageFormat::Anthropic);
     assert!(matches!(conv.messages()[0].parts[0], Part::Opaque { bytes } if bytes > 50));
     assert_eq!(conv.render(&all_kept(&conv)), input, "lossless");
 }
@@ -496,7 +499,7 @@ fn an_ai_sdk_error_result_cut_stays_an_error() {
 #[test]
 fn new_messages_come_out_in_the_callers_format() {
     let summary = NewMessage {
-        role: Role::Assistant,
+        role: MessageRole::Assistant,
         text: "## Conversation Summary".into(),
     };
     for (input, want) in [
@@ -526,7 +529,7 @@ fn new_messages_come_out_in_the_callers_format() {
     }
 }
 
-fn error_of(input: Value, format: Option<Format>) -> Error {
+fn error_of(input: Value, format: Option<MessageFormat>) -> Error {
     Conversation::parse(&input, format).unwrap_err()
 }
 
@@ -619,14 +622,14 @@ fn malformed_ai_sdk() {
     let mut v = ai_sdk();
     v[3]["content"] = json!("18C");
     assert_invalid(
-        error_of(v, Some(Format::AiSdk)),
+        error_of(v, Some(MessageFormat::AiSdk)),
         "messages[3].content",
         "tool-result parts",
     );
     let mut v = ai_sdk();
     v[1]["content"][0]["type"] = json!("tool-call");
     assert_invalid(
-        error_of(v, Some(Format::AiSdk)),
+        error_of(v, Some(MessageFormat::AiSdk)),
         "messages[1].content[0].type",
         "cannot hold",
     );
@@ -639,7 +642,7 @@ fn bad_top_level_and_unknown_format() {
     assert!(err.to_string().contains("got a string"), "{err}");
     let err = Conversation::parse(&json!({"messages": 3}), None).unwrap_err();
     assert_eq!(err.code(), "INVALID_MESSAGE");
-    let err = Format::from_name("gemini").unwrap_err();
+    let err = MessageFormat::from_name("gemini").unwrap_err();
     assert_eq!(err.code(), "UNKNOWN_FORMAT");
     assert!(err.to_string().contains("\"openai-responses\""), "{err}");
 }
@@ -714,7 +717,7 @@ fn an_append_that_tells_another_format_asks_for_a_fresh_read() {
     // With the format given, there is nothing to decide.
     let mut given = Conversation::parse(
         &json!([{"role": "user", "content": "hi"}]),
-        Some(Format::OpenAiChat),
+        Some(MessageFormat::OpenAiChat),
     )
     .unwrap();
     assert!(given
@@ -759,7 +762,7 @@ fn ai_sdk_prompt() -> Value {
 fn provider_level_prompts_read_as_ai_sdk() {
     let input = ai_sdk_prompt();
     let conv = Conversation::parse(&input, None).unwrap();
-    assert_eq!(conv.format(), Format::AiSdk);
+    assert_eq!(conv.format(), MessageFormat::AiSdk);
     assert_eq!(conv.render(&all_kept(&conv)), input, "lossless");
     let m = conv.messages();
     // Approvals are kept but read as nothing; everything else is a part.
@@ -795,7 +798,7 @@ fn provider_level_prompts_read_as_ai_sdk() {
     // A denial without a reason reads as providers send it.
     let mut v = input.clone();
     v[3]["content"][1]["output"] = json!({"type": "execution-denied"});
-    let conv = Conversation::parse(&v, Some(Format::AiSdk)).unwrap();
+    let conv = Conversation::parse(&v, Some(MessageFormat::AiSdk)).unwrap();
     assert!(
         matches!(&conv.messages()[3].parts[0], Part::ToolResult { text, .. } if text == "Tool execution denied.")
     );
@@ -812,7 +815,7 @@ fn provider_level_prompts_read_as_ai_sdk() {
         let v = json!([{"role": role, "content": [part]}]);
         assert_eq!(
             Conversation::parse(&v, None).unwrap().format(),
-            Format::AiSdk,
+            MessageFormat::AiSdk,
             "{v}"
         );
     }
@@ -829,7 +832,7 @@ fn malformed_provider_level_prompts() {
     let mut v = ai_sdk_prompt();
     v[1]["content"][0] = json!({"type": "custom", "kind": "x.y"});
     assert_invalid(
-        error_of(v, Some(Format::AiSdk)),
+        error_of(v, Some(MessageFormat::AiSdk)),
         "messages[1].content[0].type",
         "cannot hold",
     );
@@ -847,7 +850,7 @@ fn malformed_provider_level_prompts() {
 /// provider options). Model messages written with strings still get strings.
 #[test]
 fn new_and_cut_messages_in_a_provider_level_prompt_are_parts() {
-    let conv = Conversation::parse(&ai_sdk_prompt(), Some(Format::AiSdk)).unwrap();
+    let conv = Conversation::parse(&ai_sdk_prompt(), Some(MessageFormat::AiSdk)).unwrap();
     let summary = |role| {
         Out::New(NewMessage {
             role,
@@ -856,9 +859,9 @@ fn new_and_cut_messages_in_a_provider_level_prompt_are_parts() {
     };
     let out = conv.render(&[
         Out::Keep(0),
-        summary(Role::Assistant),
-        summary(Role::User),
-        summary(Role::System),
+        summary(MessageRole::Assistant),
+        summary(MessageRole::User),
+        summary(MessageRole::System),
         Out::Truncated {
             index: 1,
             text: "Delete [… truncated …]".into(),
@@ -884,11 +887,11 @@ fn new_and_cut_messages_in_a_provider_level_prompt_are_parts() {
             {"type": "file", "data": {"$bytes": 2048}, "filename": "a.png", "mediaType": "image/png"}
         ]})
     );
-    Conversation::parse(&out, Some(Format::AiSdk)).unwrap();
+    Conversation::parse(&out, Some(MessageFormat::AiSdk)).unwrap();
     // A string-content conversation keeps strings, cut or new.
-    let conv = Conversation::parse(&ai_sdk(), Some(Format::AiSdk)).unwrap();
+    let conv = Conversation::parse(&ai_sdk(), Some(MessageFormat::AiSdk)).unwrap();
     let out = conv.render(&[
-        summary(Role::Assistant),
+        summary(MessageRole::Assistant),
         Out::Truncated {
             index: 4,
             text: "18C".into(),
@@ -959,10 +962,16 @@ fn provider_level_prompts_count_as_their_model_messages() {
     let enc = ctxfold::tokenizer::tokenizer(ctxfold::tokenizer::Encoding::O200kBase).unwrap();
     let mut checked = 0;
     for c in common::conversations() {
-        let model =
-            Conversation::parse(&corpus_as_ai_sdk(&c.json["messages"], false), Some(Format::AiSdk)).unwrap();
-        let prompt =
-            Conversation::parse(&corpus_as_ai_sdk(&c.json["messages"], true), Some(Format::AiSdk)).unwrap();
+        let model = Conversation::parse(
+            &corpus_as_ai_sdk(&c.json["messages"], false),
+            Some(MessageFormat::AiSdk),
+        )
+        .unwrap();
+        let prompt = Conversation::parse(
+            &corpus_as_ai_sdk(&c.json["messages"], true),
+            Some(MessageFormat::AiSdk),
+        )
+        .unwrap();
         assert_eq!(model.messages(), prompt.messages(), "{}", c.id);
         let a = ctxfold::count::count_conversation(&model, &mut Memo::default(), enc);
         let b = ctxfold::count::count_conversation(&prompt, &mut Memo::default(), enc);

@@ -325,3 +325,23 @@ fn no_tracked_file_names_a_machine_path() {
         found.join("\n")
     );
 }
+
+/// One module per concept name: no two modules of the core share a name, so a reader who
+/// greps for one finds one. (The face's modules in `src/wasm/` are named after the core
+/// modules they face, and test modules after what they test.)
+#[test]
+fn core_module_names_are_unique() {
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut twice = Vec::new();
+    for (path, _) in sources() {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let in_tests = path.components().any(|c| c.as_os_str() == "tests");
+        if path.starts_with("src/wasm") || in_tests || name == "mod" || name == "tests" || name == "lib" {
+            continue;
+        }
+        if let Some(first) = seen.insert(name.clone(), path.clone()) {
+            twice.push(format!("{name}: {} and {}", first.display(), path.display()));
+        }
+    }
+    assert!(twice.is_empty(), "module names used twice:\n{}", twice.join("\n"));
+}

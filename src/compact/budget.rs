@@ -3,7 +3,7 @@
 
 use super::types::Budget;
 use crate::config::Config;
-use crate::models::ResolvedModel;
+use crate::models::ModelInfoResolved;
 use crate::Error;
 
 /// The default tokens kept free for the reply: 1/16 of the window, at least 1024, at
@@ -17,7 +17,7 @@ impl Budget {
     /// `reservedOutputTokens` win; a model with its own input cap (GPT-5) reserves at least
     /// what lies above it. The threshold is `max(tokenFloor, thresholdRatio x window)`, at
     /// most the input budget.
-    pub fn resolve(model: Option<&ResolvedModel>, config: &Config) -> Result<Budget, Error> {
+    pub fn resolve(model: Option<&ModelInfoResolved>, config: &Config) -> Result<Budget, Error> {
         let window = config
             .context_window
             .or(model.map(|m| m.context_window as usize))

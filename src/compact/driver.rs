@@ -10,11 +10,11 @@
 use std::rc::Rc;
 
 use super::engine::Compaction;
-use super::state::State;
-use super::types::{Budget, Input, Outcome, Plan, Reply, Request};
+use super::state::CompactState;
+use super::types::{Budget, CompactOutcome, CompactPlan, Input, Reply, Request};
 use crate::config::Config;
 use crate::count::{Counting, Memo};
-use crate::messages::{Conversation, Format};
+use crate::messages::{Conversation, MessageFormat};
 use crate::options::CompactOptions;
 use crate::Error;
 
@@ -27,13 +27,13 @@ pub struct Setup {
     /// The window, the reply's share, the input budget and the threshold.
     pub budget: Budget,
     /// What the previous turn returned.
-    pub state: Option<State>,
+    pub state: Option<CompactState>,
     /// A manual compaction (`/compact`).
     pub manual: bool,
     /// See [`Input::ahead`].
     pub ahead: bool,
     /// The messages' format, if the caller named it.
-    pub format: Option<Format>,
+    pub format: Option<MessageFormat>,
 }
 
 impl Setup {
@@ -41,7 +41,11 @@ impl Setup {
     /// the generic estimate of an unknown model), then the budget.
     pub fn new(options: CompactOptions) -> Result<Setup, Error> {
         let config = Config::new(&options);
-        let format = options.format.as_deref().map(Format::from_name).transpose()?;
+        let format = options
+            .format
+            .as_deref()
+            .map(MessageFormat::from_name)
+            .transpose()?;
         let allow_estimate = options.allow_estimate.unwrap_or(false);
         let counting = match Counting::choose(
             options.encoding.as_deref(),
@@ -66,7 +70,7 @@ impl Setup {
             state: options
                 .state
                 .as_deref()
-                .map(|raw| crate::options::parse::<State>("options.state", raw.get()))
+                .map(|raw| crate::options::parse::<CompactState>("options.state", raw.get()))
                 .transpose()?,
             manual: options.manual.unwrap_or(false),
             ahead: false,
@@ -97,7 +101,7 @@ impl Setup {
     }
 
     /// What a compaction would do now, without a summarizer.
-    pub fn plan(&self, conv: Rc<Conversation>, memo: &mut Memo) -> Result<Plan, Error> {
+    pub fn plan(&self, conv: Rc<Conversation>, memo: &mut Memo) -> Result<CompactPlan, Error> {
         Ok(self.start(conv, memo, None)?.plan().clone())
     }
 }
@@ -112,7 +116,7 @@ pub enum Summarizer<'a> {
 
 /// Runs `compaction` through its rounds to the end. Returns the outcome and how many
 /// summarizer calls were made.
-pub fn run(mut compaction: Compaction, mut summarizer: Summarizer) -> Result<(Outcome, usize), Error> {
+pub fn run(mut compaction: Compaction, mut summarizer: Summarizer) -> Result<(CompactOutcome, usize), Error> {
     let mut calls = 0;
     while !compaction.requests().is_empty() {
         calls += compaction.requests().len();

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::count::TextCounter;
 use crate::ids::Identifier;
-use crate::messages::{Message, Part, Role};
+use crate::messages::{Message, MessageRole, Part};
 
 use super::summary::HEADER;
 
@@ -414,9 +414,9 @@ pub fn summarize(
     for m in messages {
         for part in &m.parts {
             match (m.role, part) {
-                (Role::User, Part::Text(t)) => g.user_text(t),
-                (Role::Assistant, Part::Text(t)) => g.assistant_text(t),
-                (Role::System, Part::Text(t)) => g.system_text(t),
+                (MessageRole::User, Part::Text(t)) => g.user_text(t),
+                (MessageRole::Assistant, Part::Text(t)) => g.assistant_text(t),
+                (MessageRole::System, Part::Text(t)) => g.system_text(t),
                 (_, Part::ToolResult { text, is_error, .. }) => g.tool_result(text, *is_error),
                 _ => {}
             }

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use super::mentions::Haystack;
+use super::haystack::Haystack;
 use crate::count::TextCounter;
 use crate::ids::{self, Identifier, Ledger};
 use crate::messages::{Message, Part};

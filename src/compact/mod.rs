@@ -14,9 +14,9 @@ pub mod driver;
 pub mod elide;
 pub mod engine;
 pub mod extractive;
+pub mod haystack;
 pub mod injection;
 pub mod ledger;
-pub mod mentions;
 pub mod partition;
 pub mod prune;
 pub mod sign;
@@ -26,5 +26,7 @@ pub mod types;
 
 pub use driver::{run, Setup, Summarizer};
 pub use engine::Compaction;
-pub use state::{Chunk, State};
-pub use types::{Budget, ContextStatus, Input, Outcome, Plan, Reply, Report, Request, RequestKind};
+pub use state::{CompactState, SummaryChunk};
+pub use types::{
+    Budget, CompactOutcome, CompactPlan, CompactReport, ContextStatus, Input, Reply, Request, RequestKind,
+};

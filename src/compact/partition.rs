@@ -10,7 +10,7 @@
 //! conversation ends with tool results, that newest step always stays in the tail.
 
 use crate::messages::cuts::Cuts;
-use crate::messages::{Conversation, Message, Role};
+use crate::messages::{Conversation, Message, MessageRole};
 
 /// Cut points and turn starts of a message list.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,7 +87,10 @@ impl Structure {
 
 /// The leading system messages: always kept, never summarized.
 pub fn head_len(messages: &[Message]) -> usize {
-    messages.iter().take_while(|m| m.role == Role::System).count()
+    messages
+        .iter()
+        .take_while(|m| m.role == MessageRole::System)
+        .count()
 }
 
 /// Recent inputs looked at to bound the next one.

@@ -16,13 +16,13 @@
 use std::collections::HashMap;
 
 use super::elide::{self, Share};
-use super::mentions::Haystack;
+use super::haystack::Haystack;
 use super::partition::Structure;
-use super::types::Pruned as Report;
+use super::types::PruneReport;
 use crate::config::{Config, Preset, ToolPolicy};
 use crate::count::{count_each, count_message, TextCounter};
 use crate::ids::{self, Ledger};
-use crate::messages::{Message, Part, Role};
+use crate::messages::{Message, MessageRole, Part};
 use crate::tokenizer::hash::FastMap;
 
 /// Share of the kept bytes taken from the start (the rest from the end).
@@ -32,7 +32,7 @@ const MARKER_ROOM: usize = 64;
 
 /// A pruned tool output.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Pruned {
+pub struct PrunedOutput {
     /// What replaces the output.
     pub text: String,
     /// Identifiers of the removed part that neither the kept part nor the marker holds.
@@ -40,7 +40,7 @@ pub struct Pruned {
 }
 
 /// The pruned form of `output` under `policy`, or `None` to keep it.
-pub fn prune_text(output: &str, tool: &str, policy: ToolPolicy, max_bytes: usize) -> Option<Pruned> {
+pub fn prune_text(output: &str, tool: &str, policy: ToolPolicy, max_bytes: usize) -> Option<PrunedOutput> {
     if output.len() <= max_bytes {
         return None;
     }
@@ -54,7 +54,7 @@ pub fn prune_text(output: &str, tool: &str, policy: ToolPolicy, max_bytes: usize
             } else {
                 format!("{base}, which mentioned: {mentioned}]")
             };
-            Some(Pruned { text, lost_ids })
+            Some(PrunedOutput { text, lost_ids })
         }
         ToolPolicy::Truncate => {
             // First without room for identifiers; if the removed part held some the kept
@@ -71,7 +71,7 @@ pub fn prune_text(output: &str, tool: &str, policy: ToolPolicy, max_bytes: usize
 
 /// Keeps `keep` bytes of `output` (the start and the end, at line breaks when near) and
 /// lists, within `room` bytes, the identifiers only the removed middle mentions.
-fn truncate(output: &str, keep: usize, room: usize) -> Option<Pruned> {
+fn truncate(output: &str, keep: usize, room: usize) -> Option<PrunedOutput> {
     let (head_end, tail_start) = elide::around_lines(output, keep, HEAD_SHARE);
     if tail_start <= head_end {
         return None;
@@ -86,7 +86,7 @@ fn truncate(output: &str, keep: usize, room: usize) -> Option<Pruned> {
     } else {
         format!("...truncated {removed} bytes, which mentioned: {mentioned}...")
     };
-    Some(Pruned {
+    Some(PrunedOutput {
         text: format!("{head}{sep}{marker}\n{tail}"),
         lost_ids,
     })
@@ -124,7 +124,7 @@ pub struct Applied {
     /// Identifiers each pruned message lost.
     pub lost: HashMap<usize, Vec<String>>,
     /// What the report says of it.
-    pub report: Report,
+    pub report: PruneReport,
 }
 
 /// The marker of a tool output cut to fit because the model is about to read it.
@@ -140,7 +140,7 @@ fn cut_marker(removed: usize) -> String {
 /// parallel results none is cut to nothing while another keeps most of itself; what is still
 /// over after that comes off the largest. They are never evicted (SPEC.md). The same step and
 /// room cut to the same bytes, so a step cut once is cut alike on the turns after it
-/// (`State::step_cut`). The report counts them with the pruned outputs (`pruned.messages`).
+/// (`CompactState::step_cut`). The report counts them with the pruned outputs (`pruned.messages`).
 pub fn cut_step(
     messages: &[Message],
     (step, end): (usize, usize),
@@ -328,7 +328,7 @@ pub fn apply(span: &Span, config: &Config, counter: &dyn TextCounter) -> Applied
     let mut prune_at = span.previous.map_or(boundary, |p| p.max(boundary));
     let prune_threshold = config.prune_threshold_tokens.unwrap_or(span.window / 20);
     let piled: usize = (prune_at..protect.max(prune_at))
-        .filter(|&i| messages[i].role == Role::Tool)
+        .filter(|&i| messages[i].role == MessageRole::Tool)
         .map(|i| raw[i])
         .sum();
     let pressure = span.input_tokens as f64 > config.prune_ratio * span.window as f64;
@@ -340,10 +340,10 @@ pub fn apply(span: &Span, config: &Config, counter: &dyn TextCounter) -> Applied
         tokens: raw.to_vec(),
         edits: HashMap::new(),
         lost: HashMap::new(),
-        report: Report {
+        report: PruneReport {
             boundary: prune_at,
             advanced,
-            ..Report::default()
+            ..PruneReport::default()
         },
     };
     for i in boundary..prune_at {

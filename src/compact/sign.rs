@@ -7,7 +7,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::state::State;
+use super::state::CompactState;
 
 const BLOCK: usize = 64;
 
@@ -33,7 +33,7 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
 
 /// The bytes a state's signature covers: its version, each chunk's generation, last message
 /// and text, and its marks (serde_json writes these the same way every time).
-fn signed_bytes(state: &State) -> Vec<u8> {
+fn signed_bytes(state: &CompactState) -> Vec<u8> {
     let chunks: Vec<(u32, usize, &str)> = state
         .chunks
         .iter()
@@ -55,7 +55,7 @@ fn signed_bytes(state: &State) -> Vec<u8> {
 }
 
 /// The signature of `state` under `key`, in hex.
-pub fn sign(key: &str, state: &State) -> String {
+pub fn sign(key: &str, state: &CompactState) -> String {
     hmac_sha256(key.as_bytes(), &signed_bytes(state))
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -63,7 +63,7 @@ pub fn sign(key: &str, state: &State) -> String {
 }
 
 /// Whether `state` carries the signature `key` gives it (compared in constant time).
-pub fn verify(key: &str, state: &State) -> bool {
+pub fn verify(key: &str, state: &CompactState) -> bool {
     let Some(given) = state.signature.as_deref() else {
         return false;
     };
@@ -79,7 +79,7 @@ pub fn verify(key: &str, state: &State) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compact::state::{Chunk, ChunkTrigger};
+    use crate::compact::state::{ChunkTrigger, SummaryChunk};
 
     fn hex(b: &[u8]) -> String {
         b.iter().map(|x| format!("{x:02x}")).collect()
@@ -103,9 +103,9 @@ mod tests {
 
     #[test]
     fn a_changed_chunk_or_key_does_not_verify() {
-        let mut state = State {
+        let mut state = CompactState {
             version: 1,
-            chunks: vec![Chunk {
+            chunks: vec![SummaryChunk {
                 generation: 1,
                 text: "## Conversation Summary\n- **Facts:** the deploy failed".into(),
                 through: 4,
@@ -118,7 +118,7 @@ mod tests {
                 lost_ids: Vec::new(),
                 fallback: None,
             }],
-            ..State::default()
+            ..CompactState::default()
         };
         let key = "a key of sixteen bytes or more";
         assert!(!verify(key, &state), "unsigned");

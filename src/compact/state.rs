@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-/// The current version of [`State`]; other versions are discarded.
+/// The current version of [`CompactState`]; other versions are discarded.
 pub const VERSION: u32 = 1;
 
 /// Why a compaction ran.
@@ -47,8 +47,8 @@ impl From<Trigger> for ChunkTrigger {
 /// A summary made by one compaction.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(rename = "SummaryChunk", optional_fields)]
-pub struct Chunk {
+#[ts(optional_fields)]
+pub struct SummaryChunk {
     /// 1 for the first compaction of a conversation, then counting up (a fold takes the
     /// next number).
     pub generation: u32,
@@ -103,22 +103,21 @@ pub struct FallbackUsed {
     pub reason: String,
 }
 
-/// A step whose tool outputs were cut in place to fit (`State::step_cut`).
+/// A step whose tool outputs were cut in place to fit (`CompactState::step_cut`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StepCut {
     /// The step's first message.
     pub step: usize,
     /// Just after its last message (the check covers the step).
-    pub end: Mark,
+    pub end: StateMark,
     /// The tokens the step was cut to.
     pub room: usize,
 }
 
 /// A position in the history, with a check on the messages before it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, TS)]
-#[ts(rename = "StateMark")]
-pub struct Mark {
+pub struct StateMark {
     /// A message index.
     pub index: usize,
     /// A running hash of messages `0..index`, in hex.
@@ -127,12 +126,12 @@ pub struct Mark {
     pub check: u64,
 }
 
-impl Mark {
+impl StateMark {
     /// A mark at `index`, given the messages' digests ([`Conversation::prefix_digests`]).
     ///
     /// [`Conversation::prefix_digests`]: crate::messages::Conversation::prefix_digests
     pub fn at(digests: &[u64], index: usize) -> Self {
-        Mark {
+        StateMark {
             index,
             check: digests[index],
         }
@@ -160,19 +159,18 @@ mod hex {
 /// What to pass back as `options.state` next turn: small, JSON-serialisable.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(rename = "CompactState")]
-pub struct State {
+pub struct CompactState {
     /// [`VERSION`].
     pub version: u32,
     /// The summaries, oldest first.
-    pub chunks: Vec<Chunk>,
+    pub chunks: Vec<SummaryChunk>,
     /// Messages from here on are sent verbatim (pruned where `pruneBoundary` says).
-    pub boundary: Option<Mark>,
+    pub boundary: Option<StateMark>,
     /// Tool outputs before this are pruned.
-    pub prune_boundary: Option<Mark>,
+    pub prune_boundary: Option<StateMark>,
     /// Just after the user message kept verbatim although it lies before `boundary` (the
     /// newest user message, when its own turn had to be split).
-    pub pinned: Option<Mark>,
+    pub pinned: Option<StateMark>,
     /// The newest step's tool outputs as an earlier turn cut them to fit: cut alike while
     /// the step is sent, so the prefix a provider caches stays byte-identical.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,7 +10,7 @@
 //! as instructions to the model (an injection carried in from tool output).
 
 use crate::count::TextCounter;
-use crate::messages::{Message, Part, Role};
+use crate::messages::{Message, MessageRole, Part};
 
 /// The header every summary starts with; downstream code detects summaries by it.
 pub const HEADER: &str = "## Conversation Summary";
@@ -89,10 +89,10 @@ pub fn render_message<'t>(
 ) -> String {
     let mut out = String::new();
     let role = match m.role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
+        MessageRole::System => "system",
+        MessageRole::User => "user",
+        MessageRole::Assistant => "assistant",
+        MessageRole::Tool => "tool",
     };
     for part in &m.parts {
         let line = match part {

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::state::{FallbackUsed, State, Trigger};
+use super::state::{CompactState, FallbackUsed, Trigger};
 use crate::config::Config;
 use crate::count::Counter;
 use crate::messages::{Conversation, Out};
@@ -26,7 +26,7 @@ pub struct Input {
     /// The window, the reply's share and the threshold.
     pub budget: Budget,
     /// What the previous turn returned, if the caller kept it.
-    pub state: Option<State>,
+    pub state: Option<CompactState>,
     /// A manual compaction (`/compact`): runs below the threshold, and fails loudly.
     pub manual: bool,
     /// Planning ahead (`prepareAhead`): the compaction the next turn would make, as if its
@@ -53,8 +53,7 @@ pub struct Budget {
 /// Where tokens are, before any new compaction.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(rename = "PlanTokens")]
-pub struct Breakdown {
+pub struct PlanTokens {
     /// Everything that would be sent now: the request's input tokens (old tool outputs
     /// pruned where pruning runs).
     pub total: usize,
@@ -78,8 +77,7 @@ pub struct Breakdown {
 /// What pruning does.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(rename = "PruneReport")]
-pub struct Pruned {
+pub struct PruneReport {
     /// Tool outputs before this message index are pruned.
     pub boundary: usize,
     /// Whether the boundary moved this turn.
@@ -98,12 +96,11 @@ pub struct Pruned {
 /// What `plan` returns: the decisions `compact` would make, without calling a model.
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(rename = "CompactPlan")]
-pub struct Plan {
+pub struct CompactPlan {
     /// The budget.
     pub budget: Budget,
     /// Tokens by part, before any new compaction.
-    pub tokens: Breakdown,
+    pub tokens: PlanTokens,
     /// `"threshold"` or `"manual"` if a compaction would run, else `null`.
     pub trigger: Option<Trigger>,
     /// The first message after the head.
@@ -121,7 +118,7 @@ pub struct Plan {
     /// many).
     pub summarizer_calls: usize,
     /// Pruning.
-    pub pruned: Pruned,
+    pub pruned: PruneReport,
     /// Why `options.state` was not used, if it was not.
     pub state_reset: Option<String>,
 }
@@ -236,8 +233,7 @@ pub enum SummaryRoleUsed {
 /// What a compaction did.
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(rename = "CompactReport")]
-pub struct Report {
+pub struct CompactReport {
     /// Input tokens of the request as given: before this call's pruning and compaction
     /// (earlier summaries applied).
     pub tokens_before: usize,
@@ -276,7 +272,7 @@ pub struct Report {
     /// summary), at the prune boundary.
     pub cache_breakpoints: Vec<usize>,
     /// Pruning.
-    pub pruned: Pruned,
+    pub pruned: PruneReport,
     /// Why `options.state` was not used, if it was not.
     pub state_reset: Option<String>,
     /// Messages cut to fit (`overflow: "truncate"` only).
@@ -301,8 +297,7 @@ pub struct Timings {
 /// The result of a compaction (what `compact` returns besides `messages`).
 #[derive(Clone, Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(rename = "CompactOutcome")]
-pub struct Outcome {
+pub struct CompactOutcome {
     /// What goes out, in order, as items of the caller's array.
     #[serde(skip)]
     #[ts(skip)]
@@ -312,12 +307,12 @@ pub struct Outcome {
     /// a message was cut to fit (`overflow: "truncate"`).
     pub context_status: ContextStatus,
     /// What happened.
-    pub report: Report,
+    pub report: CompactReport,
     /// Pass back as `options.state` next turn.
-    pub state: State,
+    pub state: CompactState,
     /// Every summary chunk made, in the order made (one folded or shrunk later in the same
     /// call too): what a `Compactor` stores as the call's summaries.
     #[serde(skip)]
     #[ts(skip)]
-    pub made: Vec<super::Chunk>,
+    pub made: Vec<super::SummaryChunk>,
 }

@@ -36,12 +36,12 @@ mod codes;
 mod commands;
 mod env;
 mod hosts;
-mod ledger;
 mod mentions;
 mod net;
 mod numbers;
 mod path;
 mod quantity;
+mod rank;
 mod resource;
 mod text;
 mod windows;
@@ -50,9 +50,9 @@ mod words;
 use serde::Serialize;
 
 pub use commands::commands_from_call;
-pub use ledger::{Entry, Ledger};
 pub use mentions::{grounded, mentions, whole};
 pub use quantity::QUANTITY_UNITS;
+pub use rank::{Entry, Ledger};
 
 use commands::commands_in_text;
 

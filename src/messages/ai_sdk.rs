@@ -16,17 +16,17 @@
 use serde_json::{json, Value};
 
 use super::json::{id, object, opt_string, string, to_text, Path};
-use super::{MediaKind, Message, Part, Role};
+use super::{MediaKind, Message, MessageRole, Part};
 use crate::Error;
 
 /// Parses one message.
 pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
     let obj = object(item, path)?;
     let role = match string(obj, "role", path)? {
-        "system" => Role::System,
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
-        "tool" => Role::Tool,
+        "system" => MessageRole::System,
+        "user" => MessageRole::User,
+        "assistant" => MessageRole::Assistant,
+        "tool" => MessageRole::Tool,
         other => {
             return Err(path.field("role").error(format!(
                 "unknown role {other:?} (expected system, user, assistant or tool)"
@@ -35,8 +35,8 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
     };
     let cp = path.field("content");
     let parts = match obj.get("content") {
-        Some(Value::String(s)) if role != Role::Tool => vec![Part::Text(s.clone())],
-        Some(Value::Array(items)) if role != Role::System => {
+        Some(Value::String(s)) if role != MessageRole::Tool => vec![Part::Text(s.clone())],
+        Some(Value::Array(items)) if role != MessageRole::System => {
             let mut parts = Vec::with_capacity(items.len());
             for (i, p) in items.iter().enumerate() {
                 parts.extend(part(p, &cp.index(i), role)?);
@@ -45,8 +45,8 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
         }
         Some(other) => {
             let want = match role {
-                Role::System => "a string",
-                Role::Tool => "an array of tool-result parts",
+                MessageRole::System => "a string",
+                MessageRole::Tool => "an array of tool-result parts",
                 _ => "a string or an array of parts",
             };
             return Err(cp.expected(want, other));
@@ -61,12 +61,12 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
 }
 
 /// One part; `None` for a part the model reads nothing of (a tool approval).
-fn part(value: &Value, path: &Path, role: Role) -> Result<Option<Part>, Error> {
+fn part(value: &Value, path: &Path, role: MessageRole) -> Result<Option<Part>, Error> {
     let obj = object(value, path)?;
     let kind = string(obj, "type", path)?;
     let allowed = match role {
-        Role::User => matches!(kind, "text" | "image" | "file"),
-        Role::Assistant => matches!(
+        MessageRole::User => matches!(kind, "text" | "image" | "file"),
+        MessageRole::Assistant => matches!(
             kind,
             "text"
                 | "file"
@@ -78,8 +78,8 @@ fn part(value: &Value, path: &Path, role: Role) -> Result<Option<Part>, Error> {
                 | "tool-result"
                 | "tool-approval-request"
         ),
-        Role::Tool => matches!(kind, "tool-result" | "tool-approval-response"),
-        Role::System => false,
+        MessageRole::Tool => matches!(kind, "tool-result" | "tool-approval-response"),
+        MessageRole::System => false,
     };
     if !allowed {
         let role_name = format!("{role:?}").to_lowercase();
@@ -254,11 +254,11 @@ pub fn set_result(item: &mut Value, call_id: &str, text: &str) {
 /// A new text message. With `parts`, a user or assistant message's content is an array of
 /// one text part, as the provider-level prompt requires (a system message's is a string
 /// in every shape).
-pub fn text_message(role: Role, text: &str, parts: bool) -> Value {
+pub fn text_message(role: MessageRole, text: &str, parts: bool) -> Value {
     let role = match role {
-        Role::System => return json!({ "role": "system", "content": text }),
-        Role::User => "user",
-        Role::Assistant | Role::Tool => "assistant",
+        MessageRole::System => return json!({ "role": "system", "content": text }),
+        MessageRole::User => "user",
+        MessageRole::Assistant | MessageRole::Tool => "assistant",
     };
     if parts {
         json!({ "role": role, "content": [{ "type": "text", "text": text }] })

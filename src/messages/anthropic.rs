@@ -10,15 +10,15 @@
 use serde_json::{json, Value};
 
 use super::json::{id, object, opt_string, string, to_text, Path};
-use super::{MediaKind, Message, Part, Role};
+use super::{MediaKind, Message, MessageRole, Part};
 use crate::Error;
 
 /// Parses one message.
 pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
     let obj = object(item, path)?;
     let role = match string(obj, "role", path)? {
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
+        "user" => MessageRole::User,
+        "assistant" => MessageRole::Assistant,
         "system" => {
             return Err(path
                 .field("role")
@@ -42,8 +42,8 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
         None => return Err(cp.error("missing")),
     };
     let only_results = !parts.is_empty() && parts.iter().all(|p| matches!(p, Part::ToolResult { .. }));
-    let role = if role == Role::User && only_results {
-        Role::Tool
+    let role = if role == MessageRole::User && only_results {
+        MessageRole::Tool
     } else {
         role
     };
@@ -54,7 +54,7 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
     })
 }
 
-fn block(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
+fn block(value: &Value, path: &Path, role: MessageRole) -> Result<Part, Error> {
     let obj = object(value, path)?;
     let kind = string(obj, "type", path)?;
     Ok(match kind {
@@ -70,7 +70,7 @@ fn block(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
             bytes: string(obj, "data", path)?.len(),
         },
         "tool_use" => {
-            if role != Role::Assistant {
+            if role != MessageRole::Assistant {
                 return Err(path.error("tool_use blocks belong in assistant messages"));
             }
             Part::ToolCall {
@@ -80,7 +80,7 @@ fn block(value: &Value, path: &Path, role: Role) -> Result<Part, Error> {
             }
         }
         "tool_result" => {
-            if role != Role::User {
+            if role != MessageRole::User {
                 return Err(path.error("tool_result blocks belong in user messages"));
             }
             let (text, media) = result_content(obj.get("content"), &path.field("content"))?;
@@ -161,7 +161,7 @@ pub fn parse_system(system: &Value, path: &Path) -> Result<Message, Error> {
         other => return Err(path.expected("a string or an array of text blocks", other)),
     };
     Ok(Message {
-        role: Role::System,
+        role: MessageRole::System,
         parts: vec![Part::Text(text)],
         name: None,
     })
@@ -192,8 +192,8 @@ pub fn set_result(item: &mut Value, call_id: &str, text: &str) {
 
 /// A new text message. Anthropic has no system role inside `messages`; a system-role
 /// addition goes in as a user message.
-pub fn text_message(role: Role, text: &str) -> Value {
-    let role = if role == Role::Assistant {
+pub fn text_message(role: MessageRole, text: &str) -> Value {
+    let role = if role == MessageRole::Assistant {
         "assistant"
     } else {
         "user"

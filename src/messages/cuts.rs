@@ -2,7 +2,7 @@
 //! `compact::partition::Structure`): a history of thousands of messages is not read again
 //! on every turn.
 
-use super::{Message, Part, Role};
+use super::{Message, MessageRole, Part};
 
 /// The scan of a conversation's messages so far.
 #[derive(Clone, Debug, Default)]
@@ -75,7 +75,7 @@ impl Cuts {
 /// An assistant item with nothing but reasoning (a Responses reasoning item): the
 /// Responses API rejects it without the item it led to, so no cut goes right after it.
 pub fn reasoning_only(m: &Message) -> bool {
-    m.role == Role::Assistant
+    m.role == MessageRole::Assistant
         && !m.parts.is_empty()
         && m.parts
             .iter()

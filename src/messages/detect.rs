@@ -2,10 +2,10 @@
 
 use serde_json::Value;
 
-use super::Format;
+use super::MessageFormat;
 
 /// Guesses the format of `items`: see [`Detection`].
-pub fn detect(items: &[Value], has_top_level_system: bool) -> Format {
+pub fn detect(items: &[Value], has_top_level_system: bool) -> MessageFormat {
     Detection::of(items, has_top_level_system).format()
 }
 
@@ -18,10 +18,10 @@ pub fn detect(items: &[Value], has_top_level_system: bool) -> Format {
 #[derive(Clone, Debug)]
 pub enum Detection {
     /// The caller's `format` option.
-    Given(Format),
+    Given(MessageFormat),
     /// Detected.
     Detected {
-        /// The formats each item allows, as a bit set over [`Format::ALL`].
+        /// The formats each item allows, as a bit set over [`MessageFormat::ALL`].
         allows: Vec<u8>,
         /// A top-level `system` came with the items (Anthropic's request shape).
         top_level_system: bool,
@@ -31,8 +31,8 @@ pub enum Detection {
 /// Every format, as a bit set.
 const ANY: u8 = 0b1111;
 
-fn bit(f: Format) -> u8 {
-    1 << Format::ALL.iter().position(|&g| g == f).unwrap_or(0)
+fn bit(f: MessageFormat) -> u8 {
+    1 << MessageFormat::ALL.iter().position(|&g| g == f).unwrap_or(0)
 }
 
 impl Detection {
@@ -59,7 +59,7 @@ impl Detection {
     }
 
     /// The format.
-    pub fn format(&self) -> Format {
+    pub fn format(&self) -> MessageFormat {
         let (allows, top_level_system) = match self {
             Detection::Given(f) => return *f,
             Detection::Detected {
@@ -70,18 +70,18 @@ impl Detection {
         let all = allows.iter().fold(ANY, |acc, a| acc & a);
         let preferred = if top_level_system {
             [
-                Format::Anthropic,
-                Format::OpenAiChat,
-                Format::OpenAiResponses,
-                Format::AiSdk,
+                MessageFormat::Anthropic,
+                MessageFormat::OpenAiChat,
+                MessageFormat::OpenAiResponses,
+                MessageFormat::AiSdk,
             ]
         } else {
             // A `developer` role, which both OpenAI formats have, lands here too.
             [
-                Format::OpenAiChat,
-                Format::OpenAiResponses,
-                Format::Anthropic,
-                Format::AiSdk,
+                MessageFormat::OpenAiChat,
+                MessageFormat::OpenAiResponses,
+                MessageFormat::Anthropic,
+                MessageFormat::AiSdk,
             ]
         };
         if let Some(f) = preferred.into_iter().find(|&f| all & bit(f) != 0) {
@@ -91,7 +91,7 @@ impl Detection {
         allows
             .iter()
             .find(|a| a.count_ones() == 1)
-            .and_then(|&a| Format::ALL.into_iter().find(|&f| bit(f) == a))
+            .and_then(|&a| MessageFormat::ALL.into_iter().find(|&f| bit(f) == a))
             .unwrap_or(preferred[0])
     }
 }
@@ -115,12 +115,12 @@ const ANTHROPIC_BLOCKS: &[&str] = &[
     "container_upload",
 ];
 
-/// The formats an item can be in, as a bit set over [`Format::ALL`].
+/// The formats an item can be in, as a bit set over [`MessageFormat::ALL`].
 fn allows(item: &Value) -> u8 {
-    let chat = bit(Format::OpenAiChat);
-    let responses = bit(Format::OpenAiResponses);
-    let anthropic = bit(Format::Anthropic);
-    let ai_sdk = bit(Format::AiSdk);
+    let chat = bit(MessageFormat::OpenAiChat);
+    let responses = bit(MessageFormat::OpenAiResponses);
+    let anthropic = bit(MessageFormat::Anthropic);
+    let ai_sdk = bit(MessageFormat::AiSdk);
     let Some(obj) = item.as_object() else { return ANY };
     if let Some(t) = obj.get("type").and_then(Value::as_str) {
         if matches!(

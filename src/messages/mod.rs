@@ -33,8 +33,7 @@ pub use render::{NewMessage, Out};
 
 /// A message format. Output always comes back in the format it came in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[ts(rename = "MessageFormat")]
-pub enum Format {
+pub enum MessageFormat {
     /// OpenAI Chat Completions `messages`.
     #[serde(rename = "openai")]
     OpenAiChat,
@@ -49,23 +48,23 @@ pub enum Format {
     AiSdk,
 }
 
-impl Format {
+impl MessageFormat {
     /// Every format, in the order the docs list them.
-    pub const ALL: [Format; 4] = [
-        Format::OpenAiChat,
-        Format::OpenAiResponses,
-        Format::Anthropic,
-        Format::AiSdk,
+    pub const ALL: [MessageFormat; 4] = [
+        MessageFormat::OpenAiChat,
+        MessageFormat::OpenAiResponses,
+        MessageFormat::Anthropic,
+        MessageFormat::AiSdk,
     ];
     const EXPECTED: &'static str = "\"openai\", \"openai-responses\", \"anthropic\", \"ai-sdk\"";
 
     /// The name used in options and results.
     pub fn name(self) -> &'static str {
         match self {
-            Format::OpenAiChat => "openai",
-            Format::OpenAiResponses => "openai-responses",
-            Format::Anthropic => "anthropic",
-            Format::AiSdk => "ai-sdk",
+            MessageFormat::OpenAiChat => "openai",
+            MessageFormat::OpenAiResponses => "openai-responses",
+            MessageFormat::Anthropic => "anthropic",
+            MessageFormat::AiSdk => "ai-sdk",
         }
     }
 
@@ -84,8 +83,7 @@ impl Format {
 /// Who a message is from. Anthropic user messages holding only tool results count as `"tool"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
-#[ts(rename = "MessageRole")]
-pub enum Role {
+pub enum MessageRole {
     /// System or developer instructions.
     System,
     /// The user (in Anthropic format: a user message that is not only tool results).
@@ -142,7 +140,7 @@ pub enum MediaKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
     /// Who it is from.
-    pub role: Role,
+    pub role: MessageRole,
     /// What it says.
     pub parts: Vec<Part>,
     /// The `name` field, where the format has one and it is set.
@@ -206,7 +204,7 @@ impl Message {
     /// A message that starts a turn: from the user, with something other than tool results.
     pub fn starts_turn(&self) -> bool {
         // An empty user message (`content: []`) is the user's too, not a step of a tool loop.
-        self.role == Role::User
+        self.role == MessageRole::User
             && (self.parts.is_empty() || self.parts.iter().any(|p| !matches!(p, Part::ToolResult { .. })))
     }
 
@@ -230,7 +228,7 @@ impl Message {
 /// The caller's conversation: the original items, and the parsed messages beside them.
 #[derive(Clone, Debug)]
 pub struct Conversation {
-    format: Format,
+    format: MessageFormat,
     /// How the format was chosen: given by the caller, or detected from what every item
     /// allows ([`Detection`]).
     detection: Detection,
@@ -272,12 +270,12 @@ enum Envelope {
 
 impl Conversation {
     /// Reads `input` in `format`, or in the format [`detect`] finds.
-    pub fn parse(input: &Value, format: Option<Format>) -> Result<Self, Error> {
+    pub fn parse(input: &Value, format: Option<MessageFormat>) -> Result<Self, Error> {
         Self::from_json(input.clone(), format)
     }
 
     /// [`Conversation::parse`], taking the JSON by value (no copy of it is made).
-    pub fn from_json(input: Value, format: Option<Format>) -> Result<Self, Error> {
+    pub fn from_json(input: Value, format: Option<MessageFormat>) -> Result<Self, Error> {
         let (items, envelope) = match input {
             Value::Array(items) => (items, Envelope::Array),
             Value::Object(mut obj) => match obj.remove("messages") {
@@ -317,7 +315,7 @@ impl Conversation {
             .map(|(i, item)| parse_item(format, item, &root.index(i)))
             .collect::<Result<Vec<_>, _>>()?;
         if let Envelope::Object(obj) = &envelope {
-            if format == Format::Anthropic {
+            if format == MessageFormat::Anthropic {
                 if let Some(system) = obj.get("system") {
                     anthropic::parse_system(system, &Path::root("system"))?;
                 }
@@ -407,7 +405,7 @@ impl Conversation {
     }
 
     /// The format the conversation came in.
-    pub fn format(&self) -> Format {
+    pub fn format(&self) -> MessageFormat {
         self.format
     }
 
@@ -430,7 +428,7 @@ impl Conversation {
             return None;
         };
         let mut system = match (self.format, obj.get("system")) {
-            (Format::Anthropic, Some(s)) => anthropic::parse_system(s, &Path::root("system")).ok(),
+            (MessageFormat::Anthropic, Some(s)) => anthropic::parse_system(s, &Path::root("system")).ok(),
             _ => None,
         };
         let tools = obj.get("tools").filter(|t| match t {
@@ -440,12 +438,12 @@ impl Conversation {
         });
         if let Some(tools) = tools {
             let m = system.get_or_insert_with(|| Message {
-                role: Role::System,
+                role: MessageRole::System,
                 parts: Vec::new(),
                 name: None,
             });
             m.parts.push(Part::Text(tools.to_string()));
-            if self.format == Format::Anthropic {
+            if self.format == MessageFormat::Anthropic {
                 m.parts.push(Part::Opaque {
                     bytes: ANTHROPIC_TOOL_PROMPT * 4,
                 });
@@ -538,12 +536,12 @@ impl Conversation {
     }
 }
 
-fn parse_item(format: Format, item: &Value, path: &Path) -> Result<Message, Error> {
+fn parse_item(format: MessageFormat, item: &Value, path: &Path) -> Result<Message, Error> {
     match format {
-        Format::OpenAiChat => openai::parse(item, path),
-        Format::OpenAiResponses => responses::parse(item, path),
-        Format::Anthropic => anthropic::parse(item, path),
-        Format::AiSdk => ai_sdk::parse(item, path),
+        MessageFormat::OpenAiChat => openai::parse(item, path),
+        MessageFormat::OpenAiResponses => responses::parse(item, path),
+        MessageFormat::Anthropic => anthropic::parse(item, path),
+        MessageFormat::AiSdk => ai_sdk::parse(item, path),
     }
 }
 

@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use super::json::{id, object, opt_array, opt_string, string, to_text, Path};
-use super::{MediaKind, Message, Part, Role};
+use super::{MediaKind, Message, MessageRole, Part};
 use crate::Error;
 
 /// Parses one message.
@@ -16,10 +16,10 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
     let obj = object(item, path)?;
     let role_name = string(obj, "role", path)?;
     let role = match role_name {
-        "system" | "developer" => Role::System,
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
-        "tool" | "function" => Role::Tool,
+        "system" | "developer" => MessageRole::System,
+        "user" => MessageRole::User,
+        "assistant" => MessageRole::Assistant,
+        "tool" | "function" => MessageRole::Tool,
         other => {
             return Err(path.field("role").error(format!(
                 "unknown role {other:?} (expected system, developer, user, assistant or tool)"
@@ -42,7 +42,7 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
         }
         ("tool", None) => return Err(content_path.error("missing (a tool message needs content)")),
         // Legacy function results carry no id; they are counted as text.
-        (_, None | Some(Value::Null)) if role == Role::Assistant => {}
+        (_, None | Some(Value::Null)) if role == MessageRole::Assistant => {}
         (_, None) => return Err(content_path.error("missing")),
         (_, Some(Value::String(s))) => parts.push(Part::Text(s.clone())),
         (_, Some(Value::Array(items))) => {
@@ -57,7 +57,7 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
     }
     let calls_path = path.field("tool_calls");
     for (i, call) in opt_array(obj, "tool_calls", path)?.iter().enumerate() {
-        if role != Role::Assistant {
+        if role != MessageRole::Assistant {
             return Err(calls_path.error("only assistant messages call tools"));
         }
         let p = calls_path.index(i);
@@ -154,14 +154,14 @@ pub fn set_result(item: &mut Value, text: &str) {
 }
 
 /// A new text message.
-pub fn text_message(role: Role, text: &str) -> Value {
+pub fn text_message(role: MessageRole, text: &str) -> Value {
     json!({ "role": role_name(role), "content": text })
 }
 
-fn role_name(role: Role) -> &'static str {
+fn role_name(role: MessageRole) -> &'static str {
     match role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant | Role::Tool => "assistant",
+        MessageRole::System => "system",
+        MessageRole::User => "user",
+        MessageRole::Assistant | MessageRole::Tool => "assistant",
     }
 }

@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 
 use super::json::Path;
 use super::{
-    ai_sdk, anthropic, openai, parse_item, responses, Conversation, Envelope, Format, Message, Part, Role,
+    ai_sdk, anthropic, openai, parse_item, responses, Conversation, Envelope, Message, MessageFormat,
+    MessageRole, Part,
 };
 
 impl Conversation {
@@ -32,10 +33,10 @@ impl Conversation {
                 let mut item = self.items[*index].clone();
                 for (call_id, text) in results {
                     match self.format {
-                        Format::OpenAiChat => openai::set_result(&mut item, text),
-                        Format::OpenAiResponses => responses::set_result(&mut item, text),
-                        Format::Anthropic => anthropic::set_result(&mut item, call_id, text),
-                        Format::AiSdk => ai_sdk::set_result(&mut item, call_id, text),
+                        MessageFormat::OpenAiChat => openai::set_result(&mut item, text),
+                        MessageFormat::OpenAiResponses => responses::set_result(&mut item, text),
+                        MessageFormat::Anthropic => anthropic::set_result(&mut item, call_id, text),
+                        MessageFormat::AiSdk => ai_sdk::set_result(&mut item, call_id, text),
                     }
                 }
                 item
@@ -54,7 +55,7 @@ impl Conversation {
                     super::set_text(&mut item["content"], text, is_text_part, |t| {
                         text_part(self.format, t)
                     });
-                } else if self.format == Format::AiSdk {
+                } else if self.format == MessageFormat::AiSdk {
                     ai_sdk::set_text(&mut item, text);
                 } else {
                     item["content"] = Value::String(text.clone());
@@ -82,7 +83,7 @@ impl Conversation {
                 Part::ToolResult { .. } | Part::Reasoning(_) | Part::Opaque { .. }
             )
         });
-        if !matches!(m.role, Role::User | Role::Assistant) || !plain {
+        if !matches!(m.role, MessageRole::User | MessageRole::Assistant) || !plain {
             return None;
         }
         let mut item = self.items[index].clone();
@@ -91,13 +92,15 @@ impl Conversation {
             Some(Value::String(s)) => *s = format!("{text}\n\n{s}"),
             Some(Value::Array(parts)) => {
                 let kind = match (self.format, m.role) {
-                    (Format::OpenAiResponses, Role::Assistant) => "output_text",
-                    (Format::OpenAiResponses, _) => "input_text",
+                    (MessageFormat::OpenAiResponses, MessageRole::Assistant) => "output_text",
+                    (MessageFormat::OpenAiResponses, _) => "input_text",
                     _ => "text",
                 };
                 parts.insert(0, serde_json::json!({ "type": kind, "text": text }));
             }
-            None | Some(Value::Null) if self.format == Format::OpenAiChat && m.role == Role::Assistant => {
+            None | Some(Value::Null)
+                if self.format == MessageFormat::OpenAiChat && m.role == MessageRole::Assistant =>
+            {
                 item["content"] = Value::String(text.to_owned());
             }
             _ => return None,
@@ -112,7 +115,7 @@ impl Conversation {
     }
 
     /// A text message in this conversation's format.
-    pub fn text_item(&self, role: Role, text: &str) -> Value {
+    pub fn text_item(&self, role: MessageRole, text: &str) -> Value {
         self.new_item(&NewMessage {
             role,
             text: text.to_owned(),
@@ -123,22 +126,22 @@ impl Conversation {
     /// format writes them: a message (or item) per result, or one message holding them all.
     pub fn result_items(&self, calls: &[(&str, &str)], text: &str) -> Vec<Value> {
         match self.format {
-            Format::OpenAiChat => calls
+            MessageFormat::OpenAiChat => calls
                 .iter()
                 .map(|(id, _)| json!({ "role": "tool", "tool_call_id": id, "content": text }))
                 .collect(),
-            Format::OpenAiResponses => calls
+            MessageFormat::OpenAiResponses => calls
                 .iter()
                 .map(|(id, _)| json!({ "type": "function_call_output", "call_id": id, "output": text }))
                 .collect(),
-            Format::Anthropic => vec![json!({
+            MessageFormat::Anthropic => vec![json!({
                 "role": "user",
                 "content": calls
                     .iter()
                     .map(|(id, _)| json!({ "type": "tool_result", "tool_use_id": id, "content": text }))
                     .collect::<Vec<_>>(),
             })],
-            Format::AiSdk => vec![json!({
+            MessageFormat::AiSdk => vec![json!({
                 "role": "tool",
                 "content": calls
                     .iter()
@@ -156,10 +159,10 @@ impl Conversation {
     /// A new text message (a summary, a marker) in this conversation's format.
     fn new_item(&self, message: &NewMessage) -> Value {
         match self.format {
-            Format::OpenAiChat => openai::text_message(message.role, &message.text),
-            Format::OpenAiResponses => responses::text_message(message.role, &message.text),
-            Format::Anthropic => anthropic::text_message(message.role, &message.text),
-            Format::AiSdk => {
+            MessageFormat::OpenAiChat => openai::text_message(message.role, &message.text),
+            MessageFormat::OpenAiResponses => responses::text_message(message.role, &message.text),
+            MessageFormat::Anthropic => anthropic::text_message(message.role, &message.text),
+            MessageFormat::AiSdk => {
                 ai_sdk::text_message(message.role, &message.text, ai_sdk::parts_only(&self.items))
             }
         }
@@ -191,7 +194,7 @@ pub enum Out {
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewMessage {
     /// System, user or assistant.
-    pub role: Role,
+    pub role: MessageRole,
     /// Its text.
     pub text: String,
 }
@@ -205,8 +208,8 @@ fn is_text_part(part: &Value) -> bool {
 }
 
 /// A text content part in `format`.
-fn text_part(format: Format, text: &str) -> Value {
-    let kind = if format == Format::OpenAiResponses {
+fn text_part(format: MessageFormat, text: &str) -> Value {
+    let kind = if format == MessageFormat::OpenAiResponses {
         "input_text"
     } else {
         "text"

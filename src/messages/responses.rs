@@ -10,7 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use super::json::{id, object, opt_array, opt_string, string, to_text, Path};
-use super::{MediaKind, Message, Part, Role};
+use super::{MediaKind, Message, MessageRole, Part};
 use crate::Error;
 
 /// Parses one input item.
@@ -25,7 +25,7 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
                 _ => to_text(obj.get("input").unwrap_or(&Value::Null)),
             };
             Ok(Message {
-                role: Role::Assistant,
+                role: MessageRole::Assistant,
                 parts: vec![Part::ToolCall {
                     id: id(obj, "call_id", path)?.to_owned(),
                     name: string(obj, "name", path)?.to_owned(),
@@ -37,7 +37,7 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
         "function_call_output" | "custom_tool_call_output" => {
             let (text, media) = output_content(obj.get("output"), &path.field("output"))?;
             Ok(Message {
-                role: Role::Tool,
+                role: MessageRole::Tool,
                 parts: vec![Part::ToolResult {
                     call_id: id(obj, "call_id", path)?.to_owned(),
                     text,
@@ -61,7 +61,7 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
                 parts.push(Part::Opaque { bytes: encrypted });
             }
             Ok(Message {
-                role: Role::Assistant,
+                role: MessageRole::Assistant,
                 parts,
                 name: None,
             })
@@ -87,9 +87,9 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
                 None => vec![Part::Opaque { bytes }],
             };
             let role = if other.ends_with("_output") {
-                Role::Tool
+                MessageRole::Tool
             } else {
-                Role::Assistant
+                MessageRole::Assistant
             };
             Ok(Message {
                 role,
@@ -102,9 +102,9 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
 
 fn message(obj: &Map<String, Value>, path: &Path) -> Result<Message, Error> {
     let role = match string(obj, "role", path)? {
-        "system" | "developer" => Role::System,
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
+        "system" | "developer" => MessageRole::System,
+        "user" => MessageRole::User,
+        "assistant" => MessageRole::Assistant,
         other => {
             return Err(path.field("role").error(format!(
                 "unknown role {other:?} (expected system, developer, user or assistant)"
@@ -194,11 +194,11 @@ pub fn set_result(item: &mut Value, text: &str) {
 }
 
 /// A new text message.
-pub fn text_message(role: Role, text: &str) -> Value {
+pub fn text_message(role: MessageRole, text: &str) -> Value {
     let role = match role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant | Role::Tool => "assistant",
+        MessageRole::System => "system",
+        MessageRole::User => "user",
+        MessageRole::Assistant | MessageRole::Tool => "assistant",
     };
     json!({ "type": "message", "role": role, "content": text })
 }

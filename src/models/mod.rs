@@ -44,14 +44,14 @@ mod table;
 use table::{Entry, MODELS};
 
 use crate::error::Error;
-use crate::estimate::{Estimator, Family};
+use crate::estimate::{Family, ModelTokenizer};
 
 /// The context window assumed for a model ctxfold does not know (seed 001's default).
 pub const DEFAULT_CONTEXT_WINDOW: u32 = 200_000;
 
 /// The tokenizer assumed for a model ctxfold does not know: the most conservative of the
 /// calibrated estimates (docs/estimates.md).
-pub const DEFAULT_TOKENIZER: Estimator = Estimator::Estimate {
+pub const DEFAULT_TOKENIZER: ModelTokenizer = ModelTokenizer::Estimate {
     family: Family::Generic,
 };
 
@@ -94,11 +94,11 @@ pub struct ModelInfo {
     pub max_input_tokens: Option<u32>,
     /// How to count the model's tokens.
     #[serde(default = "default_tokenizer")]
-    #[ts(as = "Option<Estimator>", optional)]
-    pub tokenizer: Estimator,
+    #[ts(as = "Option<ModelTokenizer>", optional)]
+    pub tokenizer: ModelTokenizer,
 }
 
-fn default_tokenizer() -> Estimator {
+fn default_tokenizer() -> ModelTokenizer {
     DEFAULT_TOKENIZER
 }
 
@@ -119,8 +119,7 @@ pub enum MatchedBy {
 /// A model as the registry resolved an id (what `getModel` returns).
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(rename = "ModelInfoResolved")]
-pub struct ResolvedModel {
+pub struct ModelInfoResolved {
     /// The id as asked.
     pub requested: String,
     /// The canonical id of the model matched; for the default, the asked id normalized
@@ -135,7 +134,7 @@ pub struct ResolvedModel {
     /// A cap on input below `contextWindow - maxOutputTokens`, if the provider has one.
     pub max_input_tokens: Option<u32>,
     /// How its tokens are counted.
-    pub tokenizer: Estimator,
+    pub tokenizer: ModelTokenizer,
     /// How the id matched: `override`, `exact`, `prefix`, or `default` (unknown).
     pub matched_by: MatchedBy,
     /// False when nothing matched and the default was used.
@@ -143,9 +142,9 @@ pub struct ResolvedModel {
 }
 
 /// The registry's answer for `id`. Never fails: an unknown model gets the default.
-pub fn resolve(id: &str) -> ResolvedModel {
+pub fn resolve(id: &str) -> ModelInfoResolved {
     let key = normalize(id);
-    let found = |info: ModelInfo, matched_by| ResolvedModel {
+    let found = |info: ModelInfo, matched_by| ModelInfoResolved {
         requested: id.to_owned(),
         id: info.id,
         provider: info.provider,
@@ -188,7 +187,7 @@ pub fn resolve(id: &str) -> ResolvedModel {
         (_, Some((e, _))) => return found(e.info(), MatchedBy::Prefix),
         _ => {}
     }
-    ResolvedModel {
+    ModelInfoResolved {
         requested: id.to_owned(),
         id: key,
         provider: provider_hint(id),

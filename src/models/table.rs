@@ -2,7 +2,7 @@
 //! tokenizer, with the sources its figures come from (see the parent module's docs).
 
 use super::{ModelInfo, Provider, DEFAULT_TOKENIZER};
-use crate::estimate::{Estimator, Family};
+use crate::estimate::{Family, ModelTokenizer};
 use crate::tokenizer::Encoding;
 
 /// A row of the built-in table.
@@ -14,7 +14,7 @@ pub(super) struct Entry {
     pub(super) context_window: u32,
     pub(super) max_output_tokens: Option<u32>,
     pub(super) max_input_tokens: Option<u32>,
-    pub(super) tokenizer: Estimator,
+    pub(super) tokenizer: ModelTokenizer,
 }
 
 impl Entry {
@@ -30,28 +30,28 @@ impl Entry {
     }
 }
 
-pub(super) const O200K: Estimator = Estimator::Exact {
+pub(super) const O200K: ModelTokenizer = ModelTokenizer::Exact {
     encoding: Encoding::O200kBase,
 };
-pub(super) const CL100K: Estimator = Estimator::Exact {
+pub(super) const CL100K: ModelTokenizer = ModelTokenizer::Exact {
     encoding: Encoding::Cl100kBase,
 };
-pub(super) const CLAUDE: Estimator = Estimator::Estimate {
+pub(super) const CLAUDE: ModelTokenizer = ModelTokenizer::Estimate {
     family: Family::Claude,
 };
-pub(super) const GEMINI: Estimator = Estimator::Estimate {
+pub(super) const GEMINI: ModelTokenizer = ModelTokenizer::Estimate {
     family: Family::Gemini,
 };
-pub(super) const LLAMA: Estimator = Estimator::Estimate {
+pub(super) const LLAMA: ModelTokenizer = ModelTokenizer::Estimate {
     family: Family::Llama,
 };
-pub(super) const MISTRAL: Estimator = Estimator::Estimate {
+pub(super) const MISTRAL: ModelTokenizer = ModelTokenizer::Estimate {
     family: Family::Mistral,
 };
-pub(super) const MISTRAL_SPM: Estimator = Estimator::Estimate {
+pub(super) const MISTRAL_SPM: ModelTokenizer = ModelTokenizer::Estimate {
     family: Family::MistralSpm,
 };
-pub(super) const GENERIC: Estimator = DEFAULT_TOKENIZER;
+pub(super) const GENERIC: ModelTokenizer = DEFAULT_TOKENIZER;
 
 const fn m(
     id: &'static str,
@@ -59,7 +59,7 @@ const fn m(
     provider: Provider,
     context_window: u32,
     max_output_tokens: Option<u32>,
-    tokenizer: Estimator,
+    tokenizer: ModelTokenizer,
 ) -> Entry {
     Entry {
         id,

@@ -2,7 +2,7 @@
 use super::table::{CL100K, CLAUDE, O200K};
 use super::*;
 
-fn check(id: &str, canonical: &str, matched_by: MatchedBy) -> ResolvedModel {
+fn check(id: &str, canonical: &str, matched_by: MatchedBy) -> ModelInfoResolved {
     let m = resolve(id);
     assert_eq!((m.id.as_str(), m.matched_by), (canonical, matched_by), "{id}");
     assert!(m.known);
@@ -183,7 +183,7 @@ fn unknown_models_get_the_documented_default() {
     );
     assert_eq!(
         m.tokenizer,
-        Estimator::Estimate {
+        ModelTokenizer::Estimate {
             family: Family::Generic
         }
     );
@@ -388,8 +388,8 @@ fn the_table_is_consistent() {
             assert!(v <= e.context_window, "{}", e.id);
         }
         let expected = match e.provider {
-            Provider::OpenAi => matches!(e.tokenizer, Estimator::Exact { .. }),
-            _ => matches!(e.tokenizer, Estimator::Estimate { .. }),
+            Provider::OpenAi => matches!(e.tokenizer, ModelTokenizer::Exact { .. }),
+            _ => matches!(e.tokenizer, ModelTokenizer::Estimate { .. }),
         };
         assert!(expected, "{}: only OpenAI models are counted exactly", e.id);
     }

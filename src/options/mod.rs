@@ -441,7 +441,7 @@ impl<'de> Deserialize<'de> for StateKey {
 /// `state`.
 pub fn parse<T: DeserializeOwned>(argument: &str, json: &str) -> Result<T, Error> {
     let mut de = serde_json::Deserializer::from_str(json);
-    // State chunks can nest their summarizer's usage deeply; JSON from JS is bounded there.
+    // CompactState chunks can nest their summarizer's usage deeply; JSON from JS is bounded there.
     de.disable_recursion_limit();
     T::deserialize(&mut de)
         .and_then(|value| de.end().map(|()| value))

@@ -5,12 +5,12 @@
 
 use super::redact::{excerpt, redact};
 use super::retry::{decide, requested_wait_ms, seconds, Decision, Failure};
-use super::{anthropic, openai, HttpRequest, Prompt, Provider, Settings, Summary};
+use super::{anthropic_api, openai_api, HttpRequest, Prompt, Provider, Settings, Summary};
 use crate::Error;
 
 /// What the face is to do next.
 #[derive(Debug, PartialEq)]
-pub enum Step<'a> {
+pub enum HttpStep<'a> {
     /// Send this request, then report its answer.
     Send(&'a HttpRequest),
     /// Wait this many milliseconds (ending early if the call is aborted), then ask again.
@@ -34,7 +34,7 @@ pub struct Received {
     pub body: String,
 }
 
-enum State {
+enum Progress {
     /// The request is to be sent.
     Ready,
     /// Sent; its answer has not come back.
@@ -54,7 +54,7 @@ pub struct Exchange {
     request: HttpRequest,
     deadline_ms: Option<f64>,
     attempts: u32,
-    state: State,
+    state: Progress,
     /// While a retry wait goes on: the answer it had (status, what, body) and the wait.
     waiting: Option<(Option<u16>, String, String, u64)>,
 }
@@ -64,8 +64,8 @@ impl Exchange {
     /// end within `timeout_ms` if given (no retry waits past it).
     pub fn new(settings: Settings, prompt: &Prompt, now_ms: f64, timeout_ms: Option<f64>) -> Exchange {
         let body = match settings.provider {
-            Provider::OpenAI => openai::body(&settings, prompt),
-            Provider::Anthropic => anthropic::body(&settings, prompt),
+            Provider::OpenAI => openai_api::body(&settings, prompt),
+            Provider::Anthropic => anthropic_api::body(&settings, prompt),
         };
         let request = HttpRequest {
             url: settings.url.clone(),
@@ -77,7 +77,7 @@ impl Exchange {
             request,
             deadline_ms: timeout_ms.map(|t| now_ms + t),
             attempts: 0,
-            state: State::Ready,
+            state: Progress::Ready,
             waiting: None,
         }
     }
@@ -94,20 +94,20 @@ impl Exchange {
 
     /// What to do now. `Err` is the call's failure, as the caller should see it: the key and
     /// credentials redacted from every part.
-    pub fn next(&mut self, now_ms: f64, random: f64) -> Result<Step<'_>, Error> {
-        match std::mem::replace(&mut self.state, State::Over) {
-            State::Ready => {
+    pub fn next(&mut self, now_ms: f64, random: f64) -> Result<HttpStep<'_>, Error> {
+        match std::mem::replace(&mut self.state, Progress::Over) {
+            Progress::Ready => {
                 self.waiting = None;
                 self.attempts += 1;
-                self.state = State::Sent;
-                Ok(Step::Send(&self.request))
+                self.state = Progress::Sent;
+                Ok(HttpStep::Send(&self.request))
             }
-            State::Answered(answer) if (200..300).contains(&answer.status) => {
+            Progress::Answered(answer) if (200..300).contains(&answer.status) => {
                 let parsed = match self.settings.provider {
-                    Provider::OpenAI => openai::parse(&answer.body),
-                    Provider::Anthropic => anthropic::parse(&answer.body),
+                    Provider::OpenAI => openai_api::parse(&answer.body),
+                    Provider::Anthropic => anthropic_api::parse(&answer.body),
                 };
-                parsed.map(Step::Done).map_err(|why| {
+                parsed.map(HttpStep::Done).map_err(|why| {
                     self.failure(
                         Some(answer.status),
                         format!("HTTP {} with an unusable reply: {why}", answer.status),
@@ -116,7 +116,7 @@ impl Exchange {
                     )
                 })
             }
-            State::Answered(answer) => {
+            Progress::Answered(answer) => {
                 let failure = Failure {
                     status: Some(answer.status),
                     requested_wait_ms: requested_wait_ms(
@@ -133,11 +133,11 @@ impl Exchange {
                 let what = format!("HTTP {}", answer.status);
                 self.retry_or_fail(&failure, what, &answer.body, now_ms, random)
             }
-            State::Unreachable(reason) => {
+            Progress::Unreachable(reason) => {
                 let what = format!("no response ({reason})");
                 self.retry_or_fail(&Failure::default(), what, "", now_ms, random)
             }
-            State::Sent | State::Over => Err(self.failure(
+            Progress::Sent | Progress::Over => Err(self.failure(
                 None,
                 "the call was driven out of order (a bug in ctxfold: please report it)".into(),
                 "",
@@ -150,7 +150,7 @@ impl Exchange {
     /// the answer it had (`None` when no wait was under way).
     pub fn abandoned(&mut self) -> Option<Error> {
         let (status, what, body, after_ms) = self.waiting.take()?;
-        self.state = State::Over;
+        self.state = Progress::Over;
         let why = format!(
             "aborted during the {} wait before the next attempt",
             seconds(after_ms)
@@ -160,15 +160,15 @@ impl Exchange {
 
     /// The answer to the request last sent.
     pub fn received(&mut self, answer: Received) {
-        if matches!(self.state, State::Sent) {
-            self.state = State::Answered(answer);
+        if matches!(self.state, Progress::Sent) {
+            self.state = Progress::Answered(answer);
         }
     }
 
     /// The request last sent got no answer (`reason`: the fetch error's message).
     pub fn unreachable(&mut self, reason: &str) {
-        if matches!(self.state, State::Sent) {
-            self.state = State::Unreachable(reason.to_owned());
+        if matches!(self.state, Progress::Sent) {
+            self.state = Progress::Unreachable(reason.to_owned());
         }
     }
 
@@ -179,7 +179,7 @@ impl Exchange {
         body: &str,
         now_ms: f64,
         random: f64,
-    ) -> Result<Step<'_>, Error> {
+    ) -> Result<HttpStep<'_>, Error> {
         let retries = self.attempts.saturating_sub(1);
         match decide(
             failure,
@@ -190,9 +190,9 @@ impl Exchange {
             random,
         ) {
             Decision::Retry { after_ms } => {
-                self.state = State::Ready;
+                self.state = Progress::Ready;
                 self.waiting = Some((failure.status, what, body.to_owned(), after_ms));
-                Ok(Step::Wait(after_ms))
+                Ok(HttpStep::Wait(after_ms))
             }
             Decision::GiveUp { why } => Err(self.failure(failure.status, what, body, why)),
         }
@@ -265,7 +265,7 @@ mod tests {
     /// Sends; checks it was a send.
     fn send(x: &mut Exchange, now: f64) -> HttpRequest {
         match x.next(now, 0.0) {
-            Ok(Step::Send(r)) => r.clone(),
+            Ok(HttpStep::Send(r)) => r.clone(),
             other => panic!("expected a send, got {other:?}"),
         }
     }
@@ -292,7 +292,7 @@ mod tests {
         let body: Value = serde_json::from_str(&r.body).unwrap();
         assert_eq!(body["max_tokens"], json!(256));
         x.received(ok_openai());
-        let Ok(Step::Done(s)) = x.next(1_100.0, 0.0) else {
+        let Ok(HttpStep::Done(s)) = x.next(1_100.0, 0.0) else {
             panic!()
         };
         assert_eq!(s.model.as_deref(), Some("m-2026"));
@@ -308,10 +308,10 @@ mod tests {
             retry_after: Some("2".into()),
             ..status(429, "slow down")
         });
-        assert_eq!(x.next(1_050.0, 0.3), Ok(Step::Wait(2_000)));
+        assert_eq!(x.next(1_050.0, 0.3), Ok(HttpStep::Wait(2_000)));
         send(&mut x, 3_050.0);
         x.received(ok_openai());
-        assert!(matches!(x.next(3_100.0, 0.0), Ok(Step::Done(_))));
+        assert!(matches!(x.next(3_100.0, 0.0), Ok(HttpStep::Done(_))));
         assert_eq!(x.attempts(), 2);
     }
 
@@ -320,10 +320,10 @@ mod tests {
         let mut x = openai(None);
         send(&mut x, 1_000.0);
         x.received(status(500, "{\"error\":\"boom\"}"));
-        assert_eq!(x.next(1_000.0, 0.0), Ok(Step::Wait(500)));
+        assert_eq!(x.next(1_000.0, 0.0), Ok(HttpStep::Wait(500)));
         send(&mut x, 1_500.0);
         x.received(status(502, "bad gateway"));
-        assert_eq!(x.next(1_500.0, 0.0), Ok(Step::Wait(1_000)));
+        assert_eq!(x.next(1_500.0, 0.0), Ok(HttpStep::Wait(1_000)));
         send(&mut x, 2_500.0);
         x.received(status(500, "{\"error\":\"boom\"}"));
         let (st, reason, excerpt) = http(x.next(2_500.0, 0.0).unwrap_err());
@@ -359,7 +359,7 @@ mod tests {
             retry_after: Some("60".into()),
             ..status(429, "{\"error\":\"rate limited\"}")
         });
-        assert_eq!(x.next(1_050.0, 0.0), Ok(Step::Wait(60_000)));
+        assert_eq!(x.next(1_050.0, 0.0), Ok(HttpStep::Wait(60_000)));
         let (st, reason, excerpt) = http(x.abandoned().expect("the wait's failure"));
         assert_eq!(st, Some(429));
         assert_eq!(
@@ -379,7 +379,7 @@ mod tests {
         );
         send(&mut x, 0.0);
         x.unreachable("fetch failed");
-        assert_eq!(x.next(0.0, 0.0), Ok(Step::Wait(500)));
+        assert_eq!(x.next(0.0, 0.0), Ok(HttpStep::Wait(500)));
         send(&mut x, 500.0);
         x.unreachable("fetch failed");
         let (st, reason, excerpt) = http(x.next(500.0, 0.0).unwrap_err());

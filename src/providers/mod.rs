@@ -11,16 +11,16 @@
 //! and gives back what a summarizer returns: the text, and the model and usage as the
 //! provider reported them.
 
-pub mod anthropic;
+pub mod anthropic_api;
 mod exchange;
-pub mod openai;
+pub mod openai_api;
 pub mod redact;
 pub mod retry;
 pub mod settings;
 
 use serde::Serialize;
 
-pub use exchange::{Exchange, Received, Step};
+pub use exchange::{Exchange, HttpStep, Received};
 pub use settings::{Provider, Settings};
 
 /// What to summarize: a summarizer request's instructions, text and output cap.

@@ -2,7 +2,7 @@
 //!
 //! `compact()` is a function: the caller passes the whole history and the state every turn.
 //! A `Compactor` keeps both in a store: the full history (append-only), the engine's
-//! [`State`](crate::compact::State) in force, every summary and a record of every compaction.
+//! [`CompactState`](crate::compact::CompactState) in force, every summary and a record of every compaction.
 //! A `prepare` is the same engine run over the whole stored history with that state, exactly
 //! as a stateless caller that passes `state` back gets it: there is no second compaction
 //! algorithm, and the two give the same inputs turn for turn (the compaction benchmark's
@@ -83,14 +83,14 @@
 //!   for a summary, `suppressed`, `backoff`, `breakerOpen` and `breakerClosed` as the
 //!   guards say, and `compactionEnd` with the record.
 
-pub mod ahead;
-mod cache;
+mod cached;
 pub mod call;
-pub mod cold;
 pub mod guards;
 pub mod memory;
+pub mod prepare_ahead;
 pub mod stored;
 pub mod usage;
+pub mod when_cold;
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -100,8 +100,8 @@ use serde_json::Value;
 use crate::compact::Setup;
 use crate::options::CompactOptions;
 use crate::Error;
-pub use cache::Around;
-use cache::Cached;
+pub use cached::Around;
+use cached::Cached;
 use call::Context;
 pub use call::{Call, Done, Kind, Piece, Prepared, Step};
 use guards::{GuardOptions, Tuning};
@@ -171,15 +171,15 @@ impl Sessions {
 
     /// Turns `prepareAhead` on (`Some`) or off: [`Kind::Ahead`] calls plan from its soft
     /// threshold on.
-    pub fn with_ahead(mut self, options: Option<&ahead::AheadOptions>) -> Self {
-        Rc::make_mut(&mut self.ctx).ahead = options.map(ahead::AheadOptions::soft_threshold);
+    pub fn with_ahead(mut self, options: Option<&prepare_ahead::PrepareAheadOptions>) -> Self {
+        Rc::make_mut(&mut self.ctx).ahead = options.map(prepare_ahead::PrepareAheadOptions::soft_threshold);
         self
     }
 
     /// Turns `compactWhenCold` on (`Some`) or off: a `prepare` that comes after the
     /// provider's cache lifetime compacts at a lower threshold.
-    pub fn with_cold(mut self, options: Option<&cold::ColdOptions>) -> Self {
-        Rc::make_mut(&mut self.ctx).cold = options.map(cold::Cold::from);
+    pub fn with_cold(mut self, options: Option<&when_cold::CompactWhenColdOptions>) -> Self {
+        Rc::make_mut(&mut self.ctx).cold = options.map(when_cold::Cold::from);
         self
     }
 
@@ -338,7 +338,7 @@ impl Sessions {
             .options
             .format
             .as_deref()
-            .map(crate::messages::Format::from_name)
+            .map(crate::messages::MessageFormat::from_name)
             .transpose()?;
         // The history must read as messages (the first call after the import reads it again).
         Cached::build(epoch.clone(), Around::of(&meta), data.messages.clone(), format)?;

@@ -34,11 +34,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::compact::state::{FallbackUsed, State, Trigger};
-use crate::compact::types::{Breakdown, Budget, ContextStatus, Plan, Report, Timings};
-use crate::compact::Chunk;
+use crate::compact::state::{CompactState, FallbackUsed, Trigger};
+use crate::compact::types::{Budget, CompactPlan, CompactReport, ContextStatus, PlanTokens, Timings};
+use crate::compact::SummaryChunk;
 use crate::config::Strategy;
-use crate::messages::Format;
+use crate::messages::MessageFormat;
 use crate::session::guards::{GuardNotes, GuardState};
 
 /// The layout of [`StoredMeta`] this build writes (it reads every one from 1 up to it).
@@ -78,7 +78,7 @@ pub struct StoredMeta {
     /// History items stored (the next one's index).
     pub length: usize,
     /// The messages' format.
-    pub format: Format,
+    pub format: MessageFormat,
     /// Anthropic's top-level `system`, when the conversation has one.
     #[serde(default)]
     #[ts(type = "unknown")]
@@ -89,7 +89,7 @@ pub struct StoredMeta {
     pub tools: Option<Value>,
     /// The compaction state in force: summary chunks, boundary, prune boundary, pinned
     /// message.
-    pub state: State,
+    pub state: CompactState,
     /// What `undo` restores: the state before the latest compaction.
     #[serde(default)]
     pub undo: Option<UndoPoint>,
@@ -131,7 +131,7 @@ pub struct UndoPoint {
     /// The `seq` of the compaction this undoes.
     pub compaction: u32,
     /// The state in force before it.
-    pub state: State,
+    pub state: CompactState,
 }
 
 /// The input a `prepare` returned, as ctxfold counted it.
@@ -207,7 +207,7 @@ pub struct StoredSummary {
     /// The chunk.
     #[serde(flatten)]
     #[ts(flatten)]
-    pub chunk: Chunk,
+    pub chunk: SummaryChunk,
 }
 
 /// One compaction, as it happened.
@@ -261,7 +261,7 @@ pub struct CompactionRecord {
     /// notice's breakdown shows. Absent from records stored before ctxfold kept it.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub after: Option<Breakdown>,
+    pub after: Option<PlanTokens>,
     /// What the guards did: a guard it overrode (the input did not fit without it), the
     /// back-off it started, the breaker, the automatic compactions suppressed before it.
     /// Absent from records stored before the guards.
@@ -342,7 +342,7 @@ pub struct PrepareOutcome {
     pub context_status: ContextStatus,
     /// What happened (as `compact()` reports it; indexes are history indexes, except
     /// `cacheBreakpoints`, which index the returned messages).
-    pub report: Report,
+    pub report: CompactReport,
     /// How the trigger decision saw the input.
     pub estimate: InputEstimate,
     /// The record of the compaction this call made, if it made one.
@@ -401,13 +401,13 @@ pub struct ConversationStatus {
     /// History items stored.
     pub length: usize,
     /// The messages' format.
-    pub format: Format,
+    pub format: MessageFormat,
     /// `summarized` when summaries are in force, `truncated` when a marker stands in for
     /// earlier turns, else `full`.
     pub context_status: ContextStatus,
     /// The window's use by part (head, summaries, tail, tools) if the model were called now,
     /// and whether the next `prepare` would compact.
-    pub plan: Plan,
+    pub plan: CompactPlan,
     /// How the trigger decision sees the input now.
     pub estimate: InputEstimate,
     /// Summary chunks in force.

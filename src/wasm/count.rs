@@ -6,7 +6,7 @@ use super::error::{invalid_argument, to_js};
 use super::options;
 use super::transfer::conversation_arg;
 use crate::count::{count_messages as count, Counting, TextCounter};
-use crate::messages::Format;
+use crate::messages::MessageFormat;
 use crate::options::{CountMessagesOptions, CountOptions};
 use crate::tokenizer::{tokenizer, Encoding};
 
@@ -86,7 +86,7 @@ pub fn count_messages(
     let format = o
         .format
         .as_deref()
-        .map(Format::from_name)
+        .map(MessageFormat::from_name)
         .transpose()
         .map_err(to_js)?;
     let mut incoming = conversation_arg(&messages, format)?;

@@ -26,7 +26,7 @@ use web_sys::AbortSignal;
 use super::error::{describe, invalid_argument, to_js};
 use super::options;
 use crate::providers::redact::redact;
-use crate::providers::{Exchange, HttpRequest, Prompt, Provider, Received, Settings, Step};
+use crate::providers::{Exchange, HttpRequest, HttpStep, Prompt, Provider, Received, Settings};
 use crate::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -230,14 +230,14 @@ impl HttpSummaryCall {
     pub fn next(&mut self) -> Result<JsValue, JsValue> {
         let out = Object::new();
         match self.exchange.next(js_sys::Date::now(), js_sys::Math::random()) {
-            Ok(Step::Send(request)) => {
+            Ok(HttpStep::Send(request)) => {
                 let fetching = send(request, self.signal.as_ref()).unwrap_or_else(|e| Promise::reject(&e));
                 Reflect::set(&out, &"fetch".into(), &fetching)?;
             }
-            Ok(Step::Wait(ms)) => {
+            Ok(HttpStep::Wait(ms)) => {
                 Reflect::set(&out, &"wait".into(), &JsValue::from_f64(ms as f64))?;
             }
-            Ok(Step::Done(summary)) => {
+            Ok(HttpStep::Done(summary)) => {
                 Reflect::set(&out, &"done".into(), &super::to_plain(&summary)?)?;
             }
             Err(e) => {

@@ -35,7 +35,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{describe, to_js};
 use super::options::js_message;
 use crate::count::Memo;
-use crate::messages::{Conversation, Format, Out};
+use crate::messages::{Conversation, MessageFormat, Out};
 use crate::Error;
 
 #[wasm_bindgen(inline_js = r#"
@@ -269,7 +269,7 @@ impl Store {
 struct Recent {
     ids: Vec<u32>,
     envelope: Option<String>,
-    format: Option<Format>,
+    format: Option<MessageFormat>,
     conv: Conversation,
     memo: Memo,
 }
@@ -307,7 +307,7 @@ pub struct Incoming {
     pub envelope_object: Option<js_sys::Object>,
     ids: Vec<u32>,
     envelope: Option<String>,
-    format: Option<Format>,
+    format: Option<MessageFormat>,
     keep: bool,
 }
 
@@ -415,7 +415,7 @@ fn describe_call(messages: &JsValue, all: bool) -> Result<Described, JsValue> {
 }
 
 /// Reads `messages` (an array, or an object with a `messages` array) in `format`.
-pub fn conversation_arg(messages: &JsValue, format: Option<Format>) -> Result<Incoming, JsValue> {
+pub fn conversation_arg(messages: &JsValue, format: Option<MessageFormat>) -> Result<Incoming, JsValue> {
     let d = describe_call(messages, false)?;
     match read(d, format)? {
         Ok(incoming) => Ok(incoming),
@@ -482,7 +482,7 @@ fn depth(text: &str) -> usize {
     deepest
 }
 
-fn read(d: Described, format: Option<Format>) -> Result<Result<Incoming, Missing>, JsValue> {
+fn read(d: Described, format: Option<MessageFormat>) -> Result<Result<Incoming, Missing>, JsValue> {
     // The new messages' JSON, by id: each one's text as it came, and parsed.
     let raw: Vec<(u32, Box<serde_json::value::RawValue>)> = match &d.fresh {
         None => Vec::new(),

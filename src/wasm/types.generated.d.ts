@@ -645,7 +645,7 @@ export type StateMark = {
 };
 
 /**
- * A step whose tool outputs were cut in place to fit (`State::step_cut`).
+ * A step whose tool outputs were cut in place to fit (`CompactState::step_cut`).
  */
 export type StepCut = {
   /**

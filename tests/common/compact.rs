@@ -1,7 +1,7 @@
 //! Driving compactions in tests, and the invariants every output must hold.
 #![allow(dead_code)]
 
-use ctxfold::compact::{Budget, Compaction, Input, Outcome, Reply, Request, State};
+use ctxfold::compact::{Budget, CompactOutcome, CompactState, Compaction, Input, Reply, Request};
 use ctxfold::config::Config;
 use ctxfold::count::{Counter, Memo};
 use ctxfold::messages::{Conversation, NewMessage, Out, Part};
@@ -24,9 +24,9 @@ pub fn run(
     counter: impl Into<Counter>,
     window: usize,
     reserved: usize,
-    state: Option<State>,
+    state: Option<CompactState>,
     summarizer: Summarizer,
-) -> Result<(Outcome, usize), Error> {
+) -> Result<(CompactOutcome, usize), Error> {
     run_manual(conv, config, counter, window, reserved, state, summarizer, false)
 }
 
@@ -39,10 +39,10 @@ pub fn run_manual(
     counter: impl Into<Counter>,
     window: usize,
     reserved: usize,
-    state: Option<State>,
+    state: Option<CompactState>,
     summarizer: Summarizer,
     manual: bool,
-) -> Result<(Outcome, usize), Error> {
+) -> Result<(CompactOutcome, usize), Error> {
     let counter = counter.into();
     let (counts, _) = Memo::default().counts(conv, &counter);
     let c = Compaction::new(Input {
@@ -72,7 +72,7 @@ pub fn plan_manual(
     window: usize,
     reserved: usize,
     manual: bool,
-) -> Result<ctxfold::compact::Plan, Error> {
+) -> Result<ctxfold::compact::CompactPlan, Error> {
     let counter = counter.into();
     let (counts, _) = Memo::default().counts(conv, &counter);
     Compaction::new(Input {
@@ -90,7 +90,7 @@ pub fn plan_manual(
 }
 
 /// Checks what must hold for any output; panics with `what` on a violation.
-pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: usize, what: &str) {
+pub fn check_invariants(conv: &Conversation, outcome: &CompactOutcome, budget_input: usize, what: &str) {
     let rendered = conv.render(&outcome.order);
     // Fits.
     assert!(
@@ -163,7 +163,7 @@ pub fn check_invariants(conv: &Conversation, outcome: &Outcome, budget_input: us
     let head = conv
         .messages()
         .iter()
-        .take_while(|m| m.role == ctxfold::messages::Role::System)
+        .take_while(|m| m.role == ctxfold::messages::MessageRole::System)
         .count();
     for i in 0..head {
         assert!(kept.contains(&i), "{what}: head message {i} missing");
@@ -198,6 +198,6 @@ pub fn within<F: FnOnce() + Send + 'static>(secs: u64, what: &str, f: F) {
 }
 
 /// The rendered output as JSON.
-pub fn output(conv: &Conversation, outcome: &Outcome) -> Value {
+pub fn output(conv: &Conversation, outcome: &CompactOutcome) -> Value {
     conv.render(&outcome.order)
 }

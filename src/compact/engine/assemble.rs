@@ -6,13 +6,15 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use super::super::elide;
-use super::super::state::{Mark, State, StepCut, VERSION};
+use super::super::state::{CompactState, StateMark, StepCut, VERSION};
 use super::super::summary;
-use super::super::types::{ContextStatus, Outcome, Pruned, Report, SummaryRoleUsed, Timings};
+use super::super::types::{
+    CompactOutcome, CompactReport, ContextStatus, PruneReport, SummaryRoleUsed, Timings,
+};
 use super::{join_chunks, text_message, Compaction};
 use crate::config::{Overflow, Preset, SummaryRole};
 use crate::count::{count_message, REPLY_PRIMING};
-use crate::messages::{Format, Message, NewMessage, Out, Part, Role};
+use crate::messages::{Message, MessageFormat, MessageRole, NewMessage, Out, Part};
 use crate::Error;
 
 /// The output's order, before it is checked against the budget.
@@ -31,7 +33,7 @@ pub(super) struct Layout {
 
 impl Compaction {
     /// Builds the outcome: the layout, fitted, with its state and report.
-    pub(super) fn assemble(mut self) -> Result<Outcome, Error> {
+    pub(super) fn assemble(mut self) -> Result<CompactOutcome, Error> {
         let mut layout = self.layout();
         self.merge_summary(&mut layout);
         // Planning reserved a slot for each summary; when what it kept beside them leaves
@@ -85,21 +87,22 @@ impl Compaction {
         } else {
             ContextStatus::Full
         };
-        let mut state = State {
+        let mut state = CompactState {
             version: VERSION,
             chunks: self.rounds.chunks.clone(),
-            boundary: Some(Mark::at(&self.digests, layout.start)).filter(|_| !self.rounds.chunks.is_empty()),
-            prune_boundary: Some(Mark::at(&self.digests, self.plan.pruned.boundary))
+            boundary: Some(StateMark::at(&self.digests, layout.start))
+                .filter(|_| !self.rounds.chunks.is_empty()),
+            prune_boundary: Some(StateMark::at(&self.digests, self.plan.pruned.boundary))
                 .filter(|_| self.plan.pruned.boundary > self.plan.head_end),
             // Just after the pinned message, so its check covers the message itself.
-            pinned: layout.pinned.map(|i| Mark::at(&self.digests, i + 1)),
+            pinned: layout.pinned.map(|i| StateMark::at(&self.digests, i + 1)),
             // While its step is sent, a cut step stays cut alike.
             step_cut: self
                 .step_cut
                 .filter(|&(step, ..)| step >= layout.start)
                 .map(|(step, end, room)| StepCut {
                     step,
-                    end: Mark::at(&self.digests, end),
+                    end: StateMark::at(&self.digests, end),
                     room,
                 }),
             signature: None,
@@ -108,7 +111,7 @@ impl Compaction {
             state.signature = Some(super::super::sign::sign(key, &state));
         }
         let report = self.report(&layout, tokens_after, truncated_messages);
-        Ok(Outcome {
+        Ok(CompactOutcome {
             order: layout.order,
             context_status,
             report,
@@ -154,13 +157,13 @@ impl Compaction {
                 .iter()
                 .any(|o| matches!(o, Out::Keep(i) if messages[*i].starts_turn()));
             let (role, used) = match self.input.config.summary_role {
-                SummaryRole::Assistant if !any_user_before => (Role::User, SummaryRoleUsed::User),
-                SummaryRole::Assistant => (Role::Assistant, SummaryRoleUsed::Assistant),
-                SummaryRole::User => (Role::User, SummaryRoleUsed::User),
-                SummaryRole::System if conv.format() == Format::Anthropic => {
-                    (Role::User, SummaryRoleUsed::User)
+                SummaryRole::Assistant if !any_user_before => (MessageRole::User, SummaryRoleUsed::User),
+                SummaryRole::Assistant => (MessageRole::Assistant, SummaryRoleUsed::Assistant),
+                SummaryRole::User => (MessageRole::User, SummaryRoleUsed::User),
+                SummaryRole::System if conv.format() == MessageFormat::Anthropic => {
+                    (MessageRole::User, SummaryRoleUsed::User)
                 }
-                SummaryRole::System => (Role::System, SummaryRoleUsed::System),
+                SummaryRole::System => (MessageRole::System, SummaryRoleUsed::System),
             };
             summary_role = Some(used);
             order.push(Out::New(NewMessage { role, text }));
@@ -257,7 +260,7 @@ impl Compaction {
         Ok((tokens_after, truncated))
     }
 
-    fn report(&self, layout: &Layout, tokens_after: usize, truncated_messages: Vec<usize>) -> Report {
+    fn report(&self, layout: &Layout, tokens_after: usize, truncated_messages: Vec<usize>) -> CompactReport {
         let compacted = self.compacted();
         let mut seen = HashSet::new();
         let prune_lost = layout
@@ -272,7 +275,7 @@ impl Compaction {
             .cloned()
             .collect();
         let (kept_ids, lost_ids) = self.still_sent(layout);
-        Report {
+        CompactReport {
             tokens_before: self.plan.tokens.given,
             tokens_after,
             budget: self.input.budget,
@@ -293,7 +296,7 @@ impl Compaction {
             summary_role: layout.summary_role,
             summary_merged_into: layout.summary_merged_into,
             cache_breakpoints: layout.breakpoints.clone(),
-            pruned: Pruned {
+            pruned: PruneReport {
                 lost_ids: prune_lost,
                 ..self.plan.pruned.clone()
             },
@@ -341,7 +344,7 @@ impl Compaction {
                 Out::New(_) => {}
             }
         }
-        let sent = super::super::mentions::Haystack::new(&sent);
+        let sent = super::super::haystack::Haystack::new(&sent);
         let mut lost = Vec::new();
         for id in &self.rounds.ids_lost {
             if !seen.insert(id.as_str()) {
@@ -383,7 +386,7 @@ impl Compaction {
         // A system or user message of text, with images and files beside it or not: its
         // text is cut (its parts' texts as one), the images and files stay.
         let cuttable = |m: &Message| {
-            matches!(m.role, Role::System | Role::User)
+            matches!(m.role, MessageRole::System | MessageRole::User)
                 && m.parts.iter().any(|p| matches!(p, Part::Text(_)))
                 && m.parts
                     .iter()

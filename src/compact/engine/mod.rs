@@ -17,16 +17,16 @@ use std::rc::Rc;
 
 use super::partition::Structure;
 use super::prune::{self, Span};
-use super::state::Chunk;
-use super::types::{Input, Outcome, Plan, Reply, Request};
+use super::state::SummaryChunk;
+use super::types::{CompactOutcome, CompactPlan, Input, Reply, Request};
 use crate::count::{count_message, TextCounter};
-use crate::messages::{Message, Part, Role};
+use crate::messages::{Message, MessageRole, Part};
 use crate::Error;
 
 /// A compaction in progress.
 pub struct Compaction {
     input: Input,
-    plan: Plan,
+    plan: CompactPlan,
     /// Tokens of each message as it would go out (pruned where pruned).
     tokens: Vec<usize>,
     /// Tool results replaced by pruning: message index -> (call id, text).
@@ -156,7 +156,7 @@ impl Compaction {
     }
 
     /// The plan.
-    pub fn plan(&self) -> &Plan {
+    pub fn plan(&self) -> &CompactPlan {
         &self.plan
     }
 
@@ -178,7 +178,7 @@ impl Compaction {
     }
 
     /// Builds the output. Call when [`Compaction::requests`] is empty.
-    pub fn finish(self) -> Result<Outcome, Error> {
+    pub fn finish(self) -> Result<CompactOutcome, Error> {
         self.assemble()
     }
 
@@ -189,7 +189,7 @@ impl Compaction {
 
 /// The summary message's text: the chunks, oldest first; chunks next to each other that are
 /// all the static marker (a round whose every call fell back to it) say it once.
-fn join_chunks(chunks: &[Chunk]) -> String {
+fn join_chunks(chunks: &[SummaryChunk]) -> String {
     let mut texts: Vec<&str> = Vec::with_capacity(chunks.len());
     for c in chunks {
         if !(c.text == super::summary::MARKER && texts.last() == Some(&super::summary::MARKER)) {
@@ -200,15 +200,18 @@ fn join_chunks(chunks: &[Chunk]) -> String {
 }
 
 /// The tokens of a summary message holding `chunks` (none: 0).
-fn chunk_tokens(chunks: &[Chunk], counter: &dyn TextCounter) -> usize {
+fn chunk_tokens(chunks: &[SummaryChunk], counter: &dyn TextCounter) -> usize {
     if chunks.is_empty() {
         return 0;
     }
-    count_message(&text_message(Role::Assistant, &join_chunks(chunks)), counter)
+    count_message(
+        &text_message(MessageRole::Assistant, &join_chunks(chunks)),
+        counter,
+    )
 }
 
 /// A message holding one text.
-fn text_message(role: Role, text: &str) -> Message {
+fn text_message(role: MessageRole, text: &str) -> Message {
     Message {
         role,
         parts: vec![Part::Text(text.to_owned())],

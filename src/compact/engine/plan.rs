@@ -4,36 +4,36 @@
 use super::super::partition::{choose_tail, head_len, input_bound, Structure, TailRoom};
 use super::super::prune::Applied;
 use super::super::sign;
-use super::super::state::{Mark, State, Trigger, VERSION};
+use super::super::state::{CompactState, StateMark, Trigger, VERSION};
 use super::super::summary::MARKER;
-use super::super::types::{Breakdown, Input, Plan};
+use super::super::types::{CompactPlan, Input, PlanTokens};
 use super::{chunk_tokens, Compaction};
 use crate::config::{Overflow, Preset, Strategy};
 use crate::count::{count_message, REPLY_PRIMING};
-use crate::messages::{Message, Part, Role};
+use crate::messages::{Message, MessageRole, Part};
 use crate::Error;
 
 /// Tokens a rendered message may take beyond its own count (the `[role calls tool]` prefix).
 const RENDER_SLACK: usize = 8;
 
 /// The state passed in, when it holds for this history, and why it was dropped if not.
-pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (State, Option<String>) {
+pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (CompactState, Option<String>) {
     let (state, reset) = match input.state.clone() {
-        None => (State::default(), None),
+        None => (CompactState::default(), None),
         Some(s) if s.version != VERSION => (
-            State::default(),
+            CompactState::default(),
             Some(format!("state version {} is not {VERSION}", s.version)),
         ),
         // Signed state: one changed anywhere a signature covers is not used at all.
         Some(s) if input.config.state_key.as_deref().is_some_and(|k| !sign::verify(k, &s)) => (
-            State::default(),
+            CompactState::default(),
             Some(match s.signature {
                 None => "state.signature is missing (options.stateKey is set); starting over from the full history".into(),
                 Some(_) => "state.signature does not match (the state was changed, or signed with another key); starting over from the full history".into(),
             }),
         ),
         Some(s) => {
-            let marks: [(&str, Option<Mark>); 4] = [
+            let marks: [(&str, Option<StateMark>); 4] = [
                 ("boundary", s.boundary),
                 ("pruneBoundary", s.prune_boundary),
                 ("pinned", s.pinned),
@@ -44,7 +44,7 @@ pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (State, Option<St
                 .find(|(_, m)| m.is_some_and(|m| !m.holds(digests)))
             {
                 Some((name, _)) => (
-                    State::default(),
+                    CompactState::default(),
                     Some(format!(
                         "the history before state.{name} changed; starting over from the full history"
                     )),
@@ -54,7 +54,7 @@ pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (State, Option<St
         }
     };
     if input.config.preset == Preset::Off {
-        return (State::default(), reset);
+        return (CompactState::default(), reset);
     }
     (state, reset)
 }
@@ -84,7 +84,7 @@ pub(super) struct Head {
 }
 
 impl Head {
-    pub fn of(input: &Input, state: &State) -> Head {
+    pub fn of(input: &Input, state: &CompactState) -> Head {
         let messages = input.conv.messages();
         let mut end = head_len(messages);
         // While the task is also the newest user message, it is kept as the newest one is
@@ -145,7 +145,7 @@ pub(super) fn plan(
     pruned: &Applied,
     sizes: Sizes,
     state_reset: Option<String>,
-) -> Plan {
+) -> CompactPlan {
     let messages = input.conv.messages();
     let n = messages.len();
     let tokens = &pruned.tokens;
@@ -158,7 +158,7 @@ pub(super) fn plan(
     let summaries = head.summaries;
     let total = head_tokens + old_pinned_tokens + summaries + live + REPLY_PRIMING;
     let tools: usize = (head.boundary..n)
-        .filter(|&i| messages[i].role == Role::Tool)
+        .filter(|&i| messages[i].role == MessageRole::Tool)
         .map(|i| tokens[i])
         .sum();
     let trigger = match input.config.preset {
@@ -186,9 +186,9 @@ pub(super) fn plan(
         },
     };
     let evict_tokens: usize = cut.evict.iter().map(|&i| tokens[i]).sum();
-    Plan {
+    CompactPlan {
         budget: input.budget,
-        tokens: Breakdown {
+        tokens: PlanTokens {
             total,
             given: head.given,
             head: head_tokens,
@@ -467,7 +467,7 @@ impl Compaction {
         let summaries = match self.plan.evict.is_empty() && tokens.summaries == 0 {
             true => 0,
             // In whichever role it goes out.
-            false => [Role::Assistant, Role::User, Role::System]
+            false => [MessageRole::Assistant, MessageRole::User, MessageRole::System]
                 .map(|r| count_message(&super::text_message(r, MARKER), &self.input.counter))
                 .into_iter()
                 .max()

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
 
-use super::super::state::{Chunk, ChunkTrigger, FallbackKind, FallbackUsed};
+use super::super::state::{ChunkTrigger, FallbackKind, FallbackUsed, SummaryChunk};
 use super::super::types::{Reply, Request, RequestKind, Source};
 use super::super::{extractive, ledger, prune, summary};
 use super::{join_chunks, Compaction};
@@ -23,7 +23,7 @@ const ROLE_SLACK: usize = 4;
 /// the chunk once its reply came.
 struct Pending {
     ids: Vec<(Identifier, usize)>,
-    done: Option<Chunk>,
+    done: Option<SummaryChunk>,
 }
 
 /// The rounds' progress.
@@ -32,13 +32,13 @@ pub(super) struct Rounds {
     pub requests: Vec<Request>,
     pending: Vec<Pending>,
     /// The summary chunks: the earlier turns', then this turn's.
-    pub chunks: Vec<Chunk>,
+    pub chunks: Vec<SummaryChunk>,
     /// The requests are folds, each of these chunks (empty: no fold).
     folding: Vec<Range<usize>>,
     /// Whether the chunks were folded this turn.
     pub folded: bool,
     /// Every chunk made this turn, in the order made: a chunk later folded (or shrunk) too.
-    pub made: Vec<Chunk>,
+    pub made: Vec<SummaryChunk>,
     /// The fallback used this turn, if any.
     pub fallback: Option<FallbackUsed>,
     /// Summary lines dropped.
@@ -57,7 +57,7 @@ pub(super) struct Rounds {
 }
 
 impl Rounds {
-    pub fn new(chunks: Vec<Chunk>) -> Self {
+    pub fn new(chunks: Vec<SummaryChunk>) -> Self {
         Rounds {
             requests: Vec::new(),
             pending: Vec::new(),
@@ -170,7 +170,7 @@ impl Compaction {
             self.rounds.pending[k].done = Some(chunk);
         }
         let generation = self.rounds.chunks.last().map_or(0, |c| c.generation);
-        let new: Vec<Chunk> = self
+        let new: Vec<SummaryChunk> = self
             .rounds
             .pending
             .iter_mut()
@@ -288,7 +288,7 @@ impl Compaction {
     }
 
     /// A chunk from one reply: the checked summary with its ledger, or the fallback.
-    fn chunk_from(&mut self, k: usize, reply: Reply, request: &Request) -> Result<Chunk, Error> {
+    fn chunk_from(&mut self, k: usize, reply: Reply, request: &Request) -> Result<SummaryChunk, Error> {
         let (model, usage, outcome) = match reply {
             Reply::Text { text, model, usage } => (
                 model,
@@ -314,7 +314,7 @@ impl Compaction {
         self.rounds.ids_kept.extend(applied.kept.iter().cloned());
         self.rounds.ids_lost.extend(applied.lost.iter().cloned());
         let tokens = self.counter().count(&applied.text);
-        Ok(Chunk {
+        Ok(SummaryChunk {
             generation: 0,
             text: applied.text,
             through: request.covers.iter().copied().max().unwrap_or(0),
@@ -345,7 +345,7 @@ impl Compaction {
             );
             // Counted as an assistant message; a few tokens spare for another role's framing.
             let fits = super::chunk_tokens(
-                &[Chunk {
+                &[SummaryChunk {
                     text: fold.clone(),
                     ..self.rounds.chunks[0].clone()
                 }],
@@ -358,7 +358,7 @@ impl Compaction {
                 summary::MARKER.to_owned()
             }
         };
-        let said = super::super::mentions::Haystack::new(&text);
+        let said = super::super::haystack::Haystack::new(&text);
         let mut kept = Vec::new();
         for id in std::mem::take(&mut self.rounds.ids_kept) {
             if said.mentions(&id) {
@@ -370,7 +370,7 @@ impl Compaction {
         self.rounds.ids_kept = kept;
         let last = self.rounds.chunks.last().cloned().expect("chunks to shrink");
         let (kept_ids, lost_ids) = (self.rounds.ids_kept.clone(), self.rounds.ids_lost.clone());
-        self.rounds.chunks = vec![Chunk {
+        self.rounds.chunks = vec![SummaryChunk {
             generation: last.generation + 1,
             tokens: self.counter().count(&text),
             text,
@@ -388,7 +388,7 @@ impl Compaction {
     /// chunks of this round made so far, a whole slot for each one still to come.
     fn new_chunk_tokens(&self, k: usize) -> usize {
         // A chunk joins the others with a blank line: a token or two each.
-        let joined = |c: &Chunk| c.tokens + 2;
+        let joined = |c: &SummaryChunk| c.tokens + 2;
         let kept: usize = match self.input.config.strategy {
             Strategy::Additive => self.rounds.chunks.iter().map(joined).sum(),
             Strategy::Rolling => 0,
@@ -460,7 +460,12 @@ impl Compaction {
     /// flagged, since planning counts on the fold (the chunks alone may not fit); or the error
     /// a manual compaction or `fallback: "error"` asks for.
     /// A fold's reply: the chunk that takes the place of the chunks in `group`.
-    fn finish_fold(&mut self, reply: Reply, request: &Request, group: Range<usize>) -> Result<Chunk, Error> {
+    fn finish_fold(
+        &mut self,
+        reply: Reply,
+        request: &Request,
+        group: Range<usize>,
+    ) -> Result<SummaryChunk, Error> {
         let checked = match reply {
             Reply::Text { text, .. } => {
                 summary::check_asked(&text, self.counter(), self.summary_max, &self.asked())
@@ -516,7 +521,7 @@ impl Compaction {
         }
         let through = self.rounds.chunks[group.end - 1].through;
         let newest = self.rounds.chunks.iter().map(|c| c.generation).max().unwrap_or(0);
-        Ok(Chunk {
+        Ok(SummaryChunk {
             generation: newest + 1 + request.part[0] as u32,
             tokens: self.counter().count(&applied.text),
             text: applied.text,

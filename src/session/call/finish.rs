@@ -7,8 +7,8 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::{Call, Done, Kind, Phase, Piece, Prepared};
-use crate::compact::types::{Breakdown, Budget, ContextStatus, Timings};
-use crate::compact::{summary, Chunk, Outcome, State};
+use crate::compact::types::{Budget, ContextStatus, PlanTokens, Timings};
+use crate::compact::{summary, CompactOutcome, CompactState, SummaryChunk};
 use crate::config::Strategy;
 use crate::messages::Out;
 use crate::session::guards::{self, Compacted, GuardNotes, GuardState};
@@ -30,12 +30,12 @@ impl Call {
             version: first_version(&self.fresh_epoch) - 1,
             epoch: self.fresh_epoch.clone(),
             length: 0,
-            format: crate::messages::Format::OpenAiChat,
+            format: crate::messages::MessageFormat::OpenAiChat,
             system: None,
             tools: None,
-            state: State {
+            state: CompactState {
                 version: crate::compact::state::VERSION,
-                ..State::default()
+                ..CompactState::default()
             },
             undo: None,
             compactions: 0,
@@ -72,7 +72,7 @@ impl Call {
         let compacted = outcome.report.trigger.is_some();
         // The chunks this call made, in the order made: a chunk that a fold of the same call
         // took in is a generation too, and its summarizer call was made.
-        let made: Vec<Chunk> = std::mem::take(&mut outcome.made);
+        let made: Vec<SummaryChunk> = std::mem::take(&mut outcome.made);
         let seq = old.compactions;
         let summaries: Vec<StoredSummary> = (made.iter().enumerate())
             .map(|(k, chunk)| StoredSummary {
@@ -162,8 +162,8 @@ impl Call {
     fn record(
         &self,
         seq: u32,
-        outcome: &Outcome,
-        made: &[Chunk],
+        outcome: &CompactOutcome,
+        made: &[SummaryChunk],
         strategy: Strategy,
         timings: Timings,
     ) -> CompactionRecord {
@@ -201,7 +201,7 @@ impl Call {
 
     /// Tokens by part of the input with `state` in force: the plan of a call made now (which
     /// has nothing to compact), so the parts add up to what the compaction's output holds.
-    fn breakdown(&mut self, state: &State) -> Result<Breakdown, Error> {
+    fn breakdown(&mut self, state: &CompactState) -> Result<PlanTokens, Error> {
         let (mut setup, ..) = self.setup(false, None)?;
         setup.state = Some(state.clone());
         let cache = self.cache.as_mut().expect("a cache");
@@ -209,7 +209,7 @@ impl Call {
     }
 
     /// The whole and the sent tokens of the messages whose tool outputs `outcome` prunes.
-    fn pruned_tokens(&mut self, outcome: &Outcome, counter: crate::count::Counter) -> PrunedTokens {
+    fn pruned_tokens(&mut self, outcome: &CompactOutcome, counter: crate::count::Counter) -> PrunedTokens {
         let pruned = &outcome.report.pruned;
         if pruned.messages.is_empty() {
             return PrunedTokens::default();
@@ -226,7 +226,7 @@ impl Call {
     /// The input `outcome` says to send: kept history items, and the items ctxfold made.
     fn prepared(
         &self,
-        outcome: Outcome,
+        outcome: CompactOutcome,
         estimate: InputEstimate,
         record: Option<CompactionRecord>,
     ) -> Prepared {

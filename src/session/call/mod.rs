@@ -15,23 +15,23 @@
 //! A `prepare` or `commit` whose cache made the last write may answer `Load` from it
 //! ([`Call::assume_cached`]); one that turns out to need the summarizer loads after all.
 
-mod ahead;
-mod cold;
 mod finish;
 mod guarded;
+mod idle;
+mod stand_in;
 
 use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::cache::{Around, Cached};
+use super::cached::{Around, Cached};
 use super::guards::{GuardNotes, GuardState, Tuning};
 use super::stored::{
     reads_schema, CommitOutcome, ConversationStatus, PrepareOutcome, StoredMeta, UndoOutcome, WriteBatch,
     META_SCHEMA,
 };
 use crate::compact::types::{Budget, Timings};
-use crate::compact::{Compaction, Outcome, Plan, Reply, Request, Setup};
+use crate::compact::{CompactOutcome, CompactPlan, Compaction, Reply, Request, Setup};
 use crate::options::CompactOptions;
 use crate::Error;
 pub use finish::corrected;
@@ -152,7 +152,7 @@ pub(super) struct Context {
     /// `prepareAhead`'s soft threshold, a share of the window (`None`: off).
     pub ahead: Option<f64>,
     /// `compactWhenCold` (`None`: off).
-    pub cold: Option<super::cold::Cold>,
+    pub cold: Option<super::when_cold::Cold>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,7 +168,7 @@ enum Phase {
 /// The engine's part of an attempt.
 struct Run {
     compaction: Option<Compaction>,
-    outcome: Option<Outcome>,
+    outcome: Option<CompactOutcome>,
     /// The budget before the usage correction (the provider's tokens).
     budget: Budget,
     ratio: Option<f64>,
@@ -185,7 +185,7 @@ struct Run {
     span: super::guards::Span,
     head_end: usize,
     /// The breaker is open: the fallback answers, the summarizer is not called (why; the plan).
-    breaker_skip: Option<(String, Plan)>,
+    breaker_skip: Option<(String, CompactPlan)>,
     /// A summarizer's replies were submitted (not the extractive summary's).
     asked: bool,
 }
@@ -270,7 +270,7 @@ impl Call {
     }
 
     /// The plan of the compaction summarized, or made with the breaker open (`compactionStart`).
-    pub fn plan(&self) -> Option<&Plan> {
+    pub fn plan(&self) -> Option<&CompactPlan> {
         let run = self.run.as_ref()?;
         (run.compaction.as_ref().map(Compaction::plan)).or(run.breaker_skip.as_ref().map(|(_, p)| p))
     }
@@ -458,12 +458,12 @@ impl Call {
     }
 
     /// The options' format (`None`: detected).
-    fn format(&self) -> Option<crate::messages::Format> {
+    fn format(&self) -> Option<crate::messages::MessageFormat> {
         self.ctx
             .options
             .format
             .as_deref()
-            .and_then(|f| crate::messages::Format::from_name(f).ok())
+            .and_then(|f| crate::messages::MessageFormat::from_name(f).ok())
     }
 
     /// The history is in the cache: do the call's work.
@@ -655,7 +655,7 @@ type Prepped = (
     Option<f64>,
     Budget,
     String,
-    Option<super::cold::ColdCacheNote>,
+    Option<super::when_cold::ColdCacheNote>,
 );
 
 /// The key a model's usage anchor is kept under: the registry's id (`""` without a model).

@@ -44,13 +44,13 @@
 //!   counted, so the breaker never opens.
 
 pub mod clock;
-mod types;
+mod notes;
 
 use serde::Deserialize;
 use ts_rs::TS;
 
 use crate::options::{present, Int, Ratio};
-pub use types::{
+pub use notes::{
     BackoffNote, BackoffState, BreakerChange, BreakerNote, BreakerState, GuardKind, GuardNotes, GuardState,
     RecentCompaction, Suppression,
 };

@@ -384,7 +384,7 @@ fn anthropic_system_is_kept_and_replaced() {
     assert_eq!(p.system, Some(json!("Be brief.")));
     assert_eq!(
         store.rows[id].meta.as_ref().unwrap().format,
-        crate::messages::Format::Anthropic
+        crate::messages::MessageFormat::Anthropic
     );
     let reply = vec![
         json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]}),

@@ -2,9 +2,9 @@
 //! summarizer (or a function standing in for an LLM): [`replay`], turns as a chat app makes
 //! them, cold and warm caches and racing writers; [`calls`], each call's own behaviour.
 
-mod ahead;
 mod calls;
 mod guards;
+mod prepare_ahead;
 mod prune;
 mod replay;
 

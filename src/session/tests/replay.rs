@@ -17,7 +17,7 @@ fn prepare_gives_what_a_stateless_caller_gets() {
     let mut s = sessions(8192);
     let mut store = MemoryStore::default();
     let mut replay = Replay::new();
-    let mut state: Option<compact::State> = None;
+    let mut state: Option<compact::CompactState> = None;
     let mut compactions = 0;
     for k in calls(&messages) {
         let p = replay.turn(&mut s, &mut store, "c", &messages, k);

@@ -25,9 +25,9 @@ use wasm_bindgen::prelude::*;
 use super::error::{invalid_argument, to_js};
 use super::options::{self, json_arg};
 use crate::options::{ImportOptions, ManualCompactOptions};
-use crate::session::ahead::AheadOptions;
-use crate::session::cold::ColdOptions;
 use crate::session::guards::GuardOptions;
+use crate::session::prepare_ahead::PrepareAheadOptions;
+use crate::session::when_cold::CompactWhenColdOptions;
 use crate::session::{refused, Around, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
 use crate::Error;
 use call::CompactorCall;
@@ -427,12 +427,16 @@ impl CompactorCore {
         };
         let ahead = match ahead.as_bool() {
             _ if ahead.is_undefined() => None,
-            Some(on) => on.then(AheadOptions::default),
-            None => Some(options::read::<AheadOptions>("options.prepareAhead", &ahead, &[], false)?.value),
+            Some(on) => on.then(PrepareAheadOptions::default),
+            None => {
+                Some(options::read::<PrepareAheadOptions>("options.prepareAhead", &ahead, &[], false)?.value)
+            }
         };
         let cold = match cold.is_undefined() {
             true => None,
-            false => Some(options::read::<ColdOptions>("options.compactWhenCold", &cold, &[], false)?.value),
+            false => Some(
+                options::read::<CompactWhenColdOptions>("options.compactWhenCold", &cold, &[], false)?.value,
+            ),
         };
         let sessions = Sessions::new(value, attempts, seed as u64)
             .map_err(to_js)?

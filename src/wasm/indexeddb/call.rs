@@ -24,7 +24,7 @@ enum Answer {
 }
 
 /// What a write's version check decided.
-enum Outcome {
+enum Verdict {
     /// The check has not run.
     Pending,
     /// Everything was put; the transaction commits.
@@ -37,7 +37,7 @@ enum Outcome {
 
 /// A write's check, kept alive until the call finishes.
 struct Check {
-    outcome: Rc<RefCell<Outcome>>,
+    outcome: Rc<RefCell<Verdict>>,
     _on_meta: Closure<dyn FnMut()>,
 }
 
@@ -133,12 +133,12 @@ impl IdbCall {
             let _ = tx.abort();
             return Err(from_dom(&at, "a value could not be stored in IndexedDB", &e));
         }
-        let outcome = Rc::new(RefCell::new(Outcome::Pending));
+        let outcome = Rc::new(RefCell::new(Verdict::Pending));
         let on_meta = {
             let (tx, request, outcome) = (tx.clone(), request.clone(), outcome.clone());
             Closure::<dyn FnMut()>::new(move || {
                 let decided = match write.check(&request) {
-                    Ok(()) => Outcome::Written,
+                    Ok(()) => Verdict::Written,
                     Err(refused) => {
                         // Rolls back whatever was put already; it cannot fail on an active
                         // transaction.
@@ -175,10 +175,10 @@ impl IdbCall {
     /// transaction (`STALE_WRITE`, `QUOTA_EXCEEDED`, `STORE_ERROR`).
     pub fn finish(self, event: &Event) -> Result<JsValue, JsValue> {
         let at = &self.at;
-        let outcome = self.check.as_ref().map(|c| c.outcome.replace(Outcome::Pending));
+        let outcome = self.check.as_ref().map(|c| c.outcome.replace(Verdict::Pending));
         if event.type_() == "complete" {
             return match (outcome, &self.answer) {
-                (Some(Outcome::Written) | None, Answer::Nothing) => Ok(JsValue::UNDEFINED),
+                (Some(Verdict::Written) | None, Answer::Nothing) => Ok(JsValue::UNDEFINED),
                 (Some(_), _) => Err(failed(
                     at,
                     "the IndexedDB transaction completed without its version check".into(),
@@ -190,8 +190,8 @@ impl IdbCall {
             };
         }
         Err(match outcome {
-            Some(Outcome::Refused(err)) => to_js(err),
-            Some(Outcome::Failed(e)) => from_dom(at, "a value could not be stored in IndexedDB", &e),
+            Some(Verdict::Refused(err)) => to_js(err),
+            Some(Verdict::Failed(e)) => from_dom(at, "a value could not be stored in IndexedDB", &e),
             _ => match self.tx.error() {
                 Some(dom) => from_dom(at, "the IndexedDB transaction was aborted", &dom),
                 None => failed(
@@ -366,8 +366,8 @@ impl Write {
     /// Runs in the stored meta's `success` handler, inside the transaction: checks the
     /// stored version, and that the messages were put where the stored length says. An
     /// `Err` means nothing may be kept.
-    fn check(&self, request: &IdbRequest) -> Result<(), Outcome> {
-        let stored = request.result().map_err(Outcome::Failed)?;
+    fn check(&self, request: &IdbRequest) -> Result<(), Verdict> {
+        let stored = request.result().map_err(Verdict::Failed)?;
         let (found, stored_length) = if stored.is_undefined() || stored.is_null() {
             (None, 0)
         } else {
@@ -382,7 +382,7 @@ impl Write {
             ) {
                 (Some(v), Some(l)) => (Some(v), l),
                 _ => {
-                    return Err(Outcome::Refused(Error::Store {
+                    return Err(Verdict::Refused(Error::Store {
                         operation: "write",
                         id: self.id.clone(),
                         reason: "the stored meta has no whole version and length; nothing was written".into(),
@@ -390,9 +390,9 @@ impl Write {
                 }
             }
         };
-        schema::check_version(&self.id, self.expect, found).map_err(Outcome::Refused)?;
+        schema::check_version(&self.id, self.expect, found).map_err(Verdict::Refused)?;
         let appended = u64::from(self.messages.length());
-        schema::check_length(stored_length, self.start, appended, self.length).map_err(Outcome::Refused)?;
+        schema::check_length(stored_length, self.start, appended, self.length).map_err(Verdict::Refused)?;
         // Where the messages were put: the stored length, which `check_length` just said
         // (it is the batch's `start` when given, and the new length less the messages).
         debug_assert_eq!(self.position(), Some(stored_length));

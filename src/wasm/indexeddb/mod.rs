@@ -28,7 +28,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{IdbDatabase, IdbTransaction, IdbTransactionMode};
 
 use super::error::to_js;
-use crate::indexeddb::IndexedDbOptions;
+use crate::indexeddb::IndexedDBStoreOptions;
 use crate::Error;
 
 /// Which call an error belongs to: the operation, and the conversation's id (`""` for
@@ -91,7 +91,7 @@ export class IndexedDBStore implements CompactorStore {
 /// timeoutMs }` with the defaults filled in.
 #[wasm_bindgen(js_name = idbOptions, skip_typescript)]
 pub fn options(options: JsValue) -> Result<JsValue, JsValue> {
-    let read = super::options::read::<IndexedDbOptions>("options", &options, &[], true)?;
+    let read = super::options::read::<IndexedDBStoreOptions>("options", &options, &[], true)?;
     let out = js_sys::Object::new();
     Reflect::set(&out, &"database".into(), &read.value.database().into())?;
     Reflect::set(

@@ -13,7 +13,7 @@ use web_sys::{
 
 use super::call::key;
 use super::{failed, from_dom, with_cause, At};
-use crate::indexeddb::{self as schema, Step, MESSAGES, META, RECORDS, STORES, SUMMARIES};
+use crate::indexeddb::{self as schema, UpgradeStep, MESSAGES, META, RECORDS, STORES, SUMMARIES};
 use crate::indexeddb::{SCHEMA_VERSION, V1_CONVERSATIONS};
 
 /// Why an upgrade failed, kept for `finish`.
@@ -173,7 +173,7 @@ fn upgrade(
         .ok_or_else(|| failed(&At::new("open", ""), "the upgrade has no transaction".into()))?;
     for step in steps {
         match step {
-            Step::CreateStores => {
+            UpgradeStep::CreateStores => {
                 for name in STORES {
                     if !db.object_store_names().contains(name) {
                         db.create_object_store(name).map_err(|e| {
@@ -186,7 +186,7 @@ fn upgrade(
                     }
                 }
             }
-            Step::SplitConversations => {
+            UpgradeStep::SplitConversations => {
                 // Version 1 with no ctxfold store: another library's database by that name.
                 if !db.object_store_names().contains(V1_CONVERSATIONS) {
                     return Err(failed(

@@ -15,8 +15,7 @@ pub const COLD_THRESHOLD: f64 = 0.6;
 /// `compactWhenCold` of a `Compactor`.
 #[derive(Clone, Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[ts(rename = "CompactWhenColdOptions")]
-pub struct ColdOptions {
+pub struct CompactWhenColdOptions {
     /// The provider's prompt-cache lifetime in seconds (Anthropic's default is 300): a
     /// `prepare` this long or longer after the conversation's last call finds it cold.
     pub ttl_seconds: Int<1, 604_800>,
@@ -27,7 +26,7 @@ pub struct ColdOptions {
     pub threshold_ratio: Option<Ratio>,
 }
 
-/// [`ColdOptions`] with the default filled in.
+/// [`CompactWhenColdOptions`] with the default filled in.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cold {
     /// Seconds.
@@ -36,8 +35,8 @@ pub struct Cold {
     pub ratio: f64,
 }
 
-impl From<&ColdOptions> for Cold {
-    fn from(o: &ColdOptions) -> Self {
+impl From<&CompactWhenColdOptions> for Cold {
+    fn from(o: &CompactWhenColdOptions) -> Self {
         Cold {
             ttl: o.ttl_seconds.0 as f64,
             ratio: o.threshold_ratio.map_or(COLD_THRESHOLD, |r| r.0),

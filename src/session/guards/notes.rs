@@ -167,5 +167,5 @@ pub struct GuardNotes {
     /// one (records only).
     pub suppressed_before: u32,
     /// The provider's prompt cache was cold (`compactWhenCold`): the threshold was lowered.
-    pub cold_cache: Option<crate::session::cold::ColdCacheNote>,
+    pub cold_cache: Option<crate::session::when_cold::ColdCacheNote>,
 }

@@ -29,15 +29,15 @@ pub const SOFT_THRESHOLD: f64 = 0.6;
 /// `prepareAhead` of a `Compactor` (`true`: these defaults).
 #[derive(Clone, Debug, Default, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[ts(optional_fields, rename = "PrepareAheadOptions")]
-pub struct AheadOptions {
+#[ts(optional_fields)]
+pub struct PrepareAheadOptions {
     /// After a `commit` that leaves the input past this share of the window, the summary
     /// the next compaction needs is made in the background. Default 0.6.
     #[serde(default, deserialize_with = "present")]
     pub threshold: Option<Ratio>,
 }
 
-impl AheadOptions {
+impl PrepareAheadOptions {
     /// The soft threshold, as a share of the window.
     pub fn soft_threshold(&self) -> f64 {
         self.threshold.map_or(SOFT_THRESHOLD, |r| r.0)

@@ -1,6 +1,6 @@
 //! [`Kind::Ahead`](super::Kind::Ahead): the summarizer requests the next turn's compaction
 //! would make, planned on the stored history with a user message standing in for the next
-//! turn's (see `session::ahead`). Nothing is written, and the stand-in leaves the cache
+//! turn's (see `session::prepare_ahead`). Nothing is written, and the stand-in leaves the cache
 //! before the call ends.
 
 use std::rc::Rc;
@@ -8,8 +8,8 @@ use std::rc::Rc;
 use super::{Call, Done};
 use crate::compact::partition::input_bound;
 use crate::compact::Request;
-use crate::messages::{Message, Part, Role};
-use crate::session::ahead::NEXT_TURN;
+use crate::messages::{Message, MessageRole, Part};
+use crate::session::prepare_ahead::NEXT_TURN;
 use crate::Error;
 
 impl Call {
@@ -28,7 +28,7 @@ impl Call {
             .map(|(id, name)| (id.as_str(), name.as_str()))
             .collect();
         let stand_in = match calls.is_empty() {
-            true => vec![cache.conv.text_item(Role::User, NEXT_TURN)],
+            true => vec![cache.conv.text_item(MessageRole::User, NEXT_TURN)],
             false => cache.conv.result_items(&calls, NEXT_TURN),
         };
         // A stand-in the history does not take (a format that writes results otherwise) is

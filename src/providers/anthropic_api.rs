@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::openai::{error_message, message};
+use super::openai_api::{error_message, message};
 use super::{Prompt, Settings, Summary};
 
 /// The request body: the instructions as `system`, the text as the one user message, the

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::StoredMeta;
 use crate::count::Memo;
-use crate::messages::{Conversation, Format};
+use crate::messages::{Conversation, MessageFormat};
 use crate::Error;
 
 /// What a request sends beside its messages, kept with the conversation and counted with
@@ -75,7 +75,7 @@ impl Cached {
         epoch: String,
         around: Around,
         items: Vec<Value>,
-        format: Option<Format>,
+        format: Option<MessageFormat>,
     ) -> Result<Self, Error> {
         let conv = parse(&around, items, format)?;
         Ok(Cached {
@@ -94,7 +94,7 @@ impl Cached {
 
     /// Appends `items`. When they make the detected format another one, the whole history is
     /// read again in it (and counted again). On error nothing changes.
-    pub fn extend(&mut self, items: Vec<Value>, format: Option<Format>) -> Result<(), Error> {
+    pub fn extend(&mut self, items: Vec<Value>, format: Option<MessageFormat>) -> Result<(), Error> {
         if items.is_empty() {
             return Ok(());
         }
@@ -118,7 +118,7 @@ impl Cached {
     }
 
     /// Parses the history again around another `system` or `tools`. On error nothing changes.
-    pub fn set_around(&mut self, around: Around, format: Option<Format>) -> Result<(), Error> {
+    pub fn set_around(&mut self, around: Around, format: Option<MessageFormat>) -> Result<(), Error> {
         let conv = parse(&around, self.conv.items().to_vec(), format)?;
         // Counts are of messages, which stay as they were unless the format read changed.
         if conv.format() != self.conv.format() {
@@ -131,7 +131,7 @@ impl Cached {
 }
 
 /// `items` as a conversation, inside `{ system, tools, messages }` when there is either.
-fn parse(around: &Around, items: Vec<Value>, format: Option<Format>) -> Result<Conversation, Error> {
+fn parse(around: &Around, items: Vec<Value>, format: Option<MessageFormat>) -> Result<Conversation, Error> {
     if around.system.is_none() && around.tools.is_none() {
         return Conversation::from_json(Value::Array(items), format);
     }

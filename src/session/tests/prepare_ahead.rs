@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use super::super::ahead::AheadOptions;
 use super::super::memory::{run, MemoryStore};
+use super::super::prepare_ahead::PrepareAheadOptions;
 use super::*;
 use crate::compact::{Reply, Request, Summarizer};
 
@@ -15,7 +15,7 @@ const SUMMARY: &str = "## Conversation Summary\n- **Decisions:** None\n- **Entit
 fn ahead_sessions(window: usize, on: bool) -> Sessions {
     let s = sessions(window);
     match on {
-        true => s.with_ahead(Some(&AheadOptions::default())),
+        true => s.with_ahead(Some(&PrepareAheadOptions::default())),
         false => s,
     }
 }

@@ -1,10 +1,10 @@
 //! `compactWhenCold` in a call: the threshold a `prepare` compacts at when the provider's
-//! cache has gone cold (see `session::cold`).
+//! cache has gone cold (see `session::when_cold`).
 
 use super::{Call, Kind};
 use crate::compact::types::Budget;
-use crate::session::cold::ColdCacheNote;
 use crate::session::guards::clock::seconds_between;
+use crate::session::when_cold::ColdCacheNote;
 
 impl Call {
     /// A `prepare` after the provider's cache lifetime (`compactWhenCold`): the lower
