@@ -249,9 +249,9 @@ test("a summary or record whose seq is already stored fails the whole write (STO
   assert.deepEqual(r.records, []);
 });
 
-test("the store contract's conformance suite (tests/support/store-conformance.mjs)", async () => {
+test("the store contract's conformance suite (ctxfold/testing)", async () => {
   const results = await page.evaluate(async () => {
-    const { checkStore } = await import("/tests/support/store-conformance.mjs");
+    const { checkStore } = await import("/pkg/testing/index.js");
     return checkStore(() => new ctxfold.IndexedDBStore({ database: "conformance" }));
   });
   assert.ok(results.length >= 9, `${results.length} cases`);

@@ -1,10 +1,10 @@
-// The store contract (tests/support/store-conformance.mjs) against the stores that run in
+// The store contract (ctxfold/testing, imported as a custom store's tests import it) against the stores that run in
 // Node: MemoryStore, and a plain-JS store written the way the contract's docs show, so a
 // custom store a user writes from those docs passes the same cases.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryStore, staleWriteError, isCtxfoldError } from "ctxfold";
-import { checkStore } from "../support/store-conformance.mjs";
+import { assertStore, checkStore } from "ctxfold/testing";
 
 /** A custom store over a Map, as the CompactorStore docs show it. */
 export function mapStore() {
@@ -60,6 +60,17 @@ test("the conformance cases fail a store that breaks the contract", async () => 
   assert.equal(noCheck.find((r) => r.name.startsWith("of two writes")).ok, false);
   const refs = await checkStore(referenceStore);
   assert.equal(refs.find((r) => r.name === "values are copied in and out").ok, false);
+});
+
+test("assertStore passes a store that keeps the contract and throws, naming each failed case, for one that does not", async () => {
+  assert.ok((await assertStore(() => new MemoryStore())) >= 10);
+  await assert.rejects(assertStore(noVersionCheck), (e) => {
+    assert.ok(e instanceof AggregateError, String(e));
+    assert.ok(e.errors.length >= 2, `${e.errors.length} failed cases`);
+    assert.match(e.message, /a write expecting another version is refused/);
+    assert.match(e.message, /of two writes expecting the same version, one lands/);
+    return true;
+  });
 });
 
 test("staleWriteError is a typed error", () => {

@@ -166,8 +166,7 @@ test("the Compactor quick start compacts a long chat with its summarizer, and sa
 
 test("the store of the Compactor stores section keeps the store contract", async () => {
   const [code] = blocks("### Compactor stores");
-  const conformance = join(repoRoot, "tests", "support", "store-conformance.mjs");
-  const check = `\nconst { checkStore } = await import(${JSON.stringify(conformance)});\nconst results = await checkStore(() => store);\nconsole.log(JSON.stringify(results));\n`;
+  const check = `\nconst { checkStore } = await import("ctxfold/testing");\nconst results = await checkStore(() => store);\nconsole.log(JSON.stringify(results));\n`;
   const { stdout } = await runModule("compactor-store.mjs", code + check);
   const results = JSON.parse(stdout);
   assert.ok(results.length >= 10);

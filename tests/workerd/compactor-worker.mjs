@@ -5,7 +5,7 @@
 // (so every turn reads what the previous one stored).
 import { DurableObject } from "cloudflare:workers";
 import * as ctxfold from "../../pkg/workerd.js";
-import { checkStore } from "../support/store-conformance.mjs";
+import { checkStore } from "../../pkg/testing/index.js";
 import { replay } from "../support/compactor-suite.mjs";
 
 const { Compactor, durableObjectStore } = ctxfold;

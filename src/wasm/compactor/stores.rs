@@ -21,8 +21,7 @@ const TS_STORE: &str = r#"
  * a caller changing an object later changes nothing stored. A call that gives no answer within
  * the `Compactor`'s `storeTimeoutMs` fails the `Compactor`'s call with `STORE_ERROR` (the call
  * itself is not cancelled: a `write` that lands later is caught by the version check).
- * `tests/support/store-conformance.mjs` in ctxfold's repository checks a store against this
- * contract.
+ * `assertStore` from `ctxfold/testing` checks a store against this contract in your own tests.
  *
  * ```ts
  * const rows = new Map<string, { meta: StoredMeta; messages: unknown[]; summaries: StoredSummary[]; records: CompactionRecord[] }>();

@@ -1,9 +1,10 @@
-// The store contract, checked: every CompactorStore (MemoryStore, a plain-JS store of the
-// tests' own, durableObjectStore in workerd, IndexedDBStore in Chromium) runs through these
-// cases. It imports nothing, so a page and a Worker load it as it is.
+// ctxfold/testing: the store contract, checked. A custom CompactorStore runs these cases in its
+// own tests (any test runner), as ctxfold's own stores do (MemoryStore, durableObjectStore in
+// workerd, IndexedDBStore in Chromium). It imports nothing, so a page and a Worker load it as
+// it is.
 //
-//   const results = await checkStore(() => new MemoryStore());
-//   for (const r of results) assert.ok(r.ok, `${r.name}: ${r.error}`);
+//   import { assertStore } from "ctxfold/testing";
+//   await assertStore(() => new MySqliteStore(db));   // throws, listing every case that failed
 //
 // `makeStore()` is called once per case and may return a promise; each case uses ids of its
 // own (prefixed with a random tag), so one shared store may be returned every time. After a
@@ -250,7 +251,12 @@ export const CASES = {
 
 /**
  * Runs every case against stores from `makeStore`. Resolves to one result per case:
- * `{ name, ok, error }` (error: the message of the first check that failed).
+ * `{ name, ok, error }` (error: the message of the first check that failed). `only`: the
+ * names of the cases to run (all by default).
+ *
+ * @param {() => any} makeStore
+ * @param {{ only?: string[] }} [options]
+ * @returns {Promise<{ name: string, ok: boolean, error: string | null }[]>}
  */
 export async function checkStore(makeStore, { only } = {}) {
   const tag = Math.random().toString(36).slice(2, 8);
@@ -274,4 +280,22 @@ export async function checkStore(makeStore, { only } = {}) {
     }
   }
   return results;
+}
+
+/**
+ * Runs every case (as `checkStore` does) and throws an `AggregateError` naming each case that
+ * failed and why; resolves to the number of cases that passed when all did.
+ *
+ * @param {() => any} makeStore
+ * @param {{ only?: string[] }} [options]
+ * @returns {Promise<number>}
+ */
+export async function assertStore(makeStore, options) {
+  const results = await checkStore(makeStore, options);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length > 0) {
+    const errors = failed.map((r) => new Error(`${r.name}: ${r.error}`));
+    throw new AggregateError(errors, `the store fails ${failed.length} of ${results.length} cases of the store contract:\n${errors.map((e) => `- ${e.message}`).join("\n")}`);
+  }
+  return results.length;
 }
