@@ -212,6 +212,62 @@ test("a file that is not a conversation is refused with what is wrong; a message
   }
 });
 
+test("files in the other formats replay (Anthropic's { system, messages } with tool blocks, OpenAI Responses items), and ctxfold's export restores as it was", async () => {
+  const { context, errors, page: p } = await fresh();
+  const file = (name, data) => ({ name, mimeType: "application/json", buffer: Buffer.from(JSON.stringify(data)) });
+  const replayFile = async (name, data) => {
+    await p.setInputFiles("#import-file", file(name, data));
+    await p.waitForFunction((name) => document.getElementById("replay-name").textContent === name && document.body.dataset.idle === "true", name);
+    await p.click("#replay-play");
+    await p.waitForFunction(() => document.body.dataset.replay === "done" && document.body.dataset.idle === "true");
+    return p.evaluate(async () => {
+      const id = document.body.dataset.conversation;
+      const c = window.ctxfoldChat.compactor;
+      return { id, history: (await c.history(id)).map((e) => e.message), status: await c.status(id) };
+    });
+  };
+  try {
+    const anthropic = {
+      system: "You are a careful coding agent.",
+      messages: [
+        { role: "user", content: "Which files are in the repository?" },
+        { role: "assistant", content: [{ type: "text", text: "Let me look." }, { type: "tool_use", id: "toolu_1", name: "ls", input: { path: "." } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "README.md\nsrc/\ntests/" }] },
+        { role: "assistant", content: [{ type: "text", text: "README.md, src/ and tests/." }] },
+      ],
+    };
+    const a = await replayFile("anthropic.json", anthropic);
+    assert.equal(a.status.format, "anthropic");
+    assert.deepEqual(a.history, anthropic.messages);
+    assert.deepEqual(await p.$$eval("#messages article.msg", (els) => els.map((el) => el.className.replace(/^msg /, ""))), ["user", "assistant", "tool", "assistant"]);
+    const responses = [
+      { role: "user", content: "What is the weather in Lyon?" },
+      { type: "function_call", call_id: "call_1", name: "weather", arguments: '{"city":"Lyon"}' },
+      { type: "function_call_output", call_id: "call_1", output: "12 °C, light rain" },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "12 °C and light rain in Lyon." }] },
+    ];
+    const r = await replayFile("responses.json", responses);
+    assert.equal(r.status.format, "openai-responses");
+    assert.deepEqual(r.history, responses);
+    // ctxfold's export of the Anthropic one, restored: the same history, under an id of its own (the export's is taken).
+    const exported = await p.evaluate((id) => window.ctxfoldChat.compactor.export(id), a.id);
+    await p.setInputFiles("#import-file", file("export.json", exported));
+    await p.waitForSelector("#confirm[open]");
+    assert.match(await p.textContent("#confirm-text"), /^A ctxfold export of 4 messages and 0 compactions/);
+    await p.click("#confirm-restore");
+    await p.waitForFunction((ids) => !ids.includes(document.body.dataset.conversation) && document.body.dataset.idle === "true", [a.id, r.id]);
+    const restored = await p.evaluate(async () => {
+      const c = window.ctxfoldChat.compactor;
+      return (await c.export(document.body.dataset.conversation)).messages;
+    });
+    assert.deepEqual(restored, exported.messages);
+    assert.equal((await conversations(p)).length, 3);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test("two tabs on one new conversation: one system message, and each tab shows what the other sent", async () => {
   const { context, errors, page: a, open } = await fresh();
   try {
