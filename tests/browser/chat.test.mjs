@@ -56,7 +56,7 @@ test("a new page has no conversation, and says so", async () => {
 test("chatting past a 4k window compacts: every input fits, the history keeps every message, the stand-in answers from what it was sent", async () => {
   assert.equal(await setSettings(page, { "s-window": "4096" }), "");
   for (let i = 0; i < 24; i++) {
-    await send(page, `Message ${i}: order ORD-${4000 + i} ships to warehouse W${i} on pallet P-${i * 7}. ` + "Please keep track of these details for later. ".repeat(6));
+    await send(page, `Message ${i}: order ORD-${4000 + i} ships to warehouse W${i} on pallet P-${i * 7}. ` + "Please keep track of these details for later. ".repeat(12));
     const [sent, budget] = (await page.evaluate(() => document.body.dataset.sent)).split("/").map(Number);
     assert.ok(sent > 0 && sent <= budget, `message ${i}: ${sent} tokens sent, the input budget is ${budget}`);
   }

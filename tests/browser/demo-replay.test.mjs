@@ -40,7 +40,8 @@ after(async () => {
   await server?.close();
 });
 
-const shot = (name, p = page) => p.screenshot({ path: join(IMAGES, name) });
+// Transitions finished, so that a run that changed nothing writes the same pixels.
+const shot = (name, p = page) => p.screenshot({ path: join(IMAGES, name), animations: "disabled" });
 const conversation = () => page.evaluate(() => document.body.dataset.conversation);
 
 /**
@@ -154,7 +155,7 @@ test("a corpus conversation imported offline at an 8k window replays turn by tur
     document.activeElement?.blur();
     const list = document.getElementById("messages");
     const last = [...list.querySelectorAll(".msg.summarized")].at(-1);
-    list.scrollTop = last.offsetTop - list.offsetTop - list.clientHeight * 0.3;
+    list.scrollTop = Math.round(last.offsetTop - list.offsetTop - list.clientHeight * 0.3);
   });
   await shot("chat.png");
   assert.deepEqual(problems, []);

@@ -13,7 +13,7 @@ import { ChatView, drawInput } from "./chat.js";
 import { ConversationList, ask } from "./conversations.js";
 import { readFile, turnsOf, Replay } from "./replay.js";
 
-const DATABASE = "ctxfold-chat";
+const DATABASE = "ctxfold-demo-chat";
 const SYSTEM = "You are a helpful assistant in ctxfold's demo chat. Keep the details the user gives you (names, numbers, ids) and use them when asked.";
 const SAMPLE = "../samples/swe-agent-pydicom-1458.json";
 
@@ -117,11 +117,19 @@ async function redraw() {
   const title = rows.find((r) => r.id === id)?.title ?? "New chat";
   $("title").textContent = title;
   document.title = `${title} · ctxfold chat`;
-  const mode = settings.offline ? "offline" : new URL(settings.base).host;
+  const mode = settings.offline ? "offline" : hostOf(settings.base);
   $("subtitle").textContent = [status ? plural(status.length, "message") : "nothing stored yet", status?.contextStatus, settings.model, `${fmt(settings.window)} window`, mode].filter(Boolean).join(" · ");
   $("export").disabled = $("delete").disabled = status === null;
   drawReplayBar();
   Object.assign(document.body.dataset, { conversation: id, stored: String(history.length), compactions: String(records.length) });
+}
+
+function hostOf(url) {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 function remember(id, result) {
@@ -297,6 +305,7 @@ function applySettings(next) {
     queue(async () => {
       let made;
       try {
+        if (!next.offline && !/^https?:$/.test(protocolOf(next.base))) throw new TypeError(`Endpoint: ${JSON.stringify(next.base)} is not an http(s) URL (such as http://localhost:11434/v1)`);
         made = makeCompactor(next);
       } catch (e) {
         reject(e);
@@ -310,6 +319,15 @@ function applySettings(next) {
       resolve();
     });
   });
+}
+
+/** The protocol of a URL (`"http:"`), or `""` for text that is none. */
+function protocolOf(url) {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return "";
+  }
 }
 
 function drawMode() {
@@ -389,10 +407,12 @@ function wire() {
   $("toggle-nav").onclick = () => drawer("nav-open");
   $("toggle-panel").onclick = () => drawer("panel-open");
   $("scrim").onclick = closeDrawers;
-  tabs?.addEventListener("message", ({ data }) => {
-    if (document.body.dataset.idle !== "true") return;
-    queue(redraw);
-    if (data?.id !== current) list.forget(data?.id);
+  // Another tab wrote: draw again once, after what is running here (a replay there sends many).
+  let pending = false;
+  tabs?.addEventListener("message", () => {
+    if (pending) return;
+    pending = true;
+    queue(() => ((pending = false), redraw()));
   });
   tooltips();
 }

@@ -21,9 +21,9 @@ const pieces = (text) =>
     .filter((s) => s.length > 8 && s.length < 400);
 
 /**
- * The stand-in's reply to `messages` (the model input): the sentences of the input that share
- * the most words with the newest user message, quoted, and where they were (the summary, or a
- * message kept verbatim).
+ * The stand-in's reply to `messages` (the model input). To a question: the sentences of the
+ * input that share the most words with it, quoted, and where they were (the summary, or a
+ * message kept verbatim). To anything else: that it was noted.
  */
 export function standIn(messages) {
   const described = messages.map((m) => ({ ...describe(m), summary: isSummary(m) }));
@@ -42,6 +42,9 @@ export function standIn(messages) {
   });
   best = best.sort((a, b) => b.score - a.score).filter((b, i, all) => all.findIndex((o) => o.sentence === b.sentence) === i).slice(0, 2);
   const sent = `I was sent ${fmt(messages.length)} message${messages.length === 1 ? "" : "s"}`;
+  if (!question.includes("?")) {
+    return `(Stand-in model, offline.) Noted. ${sent}; ask me about anything said so far, and I will quote what my input still holds of it.`;
+  }
   if (best.length === 0) {
     return `(Stand-in model, offline.) ${sent}; nothing in them matches what you wrote, so I have nothing to add. Ask about something said earlier to see what the context still holds.`;
   }

@@ -4,7 +4,7 @@
 // in the dialog and not saved.
 import { $, errorLine } from "./dom.js";
 
-const KEY = "ctxfold-chat-settings";
+const KEY = "ctxfold-demo-chat";
 export const DEFAULTS = Object.freeze({
   offline: true,
   base: "",
