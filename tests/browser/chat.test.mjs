@@ -317,9 +317,12 @@ test("while a slow summary is made, the chat shows a progress card; it gives way
     await p.press("#text", "Enter");
     await p.waitForSelector("#messages .progress", { timeout: 10_000 });
     assert.match(await p.textContent("#messages .progress"), /^Summarizing earlier messages · \d+ messages?, [\d,]+ tokens in the input [\d.]+ s$/);
+    assert.match(await p.textContent("#timeline .entry.pending"), /summarizing \d+ messages?/, "the timeline shows it under way");
     await p.waitForSelector("#messages .progress", { state: "detached", timeout: 20_000 });
     await idle(p);
     assert.equal(await p.locator("#messages .divider").count(), 1);
+    assert.equal(await p.locator("#timeline .entry.pending").count(), 0);
+    assert.equal(await p.locator("#timeline .entry").count(), 1);
     assert.match((await notices(p)).at(-1), /^Compacted \(/);
     assert.deepEqual(errors, []);
   } finally {

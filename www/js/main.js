@@ -8,7 +8,7 @@ import { $, h, fmt, plural, errorLine } from "./dom.js";
 import { load, save, DEFAULTS, settingsDialog } from "./settings.js";
 import { callModel } from "./model.js";
 import { drawMeter, tooltips } from "./meter.js";
-import { drawTimeline, openRecord } from "./timeline.js";
+import { drawTimeline, openRecord, showPending } from "./timeline.js";
 import { ChatView, drawInput } from "./chat.js";
 import { ConversationList, ask } from "./conversations.js";
 import { readFile, turnsOf, Replay } from "./replay.js";
@@ -48,7 +48,10 @@ function makeCompactor(s) {
   };
   c.on("compactionStart", (e) => {
     events.push(e);
-    if (here(e)) chat.compacting(e.plan);
+    if (here(e)) {
+      chat.compacting(e.plan);
+      showPending(e.plan);
+    }
   });
   c.on("compactionEnd", (e) => {
     events.push(e);

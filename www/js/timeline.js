@@ -43,6 +43,16 @@ export function drawTimeline(records, status, { open, undo }) {
   );
 }
 
+/** A compaction under way (`compactionStart`): first in the timeline until the next redraw lists its record. */
+export function showPending(plan) {
+  const list = $("timeline");
+  list.querySelector(".empty")?.remove();
+  list.querySelector(".pending")?.remove();
+  list.prepend(
+    h("li.entry.pending", {}, h("span.entry-open", {}, h("span.seq", { text: "…" }), h("span.entry-main", {}, h("span.tokens", { text: `${short(plan.tokens.total)} → …` }), h("span.entry-sub.muted", { text: `summarizing ${plural(plan.evict.length, "message")}` })))),
+  );
+}
+
 const chips = (ids, kind) => (ids.length === 0 ? h("p.muted.small", { text: "none" }) : h(`div.chips.${kind}`, {}, ids.map((id) => h("code.chip", { text: id }))));
 
 const field = (label, value) => h("div.field", {}, h("dt", { text: label }), h("dd", {}, value));
