@@ -5,11 +5,14 @@
 // page from what the store holds; a record opened from the timeline shows what
 // compactor.records() holds; undoing it updates the timeline and the meter; a reload finds the
 // conversation, its history, its records and the undone flag; the rest of the file replays
-// within the budget. Screenshots go to docs/images/ (the test fails on a step, never on pixels).
+// within the budget. Screenshots go to $CTXFOLD_SCREENSHOTS (docs/images to refresh the committed
+// ones: CTXFOLD_SCREENSHOTS=docs/images bash scripts/test.sh page), else to a temporary folder,
+// so a test run leaves the tree as it was (the test fails on a step, never on pixels).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { launchChromium } from "../support/chromium.mjs";
 import { repoRoot } from "../support/paths.mjs";
 import { conversationPath } from "../support/corpus.mjs";
@@ -17,7 +20,7 @@ import { startDemoServer, idle, setSettings, notices } from "../support/demo-cha
 
 const FILE = conversationPath("mini-swe-agent-gemini-3-pro__astropy__astropy-13398.json");
 const MESSAGES = JSON.parse(readFileSync(FILE, "utf8")).messages;
-const IMAGES = join(repoRoot, "docs/images");
+const IMAGES = process.env.CTXFOLD_SCREENSHOTS ? resolve(repoRoot, process.env.CTXFOLD_SCREENSHOTS) : mkdtempSync(join(tmpdir(), "ctxfold-screenshots-"));
 const OPTIONS = { model: "gpt-4o-mini", contextWindow: 8192, preset: "default" };
 
 let server, browser, context, page;
