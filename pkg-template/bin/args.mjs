@@ -30,6 +30,12 @@ export function parseWindow(raw) {
   );
 }
 
+/** A turn number: a positive whole number in digits. */
+function parseTurn(raw) {
+  if (/^[0-9]+$/.test(raw) && Number(raw) > 0 && Number(raw) <= Number.MAX_SAFE_INTEGER) return Number(raw);
+  throw usageError(`--until needs a turn number (1, 2, ...), got ${JSON.stringify(raw)}`);
+}
+
 /** extractive, an http(s) URL, or a module path; anything else is a usage error. */
 function parseSummarizer(raw) {
   if (raw === "extractive") return { kind: "extractive" };
@@ -73,6 +79,15 @@ export const OPTIONS = {
   "--state": { value: "FILE", key: "state", about: "state from an earlier compact (--save-state) to continue from" },
   "--save-state": { value: "FILE", key: "saveState", about: "write the state compact ends with to FILE" },
   "--preset": { value: "P", key: "preset", about: "off | default | conservative | aggressive" },
+  "--store": {
+    value: "DIR",
+    key: "store",
+    about:
+      "keep the conversation in DIR (made if missing; one folder per conversation, each write atomic): a second run with the same DIR continues from what the store holds, replaying only the messages it does not",
+  },
+  "--id": { value: "ID", key: "id", about: 'the conversation\'s id in the store (default: FILE\'s "id" field, else its name without .json)' },
+  "--until": { value: "K", key: "until", parse: parseTurn, about: "stop after turn K: its input prepared, its reply not yet committed (a later run with --store goes on from there)" },
+  "--quiet": { key: "quiet", about: "no progress or notices on stderr (errors still go there)" },
   "--json": { key: "json", about: 'machine-readable output on stdout; errors as { "error": { name, code, message } }' },
 };
 
@@ -92,6 +107,11 @@ export const COMMANDS = {
   inspect: {
     takes: [...TOKENS, "--window", "--state", "--preset", "--json"],
     about: "The plan compaction would follow, without calling a model: token breakdown, trigger, cut points, pruning.",
+  },
+  replay: {
+    takes: [...TOKENS, "--window", "--preset", "--summarizer", "--summarizer-model", "--api-key-env", "--store", "--id", "--until", "--quiet", "--json"],
+    about:
+      "Replays the conversation in FILE turn by turn through a Compactor, as a chat app drives one. A turn is a model call: before each assistant message, and once at the end; at each, the previous reply is committed and what came after it (tool results, the next user message) is prepared. On stderr: a progress bar (plain lines every 10 % when stderr is not a terminal) and a line per compaction with the turn and what it evicted. On stdout: turns, compactions and fallbacks, the tokens sent with ctxfold and without it (the whole history every turn), the largest input against the input budget (PASS: never over), identifiers kept and lost, and the time per turn.",
   },
   help: { takes: null, args: "[COMMAND]", about: "Prints this; with a COMMAND, that command's usage (so does ctxfold COMMAND --help)." },
 };
@@ -190,7 +210,7 @@ export function usagePointer(command) {
 
 /** The command line as `{ positional, given, [key]: value }`; a usage error if it does not parse. */
 export function parseArgs(argv) {
-  const args = { positional: [], json: false, text: false, given: [] };
+  const args = { positional: [], json: false, text: false, quiet: false, given: [] };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     // `--window=8192` is `--window 8192`.

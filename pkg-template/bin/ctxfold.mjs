@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import * as ctxfold from "../node.js";
 import { checkTaken, commandUsage, COMMANDS, parseArgs, usage, usagePointer } from "./args.mjs";
 import { CliError, conversationInput, countInput, kindOf, parseJson, readText, usageError, writeText } from "./input.mjs";
+import { replayCommand } from "./replay.mjs";
 
 const fmt = (n) => n.toLocaleString("en-US");
 
@@ -32,7 +33,7 @@ function count(args) {
   by role    ${roles}`);
 }
 
-/** Options for compact and inspect from the command line. */
+/** Options for compact, inspect and replay from the command line. */
 async function compactOptions(args) {
   const options = { model: args.model ?? "gpt-4o" };
   if (args.encoding) options.encoding = args.encoding;
@@ -167,7 +168,13 @@ function print(value) {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-const RUN = { count, compact: compactCommand, inspect: inspectCommand };
+async function replay(args) {
+  if (!args.positional[0]) throw usageError("replay needs a FILE");
+  const { options, about } = await compactOptions(args);
+  await replayCommand(args, { options, about, print });
+}
+
+const RUN = { count, compact: compactCommand, inspect: inspectCommand, replay };
 
 function help(args) {
   const [topic] = args.positional;

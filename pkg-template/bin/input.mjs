@@ -9,13 +9,14 @@ import { getSystemErrorMap } from "node:util";
  * Declared once: `help` lists these lines and CliError accepts only these codes.
  */
 export const CLI_ERRORS = Object.freeze({
-  USAGE: "bad command line: no command, an unknown command or option, a missing or second FILE, a missing or bad value (--window, --summarizer)",
+  USAGE: "bad command line: no command, an unknown command or option, a missing or second FILE, a missing or bad value (--window, --until, --summarizer)",
   READ_FAILED: "a file cannot be read; the message names it and the errno code (ENOENT, ...)",
-  WRITE_FAILED: "the --save-state file cannot be written",
-  INVALID_JSON: "FILE is not JSON (a .json FILE of count, any FILE of compact and inspect)",
-  NOT_A_CONVERSATION: "FILE of compact or inspect is JSON but not messages or { messages }; any FILE is JSON Lines (.jsonl)",
+  WRITE_FAILED: "the --save-state file cannot be written, or the --store DIR cannot be made",
+  INVALID_JSON: "FILE is not JSON (a .json FILE of count, any FILE of compact, inspect and replay)",
+  NOT_A_CONVERSATION: "FILE of compact, inspect or replay is JSON but not messages or { messages } (or replay's has none); any FILE is JSON Lines (.jsonl)",
   SUMMARIZER_MODULE: "the --summarizer module is missing, fails to load, or has no default function",
   NO_API_KEY: "--api-key-env names an environment variable that is not set",
+  STORE_MISMATCH: "the --store DIR holds a conversation under replay's id whose history is not the start of FILE's",
   INVALID_STATE: "the --state file is not a JSON object (from the library: not a ctxfold state)",
   INTERNAL: "a bug in ctxfold; CTXFOLD_DEBUG=1 also prints the stack",
 });
@@ -209,15 +210,26 @@ export function kindOf(value) {
   return /^[aeiou]/.test(typeof value) ? `an ${typeof value}` : `a ${typeof value}`;
 }
 
+/** compact's and inspect's input: the conversation in FILE. */
 export function conversationInput(path) {
+  return conversationFile(path).conversation;
+}
+
+/**
+ * The conversation in FILE (messages, or `{ system, messages }`), and the `id` a corpus file
+ * gives it, if any.
+ */
+export function conversationFile(path) {
   const text = readText(path);
   if (/\.jsonl$/i.test(path)) throw jsonLinesError(path);
-  const messages = messagesOf(parseJson(text, path, "INVALID_JSON"));
-  if (!messages) {
+  const json = parseJson(text, path, "INVALID_JSON");
+  const conversation = messagesOf(json);
+  if (!conversation) {
     throw new CliError(
       "NOT_A_CONVERSATION",
       `${path} is not a conversation: expected a JSON array of messages, or an object with a "messages" array`,
     );
   }
-  return messages;
+  const id = json && typeof json === "object" && typeof json.id === "string" && json.id !== "" ? json.id : null;
+  return { conversation, id };
 }

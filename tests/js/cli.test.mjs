@@ -163,8 +163,8 @@ describe("usage errors exit 2", () => {
       const r = await cli(args);
       assert.equal(assertTextError(r, { status: 2, code: "USAGE" }), 'run "ctxfold help" for usage\n', args.join(" "));
     }
-    const r = await cli(["inspect", at("conv.json"), "--text"]);
-    assert.equal(assertTextError(r, { status: 2, code: "USAGE", mentions: ["inspect does not take --text"] }), 'run "ctxfold help" (or ctxfold inspect --help) for usage\n');
+    const r = await cli(["replay", at("conv.json"), "--text"]);
+    assert.equal(assertTextError(r, { status: 2, code: "USAGE", mentions: ["replay does not take --text"] }), 'run "ctxfold help" (or ctxfold replay --help) for usage\n');
   });
 
   test("--window takes k (thousands) and m (millions), wherever a window is taken", async () => {
@@ -176,6 +176,8 @@ describe("usage errors exit 2", () => {
     }
     const compact = JSON.parse((await cli(["compact", at("conv.json"), "--window=32k", "--json"])).stdout);
     assert.equal(compact.report.budget.window, 32_000);
+    const replay = JSON.parse((await cli(["replay", at("conv.json"), "--window", "16k", "--json", "--quiet"])).stdout);
+    assert.equal(replay.window, 16_000);
     // The help says which k it is.
     assert.match((await cli(["help"])).stdout, /8k is 8,000/);
     assert.match((await cli(["compact", "--help"])).stdout, /k is 1,000, not 1,024/);
@@ -346,7 +348,7 @@ describe("the command line as people type it", () => {
   });
 
   test("an option the command does not take is a usage error, not ignored", async () => {
-    assertJsonError(await cli(["count", at("conv.json"), "--window", "8192", "--json"]), { status: 2, code: "USAGE", mentions: ["count does not take --window", "compact and inspect do"] });
+    assertJsonError(await cli(["count", at("conv.json"), "--window", "8192", "--json"]), { status: 2, code: "USAGE", mentions: ["count does not take --window", "compact, inspect and replay do"] });
     assertJsonError(await cli(["inspect", at("conv.json"), "--summarizer", at("good.mjs"), "--json"]), { status: 2, code: "USAGE", mentions: ["inspect does not take --summarizer"] });
     assertJsonError(await cli(["compact", at("conv.json"), "--text", "--json"]), { status: 2, code: "USAGE", mentions: ["compact does not take --text", "(count does)"] });
   });
@@ -439,7 +441,7 @@ describe("unexpected errors", () => {
 test("help lists the error codes and the exit statuses", async () => {
   const r = await cli(["help"]);
   assert.equal(r.status, 0);
-  for (const code of ["USAGE", "READ_FAILED", "WRITE_FAILED", "INVALID_JSON", "NOT_A_CONVERSATION", "SUMMARIZER_MODULE", "NO_API_KEY", "INVALID_STATE", "INTERNAL"]) {
+  for (const code of ["USAGE", "READ_FAILED", "WRITE_FAILED", "INVALID_JSON", "NOT_A_CONVERSATION", "SUMMARIZER_MODULE", "NO_API_KEY", "STORE_MISMATCH", "INVALID_STATE", "INTERNAL"]) {
     assert.match(r.stdout, new RegExp(`^ +${code} `, "m"), code);
   }
   assert.match(r.stdout, /exit status/i);
@@ -456,10 +458,14 @@ test("COMMAND --help and help COMMAND print that command's usage and its options
     // Not another command's, nor an option compact does not take.
     assert.doesNotMatch(r.stdout, /ctxfold count|--text/);
   }
+  const replay = await cli(["replay", "--help"]);
+  assert.match(replay.stdout, /^usage:\n {2}ctxfold replay FILE /);
+  for (const option of ["--store DIR", "--until K", "--summarizer S", "--api-key-env NAME", "--window N", "--quiet"]) assert.ok(replay.stdout.includes(option), option);
+  assert.doesNotMatch(replay.stdout, /ctxfold compact|--save-state|--text/);
   const count = await cli(["count", "--help"]);
   assert.match(count.stdout, /ctxfold count FILE/);
-  assert.doesNotMatch(count.stdout, /^ {2}--window|ctxfold compact/m);
-  assertJsonError(await cli(["help", "frobnicate", "--json"]), { status: 2, code: "USAGE", mentions: ["frobnicate", "inspect"] });
+  assert.doesNotMatch(count.stdout, /^ {2}--window|ctxfold compact|ctxfold replay/m);
+  assertJsonError(await cli(["help", "frobnicate", "--json"]), { status: 2, code: "USAGE", mentions: ["frobnicate", "replay"] });
 });
 
 test("compact --summarizer URL: an OpenAI-compatible API, its key from $OPENAI_API_KEY or --api-key-env", async () => {
