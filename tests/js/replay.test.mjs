@@ -306,6 +306,18 @@ describe("--summarizer URL: an OpenAI-compatible API (the LLM double on 127.0.0.
   });
 });
 
+test("--summarizer PATH.mjs: the module's default export writes the summaries", async () => {
+  const module = at("summarizer.mjs");
+  writeFileSync(module, `export default async () => ${JSON.stringify(SUMMARY)};\n`);
+  const storeDir = at("store-module");
+  const { out } = await replayJson([CORPUS_FILE, "--window", "8k", "--summarizer", module, "--store", storeDir, "--quiet"]);
+  assert.equal(out.summarizer, `summaries by ${module}`);
+  assert.ok(out.compactions >= 3);
+  assert.equal(out.fallbacks, 0);
+  const { summaries } = await storedIn(storeDir, corpus.id);
+  assert.ok(summaries.every((s) => s.text.includes("The user asked about the billing service's retries.")));
+});
+
 describe("the four formats", () => {
   const long = "x ".repeat(1500);
   test("Anthropic with a top-level system, Responses items, AI SDK messages: the stored history is the file's", async () => {
