@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# The main job, as the README's first command runs it: build the package, then use its CLI
-# on the bundled sample (a real SWE-agent GPT-4 transcript, MIT, see samples/README.md):
-# count its tokens, show the plan for an 8k window, and compact it with the built-in
-# extractive summarizer, printing the report and the summary that replaced the middle.
+# The main job, as the README's first command runs it: build the package, then replay a real
+# agent transcript (mini-swe-agent on a SWE-bench task, MIT, see samples/README.md) turn by turn
+# through a Compactor at a 16k window, as a chat app drives one, keeping it in a file store:
+# the first run stops halfway, the second goes on from what the store holds. Each prints its
+# progress and a line per compaction (stderr), then its table (stdout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-sample=samples/swe-agent-pydicom-1458.json
+sample=samples/mini-swe-agent-sphinx-8459.json
 bash scripts/build.sh
+store=$(mktemp -d "${TMPDIR:-/tmp}/ctxfold-demo.XXXXXX")
+trap 'rm -rf "$store"' EXIT
 cli() { node pkg/bin/ctxfold.mjs "$@"; }
 
-printf '\n$ ctxfold count %s\n' "$sample"
-cli count "$sample"
-printf '\n$ ctxfold inspect %s --window 8192\n' "$sample"
-cli inspect "$sample" --window 8192
-printf '\n$ ctxfold compact %s --window 8192\n' "$sample"
-cli compact "$sample" --window 8192
+printf '\n$ ctxfold replay %s --window 16k --store %s --until 27\n' "$sample" "$store"
+cli replay "$sample" --window 16k --store "$store" --until 27
+printf '\n$ ctxfold replay %s --window 16k --store %s\n' "$sample" "$store"
+cli replay "$sample" --window 16k --store "$store"

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { startLlmServer } from "../support/llm-server.mjs";
 import { pkgDir, repoRoot } from "../support/paths.mjs";
 
 const execFileP = promisify(execFile);
@@ -126,7 +127,7 @@ function assertTextError(result, { status, code, mentions = [] }) {
 
 describe("usage errors exit 2", () => {
   test("--window must be a positive whole number, checked before the file is read", async () => {
-    for (const value of ["abc", "1.5", "0", "-3", "1e3", "0x10", "12k"]) {
+    for (const value of ["abc", "1.5", "0", "-3", "1e3", "0x10", "12kb", "1.2345k", "0k", "5000m", "k", "8 k", "١٢"]) {
       const r = await cli(["compact", at("missing.json"), "--window", value, "--json"]);
       assertJsonError(r, { status: 2, code: "USAGE", name: "CliError", mentions: ["--window", JSON.stringify(value)] });
     }
@@ -150,13 +151,36 @@ describe("usage errors exit 2", () => {
     assertJsonError(await cli(["--json"]), { status: 2, code: "USAGE", mentions: ["no command"] });
   });
 
-  test("without --json: one ctxfold: line with the code, then the usage, on stderr", async () => {
+  test("without --json: one ctxfold: line with the code, then where the usage is, on stderr", async () => {
     const rest = assertTextError(await cli(["compact", at("conv.json"), "--window", "abc"]), {
       status: 2,
       code: "USAGE",
       mentions: ["--window", '"abc"'],
     });
-    assert.match(rest, /usage:/);
+    // Not the whole help: one line that says where it is, naming the command typed.
+    assert.equal(rest, 'run "ctxfold help" (or ctxfold compact --help) for usage\n');
+    for (const args of [["frobnicate"], [], ["--bogus"]]) {
+      const r = await cli(args);
+      assert.equal(assertTextError(r, { status: 2, code: "USAGE" }), 'run "ctxfold help" for usage\n', args.join(" "));
+    }
+    const r = await cli(["replay", at("conv.json"), "--text"]);
+    assert.equal(assertTextError(r, { status: 2, code: "USAGE", mentions: ["replay does not take --text"] }), 'run "ctxfold help" (or ctxfold replay --help) for usage\n');
+  });
+
+  test("--window takes k (thousands) and m (millions), wherever a window is taken", async () => {
+    const windows = { "8k": 8_000, "128k": 128_000, "128K": 128_000, "1m": 1_000_000, "1.5m": 1_500_000, "2.5k": 2_500, "200000": 200_000, "8192": 8_192 };
+    for (const [value, tokens] of Object.entries(windows)) {
+      const inspect = await cli(["inspect", at("conv.json"), "--window", value, "--json"]);
+      assert.equal(inspect.status, 0, inspect.stdout);
+      assert.equal(JSON.parse(inspect.stdout).budget.window, tokens, value);
+    }
+    const compact = JSON.parse((await cli(["compact", at("conv.json"), "--window=32k", "--json"])).stdout);
+    assert.equal(compact.report.budget.window, 32_000);
+    const replay = JSON.parse((await cli(["replay", at("conv.json"), "--window", "16k", "--json", "--quiet"])).stdout);
+    assert.equal(replay.window, 16_000);
+    // The help says which k it is.
+    assert.match((await cli(["help"])).stdout, /8k is 8,000/);
+    assert.match((await cli(["compact", "--help"])).stdout, /k is 1,000, not 1,024/);
   });
 });
 
@@ -324,7 +348,7 @@ describe("the command line as people type it", () => {
   });
 
   test("an option the command does not take is a usage error, not ignored", async () => {
-    assertJsonError(await cli(["count", at("conv.json"), "--window", "8192", "--json"]), { status: 2, code: "USAGE", mentions: ["count does not take --window", "compact and inspect"] });
+    assertJsonError(await cli(["count", at("conv.json"), "--window", "8192", "--json"]), { status: 2, code: "USAGE", mentions: ["count does not take --window", "compact, inspect and replay do"] });
     assertJsonError(await cli(["inspect", at("conv.json"), "--summarizer", at("good.mjs"), "--json"]), { status: 2, code: "USAGE", mentions: ["inspect does not take --summarizer"] });
     assertJsonError(await cli(["compact", at("conv.json"), "--text", "--json"]), { status: 2, code: "USAGE", mentions: ["compact does not take --text", "(count does)"] });
   });
@@ -417,9 +441,48 @@ describe("unexpected errors", () => {
 test("help lists the error codes and the exit statuses", async () => {
   const r = await cli(["help"]);
   assert.equal(r.status, 0);
-  for (const code of ["USAGE", "READ_FAILED", "WRITE_FAILED", "INVALID_JSON", "NOT_A_CONVERSATION", "SUMMARIZER_MODULE", "INVALID_STATE", "INTERNAL"]) {
+  for (const code of ["USAGE", "READ_FAILED", "WRITE_FAILED", "INVALID_JSON", "NOT_A_CONVERSATION", "SUMMARIZER_MODULE", "NO_API_KEY", "STORE_MISMATCH", "INVALID_STATE", "INTERNAL"]) {
     assert.match(r.stdout, new RegExp(`^ +${code} `, "m"), code);
   }
   assert.match(r.stdout, /exit status/i);
   assert.match(r.stdout, /--text/);
+});
+
+test("COMMAND --help and help COMMAND print that command's usage and its options only", async () => {
+  for (const args of [["compact", "--help"], ["help", "compact"], ["compact", "-h"]]) {
+    const r = await cli(args);
+    assert.equal(r.status, 0, args.join(" "));
+    assert.equal(r.stderr, "");
+    assert.match(r.stdout, /^usage:\n {2}ctxfold compact FILE /);
+    for (const option of ["--save-state FILE", "--summarizer S", "--api-key-env NAME", "--window N"]) assert.ok(r.stdout.includes(option), option);
+    // Not another command's, nor an option compact does not take.
+    assert.doesNotMatch(r.stdout, /ctxfold count|--text/);
+  }
+  const replay = await cli(["replay", "--help"]);
+  assert.match(replay.stdout, /^usage:\n {2}ctxfold replay FILE /);
+  for (const option of ["--store DIR", "--until K", "--summarizer S", "--api-key-env NAME", "--window N", "--quiet"]) assert.ok(replay.stdout.includes(option), option);
+  assert.doesNotMatch(replay.stdout, /ctxfold compact|--save-state|--text/);
+  const count = await cli(["count", "--help"]);
+  assert.match(count.stdout, /ctxfold count FILE/);
+  assert.doesNotMatch(count.stdout, /^ {2}--window|ctxfold compact|ctxfold replay/m);
+  assertJsonError(await cli(["help", "frobnicate", "--json"]), { status: 2, code: "USAGE", mentions: ["frobnicate", "replay"] });
+});
+
+test("compact --summarizer URL: an OpenAI-compatible API, its key from $OPENAI_API_KEY or --api-key-env", async () => {
+  const llm = await startLlmServer();
+  try {
+    const { openai, requests } = llm.scenario([{ reply: "ok" }]);
+    const r = await cli(["compact", sample, "--window", "8k", "--summarizer", openai, "--summarizer-model", "small", "--api-key-env", "CTXFOLD_TEST_KEY", "--json"], { CTXFOLD_TEST_KEY: "sk-test" });
+    assert.equal(r.status, 0, r.stdout);
+    const { report } = JSON.parse(r.stdout);
+    assert.equal(report.fallback, null);
+    assert.ok(requests.length >= 1);
+    assert.equal(requests[0].body.model, "small");
+    assert.equal(requests[0].headers.authorization, "Bearer sk-test");
+    assertJsonError(await cli(["compact", sample, "--summarizer", openai, "--api-key-env", "CTXFOLD_TEST_UNSET", "--json"]), { status: 1, code: "NO_API_KEY", mentions: ["CTXFOLD_TEST_UNSET"] });
+    assertJsonError(await cli(["compact", sample, "--api-key-env", "CTXFOLD_TEST_KEY", "--json"]), { status: 2, code: "USAGE", mentions: ["--api-key-env goes with --summarizer URL"] });
+    assertJsonError(await cli(["compact", sample, "--summarizer", "ftp://example.test/", "--json"]), { status: 2, code: "USAGE", mentions: ["http://"] });
+  } finally {
+    await llm.close();
+  }
 });
