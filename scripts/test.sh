@@ -186,7 +186,9 @@ npm_ci_once() {
   stamp=$dir/node_modules/.ctxfold-stamp
   want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    # (An explicit return: under quiet, set -e does not stop a function, and a failed install
+    # must not write the stamp.)
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || return
     echo "$want" >"$stamp"
   fi
 }
