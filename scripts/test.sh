@@ -15,6 +15,9 @@
 #   bundlers   node --test tests/bundlers/: the package bundled by Vite, webpack and esbuild, and built into Next.js apps
 #              (production builds, offline), each browser app run in headless Chromium, the Next.js apps served by next start
 #   workerd    node --test tests/workerd/: the package in a Worker, via Miniflare
+#   examples   the three projects in examples/ (a Worker with Durable Objects, a Node server over
+#              SQLite, a Next.js AI SDK route), each with its own pinned packages (npm ci, when
+#              its lockfile changed) and its own test, against a stand-in for the model on 127.0.0.1
 #   types      tsc --noEmit on tests/types/ against the package's .d.ts
 #   anchoring  the Compactor's usage anchoring against a provider double (ai-tokenizer's Claude
 #              count, pinned in tests/anchoring; installs it): the corpus replayed at 16k
@@ -34,7 +37,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd types anchoring ai-sdk bench)
+all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd examples types anchoring ai-sdk bench)
 layers=("${@:-${all_layers[@]}}")
 for l in "${layers[@]}"; do
   [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
@@ -142,6 +145,34 @@ layer_page() { node_tests tests/browser/; }
 layer_bundlers() { node_tests tests/bundlers/; }
 layer_workerd() { node_tests tests/workerd/; }
 
+# quiet CMD...: a noisy command's output in a log, its tail shown only if it fails (as in setup.sh).
+quiet() {
+  local out rc=0
+  out=$(mktemp -t ctxfold-quiet.XXXXXX)
+  "$@" >"$out" 2>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "   failed (exit $rc): $*"
+    tail -n 40 "$out" | sed 's/^/   | /'
+    echo "   (whole log: $out)"
+    return "$rc"
+  fi
+  rm -f "$out"
+}
+
+layer_examples() {
+  link_package
+  # Each folder is a project a user copies, with "ctxfold": "file:../../pkg" and exact versions
+  # in its package-lock.json; its test starts the stand-in for the model itself.
+  local dir
+  for dir in examples/*/; do
+    dir=${dir%/}
+    [ -f "$dir/package.json" ] || continue
+    echo "-- $dir: npm ci (when its lockfile changed)"
+    quiet npm_ci_once "$dir"
+    counted node --test --test-reporter=spec "$dir/test/"
+  done
+}
+
 layer_types() {
   link_package
   node_modules/.bin/tsc --version
@@ -155,7 +186,9 @@ npm_ci_once() {
   stamp=$dir/node_modules/.ctxfold-stamp
   want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    # (An explicit return: under quiet, set -e does not stop a function, and a failed install
+    # must not write the stamp.)
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || return
     echo "$want" >"$stamp"
   fi
 }

@@ -3,12 +3,16 @@
 // (POST .../v1/messages), and follows a script per scenario: answer, be slow, fail,
 // rate-limit, return junk, or refuse the key. It records every request (headers, body,
 // when it came) and whether the client closed the connection before the answer was sent.
-// It answers CORS preflights, so a page on another origin can call it.
+// It answers CORS preflights, so a page on another origin can call it. A `chat` step makes it
+// a stand-in for the model itself (the examples' tests): a function of the request picks the
+// reply, text or tool calls, sent as JSON or, for `stream: true`, as Chat Completions chunks.
 //
 //   const llm = await startLlmServer();
 //   const { openai, anthropic, requests } = llm.scenario([{ status: 429, headers: { "retry-after": "1" } }, { reply: "ok" }]);
 //   // openai: a baseURL for openAISummarizer; anthropic: one for anthropicSummarizer
 //   await llm.close();
+//
+//   const { openai, requests } = llm.scenario([{ chat: (body) => (isSummaryRequest(body) ? { content: SUMMARY } : { content: "Paris." }) }]);
 import { createServer } from "node:http";
 
 /** The summary every "ok" step answers with: it follows ctxfold's schema. */
@@ -39,7 +43,12 @@ const CORS = {
  * - `{ delayMs }` the same after a delay (a client that gives up first is recorded);
  * - `{ status, headers?, body? }` an error answer;
  * - `{ junk: true }` 200 with an HTML page;
- * - `{ echoKey: true }` 401 whose body repeats the key it was sent (the worst a server can do).
+ * - `{ echoKey: true }` 401 whose body repeats the key it was sent (the worst a server can do);
+ * - `{ chat(body, record) }` (OpenAI only) the reply the function gives, called when the request
+ *   has come (it may return a promise, to hold the answer back): `{ content?, toolCalls?: [{ id?,
+ *   name, arguments }], usage? }` (`arguments` an object or its JSON; `usage` in OpenAI's shape,
+ *   default none), as a `chat.completion`, or as `chat.completion.chunk` events when the request
+ *   asks for `stream` (the usage in a last chunk when `stream_options.include_usage`).
  */
 export async function startLlmServer() {
   const scenarios = new Map();
@@ -85,7 +94,20 @@ export async function startLlmServer() {
         record.answered = true;
         respond(res, api, step, record);
       };
-      if (step.delayMs) timer = setTimeout(answer, step.delayMs);
+      if (step.chat) {
+        Promise.resolve()
+          .then(() => step.chat(record.body, record))
+          .then((reply) => {
+            if (record.closedByClient) return;
+            record.answered = true;
+            record.reply = reply;
+            chat(res, record.body, reply);
+          })
+          .catch((e) => {
+            record.answered = true;
+            res.writeHead(500, { "content-type": "text/plain" }).end(`the chat step threw: ${e?.stack ?? e}`);
+          });
+      } else if (step.delayMs) timer = setTimeout(answer, step.delayMs);
       else answer();
     });
   });
@@ -111,6 +133,43 @@ export async function startLlmServer() {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Whether a Chat Completions body is one of ctxfold's summarizer requests (its system prompt
+ * asks for the summary schema) rather than a chat turn.
+ */
+export function isSummaryRequest(body) {
+  const first = body?.messages?.[0];
+  return first?.role === "system" && typeof first.content === "string" && first.content.includes("## Conversation Summary");
+}
+
+/** A `chat` step's reply, as a completion or as its stream of chunks. */
+function chat(res, body, reply) {
+  const id = `chatcmpl-${Math.random().toString(36).slice(2, 10)}`;
+  const model = typeof body?.model === "string" ? body.model : "stand-in";
+  const toolCalls = (reply.toolCalls ?? []).map((c, k) => ({
+    id: c.id ?? `call_${k}`,
+    type: "function",
+    function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+  }));
+  const content = reply.content ?? (toolCalls.length ? null : "");
+  const finish = toolCalls.length ? "tool_calls" : "stop";
+  if (body?.stream !== true) {
+    const message = { role: "assistant", content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ id, object: "chat.completion", created: 0, model, choices: [{ index: 0, message, finish_reason: finish }], ...(reply.usage ? { usage: reply.usage } : {}) }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (choices, extra = {}) => res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices, ...extra })}\n\n`);
+  send([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+  // The text in a few pieces, as a model streams it.
+  for (const piece of (content ?? "").match(/[\s\S]{1,16}/g) ?? []) send([{ index: 0, delta: { content: piece }, finish_reason: null }]);
+  toolCalls.forEach((c, index) => send([{ index: 0, delta: { tool_calls: [{ index, ...c }] }, finish_reason: null }]));
+  send([{ index: 0, delta: {}, finish_reason: finish }]);
+  if (reply.usage && body.stream_options?.include_usage) send([], { usage: reply.usage });
+  res.end("data: [DONE]\n\n");
 }
 
 function parse(raw) {
