@@ -163,6 +163,11 @@ layer_examples() {
   link_package
   # Each folder is a project a user copies, with "ctxfold": "file:../../pkg" and exact versions
   # in its package-lock.json; its test starts the stand-in for the model itself.
+  # better-sqlite3 builds from source (its prebuilt binaries are not on the npm registry):
+  # node-gyp needs Node's headers, which Debian's nodejs package ships under /usr.
+  if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then
+    export npm_config_nodedir=/usr
+  fi
   local dir
   for dir in examples/*/; do
     dir=${dir%/}
