@@ -171,6 +171,64 @@ pub fn check_length(stored: u64, start: Option<u64>, appended: u64, new_length: 
     }
 }
 
+/// What a store holds of a conversation, as far as the check of a write reads it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Held<'a> {
+    /// The stored meta's version (`None`: no conversation).
+    pub version: Option<u32>,
+    /// The stored meta's `length`: the messages held.
+    pub length: u64,
+    /// The `seq` of every summary held (or at least of those the batch names).
+    pub summaries: &'a [u32],
+    /// The `seq` of every record held (or at least of those the batch names).
+    pub records: &'a [u32],
+}
+
+/// What a write's batch says, as far as its check reads it (its version was checked
+/// against `expect` when it was read, by [`check_batch`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Appended<'a> {
+    /// `batch.start` (`None`: not given; the messages then go at the stored length).
+    pub start: Option<u64>,
+    /// How many messages it appends.
+    pub messages: u64,
+    /// Its meta's `length`.
+    pub length: u64,
+    /// The `seq` of each summary it adds.
+    pub summaries: &'a [u32],
+    /// The `seq` of each record it adds.
+    pub records: &'a [u32],
+}
+
+/// The whole check of a write, for any store: a stale version is `STALE_WRITE`; a batch
+/// that does not go on from what is held (its `start` is not the stored length, or a
+/// summary's or record's `seq` is held already or named twice) is `INVALID_ARGUMENT`, so
+/// history is only ever appended: nothing held is replaced or cut.
+pub fn check_write(id: &str, expect: u32, held: Held, batch: Appended) -> Result<(), Error> {
+    check_version(id, expect, held.version)?;
+    check_length(held.length, batch.start, batch.messages, batch.length)?;
+    check_seqs("summaries", held.summaries, batch.summaries)?;
+    check_seqs("records", held.records, batch.records)
+}
+
+/// Each of `added` (a batch's `kind`) is a `seq` neither held nor named before it.
+fn check_seqs(kind: &str, held: &[u32], added: &[u32]) -> Result<(), Error> {
+    for (i, seq) in added.iter().enumerate() {
+        let why = if held.contains(seq) {
+            "is stored already"
+        } else if added[..i].contains(seq) {
+            "is named twice in the batch"
+        } else {
+            continue;
+        };
+        return Err(Error::InvalidArgument {
+            argument: format!("batch.{kind}[{i}].seq"),
+            expected: format!("a seq not stored yet (a store never replaces one), got {seq}, which {why}"),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,5 +298,54 @@ mod tests {
         let err =
             crate::options::parse::<IndexedDBStoreOptions>("options", r#"{"timeoutMs":0}"#).unwrap_err();
         assert_eq!(err.code(), "OUT_OF_RANGE");
+    }
+
+    #[test]
+    fn a_write_only_ever_appends() {
+        let held = Held {
+            version: Some(3),
+            length: 5,
+            summaries: &[0, 1],
+            records: &[0],
+        };
+        let fits = Appended {
+            start: Some(5),
+            messages: 2,
+            length: 7,
+            summaries: &[2],
+            records: &[1],
+        };
+        assert_eq!(check_write("c", 3, held, fits), Ok(()));
+        assert_eq!(check_write("c", 2, held, fits).unwrap_err().code(), "STALE_WRITE");
+        let cut = Appended {
+            start: Some(4),
+            length: 6,
+            ..fits
+        };
+        let err = check_write("c", 3, held, cut).unwrap_err();
+        assert_eq!(err.code(), "INVALID_ARGUMENT");
+        assert!(err.to_string().contains("batch.start"), "{err}");
+        let again = Appended {
+            summaries: &[2, 1],
+            ..fits
+        };
+        let err = check_write("c", 3, held, again).unwrap_err();
+        assert!(err.to_string().contains("batch.summaries[1].seq"), "{err}");
+        assert!(err.to_string().contains("stored already"), "{err}");
+        let twice = Appended {
+            records: &[1, 1],
+            ..fits
+        };
+        let err = check_write("c", 3, held, twice).unwrap_err();
+        assert!(err.to_string().contains("batch.records[1].seq"), "{err}");
+        assert!(err.to_string().contains("named twice"), "{err}");
+        // A new conversation: nothing held, messages from 0.
+        let first = Appended {
+            start: Some(0),
+            messages: 1,
+            length: 1,
+            ..Appended::default()
+        };
+        assert_eq!(check_write("c", 0, Held::default(), first), Ok(()));
     }
 }

@@ -15,7 +15,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { staleWriteError } from "../node.js";
+import { checkWrite, staleWriteError } from "../node.js";
 
 const LAYOUT = "ctxfold.file-store";
 const HEAD = /^head-(\d{12})\.json$/;
@@ -135,11 +135,12 @@ export class FileStore {
   async write(id, expect, batch) {
     const folder = this.#folder(id);
     const found = await latest(folder);
-    const version = found ? found.head.meta.version : null;
-    if ((version ?? 0) !== expect) throw staleWriteError(id, expect, version);
     const parts = found ? [...found.head.parts] : [];
-    const held = parts.reduce((sum, p) => sum + p.messages, 0);
-    if (batch.start !== held) throw new RangeError(`FileStore: batch.start is ${batch.start}, but conversation ${JSON.stringify(id)} holds ${held} messages`);
+    const stored = found && { version: found.head.meta.version, length: parts.reduce((sum, p) => sum + p.messages, 0) };
+    // The seqs held are read only when the batch adds summaries or records (a compaction).
+    const adds = (name) => Array.isArray(batch?.[name]) && batch[name].length > 0;
+    const held = found && (adds("summaries") || adds("records")) ? { summaries: (await this.summaries(id)).map((s) => s.seq), records: (await this.records(id)).map((r) => r.seq) } : null;
+    checkWrite(id, expect, batch, stored, held);
     await mkdir(folder, { recursive: true });
     const n = (found?.n ?? 0) + 1;
     const tag = randomBytes(6).toString("hex");

@@ -39,7 +39,7 @@ export function compactorWith(raw, g) {
   const compact = compactWith(raw, g);
   const notices = lockNotices();
   const staleWriteError = g.wrap(raw.staleWriteError);
-  const { MemoryStore, durableObjectStore } = storesWith(staleWriteError);
+  const { MemoryStore, durableObjectStore } = storesWith(g.wrap(raw.checkWrite));
   const storeError = (operation, id, cause) => {
     const err = raw.__ctxfoldStoreError(operation, id, describeError(cause));
     err.cause = cause;

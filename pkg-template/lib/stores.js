@@ -4,10 +4,10 @@
 import { invalidArgument, kindOf } from "./values.js";
 
 /**
- * @param {(id: string, expected: number, found: number | null) => Error} staleWriteError
- *   the STALE_WRITE error a `write` on a version that moved rejects with
+ * @param {(id: string, expect: number, batch: object, stored: object | null, held?: { summaries?: number[], records?: number[] }) => void} checkWrite
+ *   the core's check of a write against what is held (throws STALE_WRITE or INVALID_ARGUMENT)
  */
-export function storesWith(staleWriteError) {
+export function storesWith(checkWrite) {
   /** The default store: conversations in this process's memory, copied in and out. */
   class MemoryStore {
     #rows = new Map();
@@ -24,12 +24,10 @@ export function storesWith(staleWriteError) {
 
     async write(id, expect, batch) {
       const row = this.#rows.get(id);
-      const found = row ? row.meta.version : null;
-      if ((found ?? 0) !== expect) throw staleWriteError(id, expect, found);
+      checkWrite(id, expect, batch, row?.meta ?? null, row && { summaries: seqs(row.summaries), records: seqs(row.records) });
       // Copied before anything changes: a batch that cannot be cloned writes nothing.
       const { messages, summaries, records, meta } = structuredClone(batch);
       const next = row ?? { meta, messages: [], summaries: [], records: [] };
-      next.messages.length = batch.start;
       // (Not push(...x): an imported history can be longer than the stack allows arguments.)
       for (const m of messages) next.messages.push(m);
       for (const s of summaries) next.summaries.push(s);
@@ -64,11 +62,13 @@ export function storesWith(staleWriteError) {
     for (const k of Object.keys(options)) if (k !== "prefix") throw invalidArgument(`options.${k}`, "no such option (known: prefix)");
     const prefix = options.prefix ?? "ctxfold";
     if (typeof prefix !== "string") throw invalidArgument("options.prefix", `a string, got ${kindOf(prefix)}`);
-    return new DurableObjectStore(storage, prefix, staleWriteError);
+    return new DurableObjectStore(storage, prefix, checkWrite);
   }
 
   return { MemoryStore, durableObjectStore };
 }
+
+const seqs = (values) => values.map((v) => v.seq);
 
 /** Characters of a value's JSON above which it is stored in parts (Durable Object storage takes 128 KiB a value). */
 const PART = 32 * 1024;
@@ -84,12 +84,12 @@ const pad = (n) => String(n).padStart(12, "0");
 class DurableObjectStore {
   #storage;
   #prefix;
-  #stale;
+  #check;
 
-  constructor(storage, prefix, stale) {
+  constructor(storage, prefix, check) {
     this.#storage = storage;
     this.#prefix = prefix;
-    this.#stale = stale;
+    this.#check = check;
   }
 
   #key(kind, id, n) {
@@ -116,8 +116,7 @@ class DurableObjectStore {
   async write(id, expect, batch) {
     await this.#storage.transaction(async (txn) => {
       const meta = await readValue(txn, this.#key("meta", id));
-      const found = meta ? meta.version : null;
-      if ((found ?? 0) !== expect) throw this.#stale(id, expect, found);
+      this.#check(id, expect, batch, meta ?? null, await this.#held(txn, id, batch));
       const entries = {};
       batch.messages.forEach((m, k) => split(entries, this.#key("m", id, batch.start + k), m));
       for (const s of batch.summaries) split(entries, this.#key("s", id, s.seq), s);
@@ -130,6 +129,19 @@ class DurableObjectStore {
         await txn.put(Object.fromEntries(keys.slice(k, k + 128).map((key) => [key, entries[key]])));
       }
     });
+  }
+
+  /** Of the seqs `batch` names, those stored already (looked up by key, 128 a get). */
+  async #held(txn, id, batch) {
+    const held = { summaries: [], records: [] };
+    for (const [kind, name] of [["s", "summaries"], ["r", "records"]]) {
+      const keys = (Array.isArray(batch?.[name]) ? batch[name] : []).map((v) => [v?.seq, this.#key(kind, id, v?.seq)]);
+      for (let k = 0; k < keys.length; k += 128) {
+        const found = await txn.get(keys.slice(k, k + 128).map(([, key]) => key));
+        for (const [seq, key] of keys.slice(k, k + 128)) if (found.has(key)) held[name].push(seq);
+      }
+    }
+    return held;
   }
 
   async list() {

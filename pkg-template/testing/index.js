@@ -17,7 +17,10 @@
 // - write(id, expect, batch): one transaction. Rejects with an error whose `code` is
 //   "STALE_WRITE", writing nothing, unless the stored meta's version is `expect` (0: no meta);
 //   else appends batch.messages at batch.start, adds batch.summaries and batch.records, puts
-//   batch.meta (whose version is expect + 1).
+//   batch.meta (whose version is expect + 1). Nothing stored is replaced or cut: a batch whose
+//   start is not the stored length, or that names a summary's or record's seq stored already,
+//   is refused (rejects with an Error), writing nothing. The package's checkWrite makes all
+//   of these checks.
 // - summaries(id), records(id): everything added, in `seq` order.
 // - list(): the ids that have a meta. delete(id): removes everything of the conversation.
 // - Values are copied in and out (structured clone or JSON): changing an object after writing
@@ -90,6 +93,17 @@ async function rejectsStale(promise, what) {
   check(error instanceof Error, `${what}: the rejection is not an Error`);
 }
 
+async function rejects(promise, what) {
+  let error = null;
+  try {
+    await promise;
+  } catch (e) {
+    error = e;
+  }
+  check(error !== null, `${what}: the write was accepted`);
+  check(error instanceof Error, `${what}: the rejection is not an Error`);
+}
+
 /** Everything stored for `id`, read back. */
 async function snapshot(store, id) {
   return {
@@ -146,6 +160,21 @@ export const CASES = {
     await rejectsStale(store.write(fresh, 1, batch(fresh, 2, 0, [message(0)])), "expect 1 for an unknown id");
     same(await store.load(fresh), null, "load after a refused first write");
     same(await store.messages(fresh, 0), [], "messages after a refused first write");
+  },
+
+  async "a write that does not go on from what is stored is refused and writes nothing"(store, id) {
+    await store.write(id, 0, batch(id, 1, 0, [message(0), message(1)]));
+    await store.write(id, 1, batch(id, 2, 2, [message(2)], { summaries: [summary(0)], records: [record(0)] }));
+    const before = await snapshot(store, id);
+    await rejects(store.write(id, 2, batch(id, 3, 1, [message(9)])), "batch.start 1 with 3 messages stored (it would cut the history)");
+    await rejects(store.write(id, 2, batch(id, 3, 5, [message(9)])), "batch.start 5 with 3 messages stored (it would leave a gap)");
+    await rejects(store.write(id, 2, batch(id, 3, 3, [message(3)], { summaries: [summary(0)] })), "a summary whose seq is stored already");
+    await rejects(store.write(id, 2, batch(id, 3, 3, [], { records: [record(0)] })), "a record whose seq is stored already");
+    same(await snapshot(store, id), before, "after the refused writes");
+    const next = batch(id, 3, 3, [message(3)], { summaries: [summary(1)], records: [record(1)] });
+    await store.write(id, 2, next);
+    same(await store.summaries(id), [summary(0), summary(1)], "summaries after the next write");
+    same(await store.messages(id, 0), [message(0), message(1), message(2), message(3)], "messages after the next write");
   },
 
   async "of two writes expecting the same version, one lands"(store, id) {

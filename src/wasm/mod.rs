@@ -4,6 +4,7 @@
 //! core, and turn core errors into JS errors ([`error`]). None decides anything: options are
 //! read by the core's serde types ([`options`]), and compaction is the core's driver.
 
+mod batch;
 mod chat;
 mod compact;
 mod compactor;

@@ -3,11 +3,23 @@
 // custom store a user writes from those docs passes the same cases.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryStore, staleWriteError, isCtxfoldError } from "ctxfold";
+import { MemoryStore, checkWrite, staleWriteError, isCtxfoldError } from "ctxfold";
 import { assertStore, checkStore } from "ctxfold/testing";
 
 /** A custom store over a Map, as the CompactorStore docs show it. */
 export function mapStore() {
+  const seqs = (xs) => xs.map((x) => x.seq);
+  return appendingStore((id, expect, batch, row) => checkWrite(id, expect, batch, row?.meta ?? null, row && { summaries: seqs(row.summaries), records: seqs(row.records) }));
+}
+
+/** That store with only the version checked: it appends whatever batch it is given. */
+function versionOnlyStore() {
+  return appendingStore((id, expect, _batch, row) => {
+    if ((row?.meta.version ?? 0) !== expect) throw staleWriteError(id, expect, row?.meta.version ?? null);
+  });
+}
+
+function appendingStore(check) {
   const rows = new Map();
   const copy = (v) => structuredClone(v);
   return {
@@ -19,7 +31,7 @@ export function mapStore() {
     },
     async write(id, expect, batch) {
       const row = rows.get(id);
-      if ((row?.meta.version ?? 0) !== expect) throw staleWriteError(id, expect, row?.meta.version ?? null);
+      check(id, expect, batch, row);
       const next = row ?? { meta: batch.meta, messages: [], summaries: [], records: [] };
       next.messages.push(...copy(batch.messages));
       next.summaries.push(...copy(batch.summaries));
@@ -58,6 +70,9 @@ test("the conformance cases fail a store that breaks the contract", async () => 
   const noCheck = await checkStore(noVersionCheck);
   assert.equal(noCheck.find((r) => r.name.startsWith("a write expecting another version")).ok, false);
   assert.equal(noCheck.find((r) => r.name.startsWith("of two writes")).ok, false);
+  const appends = await checkStore(versionOnlyStore);
+  assert.equal(appends.find((r) => r.name.startsWith("a write that does not go on from what is stored")).ok, false);
+  assert.equal(appends.filter((r) => !r.ok).length, 1, JSON.stringify(appends.filter((r) => !r.ok)));
   const refs = await checkStore(referenceStore);
   assert.equal(refs.find((r) => r.name === "values are copied in and out").ok, false);
 });
@@ -71,6 +86,30 @@ test("assertStore passes a store that keeps the contract and throws, naming each
     assert.match(e.message, /of two writes expecting the same version, one lands/);
     return true;
   });
+});
+
+test("checkWrite refuses a stale version, and a batch that would cut, gap or replace what is stored", () => {
+  const meta = (version, length) => ({ version, length });
+  const batch = (version, start, messages, extra = {}) => ({ start, messages, summaries: [], records: [], meta: { version, length: start + messages.length }, ...extra });
+  const stored = meta(3, 2);
+  const held = { summaries: [0], records: [0] };
+  assert.equal(checkWrite("c", 3, batch(4, 2, [{}]), stored, held), undefined);
+  assert.equal(checkWrite("c", 0, batch(1, 0, [{}]), null), undefined);
+  const refused = (f, code, pattern) =>
+    assert.throws(f, (e) => {
+      assert.ok(isCtxfoldError(e), String(e));
+      assert.equal(e.code, code);
+      assert.match(e.message, pattern);
+      return true;
+    });
+  refused(() => checkWrite("c", 2, batch(3, 2, [{}]), stored, held), "STALE_WRITE", /expected version 2.*holds version 3/);
+  refused(() => checkWrite("c", 3, batch(4, 1, [{}]), stored, held), "INVALID_ARGUMENT", /batch\.start.*stored length 2, got 1/);
+  refused(() => checkWrite("c", 3, batch(4, 2, [{}], { summaries: [{ seq: 0 }] }), stored, held), "INVALID_ARGUMENT", /batch\.summaries\[0\]\.seq.*stored already/);
+  refused(() => checkWrite("c", 3, batch(4, 2, [], { records: [{ seq: 1 }, { seq: 1 }] }), stored, held), "INVALID_ARGUMENT", /batch\.records\[1\]\.seq.*named twice/);
+  refused(() => checkWrite("c", 3, batch(5, 2, [{}]), stored, held), "INVALID_ARGUMENT", /batch\.meta\.version/);
+  refused(() => checkWrite("c", 3, batch(4, 2, [{}]), { version: "3" }, held), "INVALID_ARGUMENT", /stored/);
+  // The module works for the next call.
+  assert.equal(checkWrite("c", 3, batch(4, 2, []), stored, held), undefined);
 });
 
 test("staleWriteError is a typed error", () => {
@@ -125,7 +164,7 @@ function referenceStore() {
     },
     async write(id, expect, batch) {
       const row = rows.get(id);
-      if ((row?.meta.version ?? 0) !== expect) throw staleWriteError(id, expect, row?.meta.version ?? null);
+      check(id, expect, batch, row);
       const next = row ?? { meta: batch.meta, messages: [], summaries: [], records: [] };
       next.messages.push(...batch.messages);
       next.summaries.push(...batch.summaries);

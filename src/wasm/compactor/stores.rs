@@ -26,12 +26,13 @@ const TS_STORE: &str = r#"
  * ```ts
  * const rows = new Map<string, { meta: StoredMeta; messages: unknown[]; summaries: StoredSummary[]; records: CompactionRecord[] }>();
  * const copy = <T>(v: T): T => structuredClone(v);
+ * const seqs = (xs: { seq: number }[]) => xs.map((x) => x.seq);
  * const store: CompactorStore = {
  *   async load(id) { return copy(rows.get(id)?.meta ?? null); },
  *   async messages(id, from) { return copy(rows.get(id)?.messages.slice(from) ?? []); },
  *   async write(id, expect, batch) {
  *     const row = rows.get(id);
- *     if ((row?.meta.version ?? 0) !== expect) throw staleWriteError(id, expect, row?.meta.version ?? null);
+ *     checkWrite(id, expect, batch, row?.meta ?? null, row && { summaries: seqs(row.summaries), records: seqs(row.records) });
  *     const next = row ?? { meta: batch.meta, messages: [], summaries: [], records: [] };
  *     next.messages.push(...copy(batch.messages));
  *     next.summaries.push(...copy(batch.summaries));
@@ -57,6 +58,9 @@ export interface CompactorStore {
    * `batch.messages` at `batch.start` (the stored meta's `length`), adds `batch.summaries` and
    * `batch.records`, and puts `batch.meta` (whose version is `expect + 1`; a new conversation's
    * first is any above 0, so one made again under a deleted one's id does not repeat its versions).
+   * Nothing stored is ever replaced or cut: a batch whose `start` is not the stored length, or
+   * with a summary's or record's `seq` that is stored already, is refused (rejects, writing
+   * nothing). `checkWrite` makes every one of these checks.
    */
   write(id: string, expect: number, batch: WriteBatch): Promise<void>;
   /** Every summary written, in `seq` order (undone and folded ones too). */
@@ -111,6 +115,27 @@ export class MemoryStore implements CompactorStore {
  * ```
  */
 export function staleWriteError(id: string, expected: number, found: number | null): CtxfoldError;
+
+/**
+ * The check a store makes of a write, inside its transaction, against what it holds (`stored`:
+ * the stored meta, or `null` when there is none; `held`: the `seq` of the summaries and records
+ * it holds, or at least of those the batch names). Throws the `STALE_WRITE` error unless the
+ * stored version is `expect`, and `INVALID_ARGUMENT` for a batch that does not go on from what
+ * is held: its meta's version is not `expect + 1`, its `start` is not the stored length, its
+ * meta's `length` is not that plus its messages, or a summary's or record's `seq` is held
+ * already or named twice. The stores ctxfold ships make their writes' checks with it.
+ *
+ * ```ts
+ * checkWrite(id, expect, batch, row?.meta ?? null, { summaries: row?.summaries.map((s) => s.seq) });
+ * ```
+ */
+export function checkWrite(
+  id: string,
+  expect: number,
+  batch: WriteBatch,
+  stored: { readonly version: number; readonly length: number } | null,
+  held?: { readonly summaries?: readonly number[]; readonly records?: readonly number[] } | null,
+): void;
 "#;
 
 /// The `STALE_WRITE` error a store rejects a write with (declared above, with its docs).

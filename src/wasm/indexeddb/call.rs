@@ -10,6 +10,7 @@ use web_sys::{Event, IdbDatabase, IdbKeyRange, IdbRequest, IdbTransaction, IdbTr
 
 use super::{failed, from_dom, settled, transaction, with_cause, At};
 use crate::indexeddb::{self as schema, MESSAGES, META, RECORDS, STORES, SUMMARIES};
+use crate::wasm::batch::{id_arg, Write};
 use crate::wasm::error::{invalid_argument, to_js};
 use crate::Error;
 
@@ -225,98 +226,7 @@ impl IdbCall {
     }
 }
 
-/// A write's arguments, checked before the transaction starts.
-struct Write {
-    id: String,
-    expect: u32,
-    messages: Array,
-    /// Each summary with its `seq`.
-    summaries: Vec<(u32, JsValue)>,
-    /// Each record with its `seq`.
-    records: Vec<(u32, JsValue)>,
-    meta: JsValue,
-    length: u64,
-    /// `batch.start`, the history index of `messages[0]`, when given.
-    start: Option<u64>,
-}
-
 impl Write {
-    fn read(id: &JsValue, expect: &JsValue, batch: &JsValue) -> Result<Write, JsValue> {
-        let id = id_arg(id)?;
-        let expect = expect
-            .as_f64()
-            .and_then(schema::counter)
-            .ok_or_else(|| invalid_argument("expect", "a version: a whole number of at least 0", expect))?;
-        if !batch.is_object() {
-            return Err(invalid_argument("batch", "an object", batch));
-        }
-        let field = |key: &str| Reflect::get(batch, &JsValue::from_str(key));
-        let list = |key: &str| -> Result<Array, JsValue> {
-            let v = field(key)?;
-            if v.is_undefined() {
-                Ok(Array::new())
-            } else if Array::is_array(&v) {
-                Ok(v.unchecked_into())
-            } else {
-                Err(invalid_argument(&format!("batch.{key}"), "an array", &v))
-            }
-        };
-        // Summaries and records are keyed by their `seq`.
-        let numbered = |key: &str| -> Result<Vec<(u32, JsValue)>, JsValue> {
-            let mut out = Vec::new();
-            for (i, value) in list(key)?.iter().enumerate() {
-                let seq = Reflect::get(&value, &JsValue::from_str("seq")).unwrap_or_default();
-                let seq = seq.as_f64().and_then(schema::counter).ok_or_else(|| {
-                    invalid_argument(
-                        &format!("batch.{key}[{i}].seq"),
-                        "a whole number of at least 0",
-                        &seq,
-                    )
-                })?;
-                out.push((seq, value));
-            }
-            Ok(out)
-        };
-        let messages = list("messages")?;
-        let summaries = numbered("summaries")?;
-        let records = numbered("records")?;
-        let start = field("start")?;
-        let start = if start.is_undefined() {
-            None
-        } else {
-            Some(
-                start
-                    .as_f64()
-                    .and_then(schema::whole)
-                    .ok_or_else(|| invalid_argument("batch.start", "a whole number of at least 0", &start))?,
-            )
-        };
-        let meta = field("meta")?;
-        if !meta.is_object() {
-            return Err(invalid_argument("batch.meta", "an object", &meta));
-        }
-        let number = |key: &str| -> Result<f64, JsValue> {
-            let v = Reflect::get(&meta, &JsValue::from_str(key))?;
-            v.as_f64().filter(|n| schema::whole(*n).is_some()).ok_or_else(|| {
-                invalid_argument(&format!("batch.meta.{key}"), "a whole number of at least 0", &v)
-            })
-        };
-        let version = schema::counter(number("version")?)
-            .ok_or_else(|| invalid_argument("batch.meta.version", "a version below 2^32", &meta))?;
-        let length = number("length")? as u64;
-        schema::check_batch(expect, version).map_err(to_js)?;
-        Ok(Write {
-            id,
-            expect,
-            messages,
-            summaries,
-            records,
-            meta,
-            length,
-            start,
-        })
-    }
-
     /// The object stores the write touches.
     fn stores(&self) -> Vec<&'static str> {
         let mut stores = vec![META, MESSAGES];
@@ -390,20 +300,18 @@ impl Write {
                 }
             }
         };
-        schema::check_version(&self.id, self.expect, found).map_err(Verdict::Refused)?;
-        let appended = u64::from(self.messages.length());
-        schema::check_length(stored_length, self.start, appended, self.length).map_err(Verdict::Refused)?;
+        // A seq stored already is refused by `add` in `put`, which aborts the transaction.
+        let held = schema::Held {
+            version: found,
+            length: stored_length,
+            ..schema::Held::default()
+        };
+        schema::check_write(&self.id, self.expect, held, self.appended()).map_err(Verdict::Refused)?;
         // Where the messages were put: the stored length, which `check_length` just said
         // (it is the batch's `start` when given, and the new length less the messages).
         debug_assert_eq!(self.position(), Some(stored_length));
         Ok(())
     }
-}
-
-/// A conversation id: a string.
-fn id_arg(id: &JsValue) -> Result<String, JsValue> {
-    id.as_string()
-        .ok_or_else(|| invalid_argument("id", "a string", id))
 }
 
 /// The object store `name` of `tx`.
