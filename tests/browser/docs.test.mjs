@@ -15,9 +15,8 @@ import { testsDir } from "../support/paths.mjs";
 import { checkedBy, where } from "../support/doc-blocks.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
 
-const FILE = "tests/browser/docs.test.mjs";
-const [html] = checkedBy(FILE, "html");
-const [worker] = checkedBy(FILE, "js");
+const [html] = checkedBy("tests/browser/docs.test.mjs", "html");
+const [worker] = checkedBy("tests/browser/docs.test.mjs", "js");
 let dir, server, browser;
 
 before(async () => {

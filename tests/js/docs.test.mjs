@@ -333,3 +333,10 @@ test("docs/prompt-caching.md: the commands example prints the status line it sho
   const shown = /\/\/ (Context: .*)$/m.exec(code)[1];
   assert.equal(stdout.trim(), shown);
 });
+
+test("docs/README.md, the index, lists every guide", () => {
+  const index = read("docs/README.md");
+  for (const name of readdirSync(join(repoRoot, "docs")).filter((n) => n.endsWith(".md") && n !== "README.md")) {
+    assert.ok(index.includes(`](${name})`), `docs/README.md does not list ${name}`);
+  }
+});
