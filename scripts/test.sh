@@ -19,11 +19,14 @@
 #              SQLite, a Next.js AI SDK route), each with its own pinned packages (npm ci, when
 #              its lockfile changed) and its own test, against a stand-in for the model on 127.0.0.1
 #   types      tsc --noEmit on tests/types/ against the package's .d.ts
+#   docs       the API reference built by TypeDoc from the package's .d.ts (scripts/api-docs.sh;
+#              pinned in docs/api-build, installs it), any warning an error; then the guides'
+#              checks that need its tools (tests/docs/: the TOML blocks parsed)
 #   anchoring  the Compactor's usage anchoring against a provider double (ai-tokenizer's Claude
 #              count, pinned in tests/anchoring; installs it): the corpus replayed at 16k
 #   ai-sdk     ctxfold/ai-sdk with the real AI SDK (ai 5, 6 and 7, pinned in tests/ai-sdk; installs
 #              them) and its mock models: generateText and streamText with tools over corpus
-#              conversations at an 8k window, the README's quick start against a local server,
+#              conversations at an 8k window, the docs' AI SDK examples against a local server,
 #              and tsc of the middleware against each version's own types
 #   bench      the compaction benchmark's measurements, and one full run of it against the
 #              issue's targets (bench/compaction/test/; installs its pinned npm packages)
@@ -37,7 +40,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd examples types anchoring ai-sdk bench)
+all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd examples types docs anchoring ai-sdk bench)
 layers=("${@:-${all_layers[@]}}")
 for l in "${layers[@]}"; do
   [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
@@ -185,6 +188,12 @@ layer_types() {
   node_modules/.bin/tsc -p tests/types/tsconfig.node16.json
 }
 
+layer_docs() {
+  link_package
+  bash scripts/api-docs.sh
+  counted node --test --test-reporter=spec tests/docs/
+}
+
 # npm ci in DIR, only when its lockfile changed since the last one.
 npm_ci_once() {
   local dir=$1 stamp want
@@ -206,7 +215,7 @@ layer_anchoring() {
 
 layer_ai_sdk() {
   link_package
-  # ai 5, 6 and 7 under aliases, and ai 7 with @ai-sdk/openai for the README's quick start;
+  # ai 5, 6 and 7 under aliases, and ai 7 with @ai-sdk/openai for the docs' AI SDK examples;
   # ctxfold itself is tests/node_modules/ctxfold, the link to pkg/.
   npm_ci_once tests/ai-sdk
   counted node --test --test-reporter=spec tests/ai-sdk/
@@ -215,7 +224,7 @@ layer_ai_sdk() {
 
 layer_bench() {
   link_package
-  # LangChain and the AI SDK at the versions the README's figures name; ctxfold itself is a
+  # LangChain and the AI SDK at the versions bench/compaction pins; ctxfold itself is a
   # link to pkg/.
   npm_ci_once bench/compaction
   counted node --test --test-reporter=spec bench/compaction/test/

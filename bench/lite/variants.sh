@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the lite module (dist/lite/ctxfold_bg.wasm, budget 250 KB gzip -9) would weigh built
-# otherwise, and what that costs in speed: the README's "Size and speed" cites this.
+# otherwise, and what that costs in speed (docs/benchmarks.md, "Size", names it).
 #
 #   bash scripts/build.sh && bash bench/lite/variants.sh
 #

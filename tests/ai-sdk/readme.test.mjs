@@ -1,4 +1,5 @@
-// The README's AI SDK quick start runs as written, with `ai` 7 and @ai-sdk/openai (pinned in
+// The docs' AI SDK examples (the README's quick start and docs/ai-sdk.md, each block marked
+// <!-- check: ai-sdk tests/ai-sdk/readme.test.mjs -->) run as written, with `ai` 7 and @ai-sdk/openai (pinned in
 // package.json) against an OpenAI-compatible server on 127.0.0.1 over real HTTP (the double
 // for the remote LLM only). Lines `expr; // N` become assertions that `expr` equals N. Then
 // the same code over a long corpus conversation at an 8k window: every request the server
@@ -6,35 +7,18 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { countMessages, plan } from "ctxfold";
 import { toolConversations, toModelMessage } from "./lib/corpus.mjs";
+import { checkedBy, where, withAssertions } from "../support/doc-blocks.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const readme = readFileSync(join(here, "../../README.md"), "utf8");
 const run = promisify(execFile);
-
-/** The ```js blocks that follow a heading, up to the next heading. */
-function blocks(heading) {
-  const at = readme.indexOf(`\n${heading}\n`);
-  assert.ok(at >= 0, `README has no "${heading}" section`);
-  const rest = readme.slice(at + heading.length + 2);
-  const end = rest.search(/\n#{2,3} /);
-  return [...rest.slice(0, end < 0 ? undefined : end).matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
-}
-
-/** `expr; // 4 (...)` -> `assert.equal(expr, 4);` */
-function withAssertions(code) {
-  const lines = code.split("\n").map((line) => {
-    const m = line.match(/^(\s*)(.+?);\s*\/\/ (\d+)\b/);
-    return m ? `${m[1]}assert.equal(${m[2]}, ${m[3]}, ${JSON.stringify(m[2])});` : line;
-  });
-  return `import assert from "node:assert/strict";\n${lines.join("\n")}`;
-}
+const examples = checkedBy("tests/ai-sdk/readme.test.mjs");
 
 const SUMMARY =
   "## Conversation Summary\n- **Decisions:** None\n- **Entities:** None\n- **Facts:** The agent worked through the task.\n- **Open Items:** None";
@@ -86,8 +70,9 @@ async function runModule(name, code) {
   return run(process.execPath, [file], { env, timeout: 60_000 });
 }
 
-test("the AI SDK quick start runs, and its numbers are right", async () => {
-  const [code] = blocks("### AI SDK");
+for (const example of examples) {
+const code = example.code;
+test(`${where(example)}: the AI SDK example runs, and its numbers are right`, async () => {
   assert.match(code, /compactionMiddleware\(/);
   requests = [];
   await runModule("ai-sdk-quick-start.mjs", withAssertions(code));
@@ -97,8 +82,7 @@ test("the AI SDK quick start runs, and its numbers are right", async () => {
   assert.deepEqual(requests[0].body.messages, [{ role: "user", content: "What is the capital of France?" }]);
 });
 
-test("the same code over a long corpus conversation at an 8k window: every request fits", async () => {
-  const [code] = blocks("### AI SDK");
+test(`${where(example)}: the same code over a long corpus conversation at an 8k window: every request fits`, async () => {
   // The tool-using conversation with the longest history before a user message, as a chat
   // app's model messages (ai 7 takes system prompts as `instructions`, not as messages: the
   // quick start has none).
@@ -134,3 +118,4 @@ test("the same code over a long corpus conversation at an 8k window: every reque
   assert.equal(status.usage.inputTokens, calls[0].promptTokens);
   assert.equal(status.usage.estimate, status.report.tokensAfter);
 });
+}

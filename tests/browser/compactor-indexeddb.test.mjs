@@ -7,10 +7,9 @@
 // and an append that needs no lock waits for another page's compaction, which says it holds one.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { launchChromium } from "../support/chromium.mjs";
 import { repoRoot } from "../support/paths.mjs";
+import { checkedBy, where } from "../support/doc-blocks.mjs";
 import { startStaticServer } from "../support/static-server.mjs";
 
 const WINDOW = 16384;
@@ -374,10 +373,10 @@ test("an append in one page while another page compacts waits for that page's We
   }
 });
 
-test("the README's IndexedDB example runs as written in a page", async () => {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const section = readme.split("### Compactor in the browser (IndexedDB)")[1].split("\n### ")[0];
-  const code = section.match(/```js\n([\s\S]*?)```/)[1];
+// The docs' IndexedDB examples (README.md, docs/browser-indexeddb.md), each block marked
+// <!-- check: page tests/browser/compactor-indexeddb.test.mjs -->.
+for (const example of checkedBy("tests/browser/compactor-indexeddb.test.mjs")) test(`${where(example)}: the IndexedDB example runs as written in a page`, async () => {
+  const code = example.code;
   const ctx = await browser.newContext();
   try {
     const p = await openPage(ctx);

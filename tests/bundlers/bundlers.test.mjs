@@ -5,8 +5,8 @@
 // serves the output, and headless Chromium runs it: the counts and the compaction must be
 // right, no build may warn, and nothing may go to the console as an error or warning.
 //
-// What each bundler needs is exactly what its build function below does (the README's
-// "Bundlers" note says the same): Vite nothing; webpack 5 nothing but quieting its size
+// What each bundler needs is exactly what its build function below does (the "Bundlers"
+// section of docs/browser-indexeddb.md says the same): Vite nothing; webpack 5 nothing but quieting its size
 // advice about the .wasm; esbuild leaves new URL(..., import.meta.url) alone, so the files
 // those URLs name are copied to where they resolve against the bundle.
 import { test, describe, before, after } from "node:test";

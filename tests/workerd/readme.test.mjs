@@ -1,24 +1,19 @@
-// The README's Workers example for the Compactor, run as written in workerd (Miniflare): its
+// The docs' Workers example for the Compactor (the README's and docs/workers-durable-objects.md's,
+// each block marked <!-- check: workerd tests/workerd/readme.test.mjs -->), run as written in
+// workerd (Miniflare): its
 // Durable Object keeps each conversation through durableObjectStore, and calls an Anthropic
 // Messages API double on 127.0.0.1 (a double for the remote LLM only), which answers with
 // about as many input tokens as a provider would count.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { readFileSync, writeFileSync, rmSync } from "node:fs";
+import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { repoRoot } from "../support/paths.mjs";
+import { checkedBy, where } from "../support/doc-blocks.mjs";
 
-const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-const heading = "### Compactor on Workers (Durable Objects)";
-
-function block() {
-  const at = readme.indexOf(`\n${heading}\n`);
-  assert.ok(at >= 0, `README has no "${heading}" section`);
-  const rest = readme.slice(at);
-  return /```js\n([\s\S]*?)```/.exec(rest)[1];
-}
+const examples = checkedBy("tests/workerd/readme.test.mjs");
 
 let llm;
 const requests = [];
@@ -48,11 +43,11 @@ before(async () => {
 
 after(() => llm?.close());
 
-/** The README's Worker, with `edit` applied, in Miniflare. */
-async function worker(name, edit = (code) => code) {
+/** A docs Worker (`code`), with `edit` applied, in Miniflare. */
+async function worker(code, name, edit = (c) => c) {
   const file = join(repoRoot, "tests", "workerd", `.readme-${name}.mjs`);
   // Miniflare does not resolve packages: "ctxfold" is the workerd entry wrangler would pick.
-  writeFileSync(file, edit(block()).replace('from "ctxfold"', 'from "../../pkg/workerd.js"'));
+  writeFileSync(file, edit(code).replace('from "ctxfold"', 'from "../../pkg/workerd.js"'));
   const mf = new Miniflare({
     modules: true,
     scriptPath: file,
@@ -81,8 +76,9 @@ async function worker(name, edit = (code) => code) {
   };
 }
 
-test("the README's Worker keeps each conversation in its Durable Object", async () => {
-  const w = await worker("compactor-worker");
+for (const [i, example] of examples.entries()) {
+test(`${where(example)}: the Worker keeps each conversation in its Durable Object`, async () => {
+  const w = await worker(example.code, `compactor-worker-${i}`);
   try {
     requests.length = 0;
     const a1 = await w.send("a", "Hello, I am Ada.");
@@ -103,8 +99,8 @@ test("the README's Worker keeps each conversation in its Durable Object", async 
   }
 });
 
-test("the README's Worker compacts a long conversation (a small window), across requests", async () => {
-  const w = await worker("compactor-worker-long", (code) => code.replace('model: "claude-sonnet-4-5", format', 'model: "claude-sonnet-4-5", contextWindow: 8000, format'));
+test(`${where(example)}: the Worker compacts a long conversation (a small window), across requests`, async () => {
+  const w = await worker(example.code, `compactor-worker-long-${i}`, (code) => code.replace('model: "claude-sonnet-4-5", format', 'model: "claude-sonnet-4-5", contextWindow: 8000, format'));
   try {
     requests.length = 0;
     for (let i = 0; i < 30; i++) await w.send("long", `message ${i}: ${"about the billing service retries ".repeat(40)}`);
@@ -117,3 +113,4 @@ test("the README's Worker compacts a long conversation (a small window), across 
     await w.dispose();
   }
 });
+}
