@@ -1,9 +1,9 @@
 // A ctxfold CompactorStore over SQLite (better-sqlite3): each conversation's meta, messages,
-// summaries and records in four tables; one `write` is one SQLite transaction that checks the
-// stored version first. ctxfold/testing's assertStore checks it against the contract
-// (test/store.test.mjs).
+// summaries and records in four tables; one `write` is one SQLite transaction that checks,
+// with ctxfold's checkWrite, the stored version and that the batch only appends.
+// ctxfold/testing's assertStore checks it against the contract (test/store.test.mjs).
 import Database from "better-sqlite3";
-import { staleWriteError } from "ctxfold";
+import { checkWrite } from "ctxfold";
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS conversations (id TEXT PRIMARY KEY, version INTEGER NOT NULL, meta TEXT NOT NULL);
@@ -26,27 +26,31 @@ export class SqliteStore {
     this.#db = db;
     this.#q = {
       meta: db.prepare("SELECT meta FROM conversations WHERE id = ?").pluck(),
-      version: db.prepare("SELECT version FROM conversations WHERE id = ?").pluck(),
+      stored: db.prepare("SELECT version, json_extract(meta, '$.length') AS length FROM conversations WHERE id = ?"),
+      hasSummary: db.prepare("SELECT 1 FROM summaries WHERE id = ? AND seq = ?").pluck(),
+      hasRecord: db.prepare("SELECT 1 FROM records WHERE id = ? AND seq = ?").pluck(),
       messages: db.prepare("SELECT body FROM messages WHERE id = ? AND idx >= ? ORDER BY idx").pluck(),
       summaries: db.prepare("SELECT body FROM summaries WHERE id = ? ORDER BY seq").pluck(),
       records: db.prepare("SELECT body FROM records WHERE id = ? ORDER BY seq").pluck(),
       list: db.prepare("SELECT id FROM conversations ORDER BY id").pluck(),
-      cut: db.prepare("DELETE FROM messages WHERE id = ? AND idx >= ?"),
       message: db.prepare("INSERT INTO messages (id, idx, body) VALUES (?, ?, ?)"),
-      summary: db.prepare("INSERT OR REPLACE INTO summaries (id, seq, body) VALUES (?, ?, ?)"),
-      record: db.prepare("INSERT OR REPLACE INTO records (id, seq, body) VALUES (?, ?, ?)"),
+      summary: db.prepare("INSERT INTO summaries (id, seq, body) VALUES (?, ?, ?)"),
+      record: db.prepare("INSERT INTO records (id, seq, body) VALUES (?, ?, ?)"),
       putMeta: db.prepare(
         "INSERT INTO conversations (id, version, meta) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, meta = excluded.meta",
       ),
     };
     const remove = ["conversations", "messages", "summaries", "records"].map((t) => db.prepare(`DELETE FROM ${t} WHERE id = ?`));
     this.#delete = db.transaction((id) => remove.forEach((s) => s.run(id)));
-    // Everything a write does happens in one transaction, after the version check: a stale
-    // writer changes nothing.
+    // Everything a write does happens in one transaction, after the check: a stale writer, or
+    // a batch that would cut or replace what is stored, changes nothing.
     this.#write = db.transaction((id, expect, batch, json) => {
-      const found = this.#q.version.get(id) ?? null;
-      if ((found ?? 0) !== expect) throw staleWriteError(id, expect, found);
-      this.#q.cut.run(id, batch.start);
+      const stored = this.#q.stored.get(id) ?? null;
+      const held = {
+        summaries: batch.summaries.map((s) => s.seq).filter((seq) => this.#q.hasSummary.get(id, seq) !== undefined),
+        records: batch.records.map((r) => r.seq).filter((seq) => this.#q.hasRecord.get(id, seq) !== undefined),
+      };
+      checkWrite(id, expect, batch, stored, held);
       json.messages.forEach((body, k) => this.#q.message.run(id, batch.start + k, body));
       json.summaries.forEach((body, k) => this.#q.summary.run(id, batch.summaries[k].seq, body));
       json.records.forEach((body, k) => this.#q.record.run(id, batch.records[k].seq, body));
