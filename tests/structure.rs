@@ -345,3 +345,47 @@ fn core_module_names_are_unique() {
     }
     assert!(twice.is_empty(), "module names used twice:\n{}", twice.join("\n"));
 }
+
+/// ARCHITECTURE.md is a map a newcomer reads at once: it fits on two screens, and every path it
+/// names exists. Paths are written from the repository's root; the bare `.js` names in its
+/// diagram are files of `pkg-template/lib/`; `pkg/` is what the build writes; a capitalised
+/// word (`Next.js`) is a name, not a path.
+#[test]
+fn the_architecture_names_only_paths_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let lines = text.lines().count();
+    assert!(
+        lines <= 110,
+        "ARCHITECTURE.md has {lines} lines: it must fit on two screens (110)"
+    );
+    let extensions = [
+        ".rs", ".js", ".mjs", ".md", ".json", ".ts", ".sh", ".toml", ".html", ".css",
+    ];
+    let mut named = 0;
+    let mut missing = Vec::new();
+    for token in text.split(|c: char| c.is_whitespace() || "`,()|".contains(c)) {
+        let token = token.trim_end_matches([':', '.', ';']);
+        let is_path = token.contains('/') || extensions.iter().any(|e| token.ends_with(e));
+        let named_thing = token.starts_with(|c: char| c.is_ascii_uppercase());
+        if !is_path || named_thing || token.contains("::") || token.starts_with("pkg/") {
+            continue;
+        }
+        let path = match token {
+            t if !t.contains('/') && t.ends_with(".js") => root.join("pkg-template/lib").join(t),
+            t => root.join(t),
+        };
+        named += 1;
+        if !path.exists() {
+            missing.push(token.to_owned());
+        }
+    }
+    assert!(
+        named >= 40,
+        "only {named} paths found in ARCHITECTURE.md: is the scan broken?"
+    );
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
+}
