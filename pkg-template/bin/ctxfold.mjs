@@ -152,7 +152,8 @@ async function inspectCommand(args) {
 /** The model as compact and inspect say it: one the registry does not know is said so. */
 function modelLine(options) {
   const m = ctxfold.getModel(options.model);
-  return m.known === false ? `${options.model} (unknown model: a ${fmt(m.contextWindow)}-token window and an estimated count; see --window)` : options.model;
+  // Without --window an unknown model is UNKNOWN_MODEL: here the window is --window's.
+  return m.known === false ? `${options.model} (unknown model: an estimated count)` : options.model;
 }
 
 function describe(tokenizer, result) {
@@ -217,6 +218,8 @@ function report(err, json, command) {
         message: `${err instanceof Error ? err.message : String(err)} (a bug in ctxfold: please report it; CTXFOLD_DEBUG=1 prints the stack)`,
       };
   error.message = error.message.replace(/\s*\n\s*/g, " ");
+  // The core names the option; on the command line it is --window.
+  if (error.code === "UNKNOWN_MODEL") error.message = error.message.replace("pass contextWindow", "pass --window");
   if (json) print({ error });
   else console.error(`ctxfold: ${error.message} (${error.code})${error.code === "USAGE" ? `\n${usagePointer(command)}` : ""}`);
   if (process.env.CTXFOLD_DEBUG) console.error(err instanceof Error ? err.stack : err);

@@ -94,7 +94,7 @@ export function middlewareFor(ctxfold) {
       const record = key === null ? null : conversations.get(key);
       const callOptions = { ...compactOptions, state: record?.state ?? null };
       // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
-      if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = model.modelId;
+      if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = modelIdOf(model);
       if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
       else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
       // The call's output cap takes its room in the window (a larger reservedOutputTokens
@@ -169,6 +169,22 @@ export function middlewareFor(ctxfold) {
       },
     };
   };
+}
+
+/**
+ * Local servers, by the first part of the provider name their AI SDK providers give
+ * (`ollama.chat`; `lmstudio.chat` for createOpenAICompatible({ name: "lmstudio" })).
+ */
+const LOCAL_PROVIDERS = new Set(["ollama", "lmstudio", "lm-studio", "lm_studio", "vllm", "llamacpp", "llama-cpp", "llama_cpp"]);
+
+/**
+ * The wrapped model's id as the core reads it: with the local server's name in front
+ * (`ollama/llama3.1`) when a local server serves it, so that a window the table gives for
+ * the model is not taken for the one the server serves (the core then asks for contextWindow).
+ */
+function modelIdOf(model) {
+  const server = typeof model.provider === "string" ? model.provider.split(".", 1)[0].toLowerCase() : "";
+  return LOCAL_PROVIDERS.has(server) ? `${server}/${model.modelId}` : model.modelId;
 }
 
 /** Per-conversation records, at most `max`, least recently used dropped first. */

@@ -40,7 +40,9 @@ export type CtxfoldErrorCode =
   /** `compact()` or `export()` of a conversation the store does not hold. */
   | "UNKNOWN_CONVERSATION"
   /** `import()` of a conversation the store already holds (without `overwrite: true`). */
-  | "CONVERSATION_EXISTS";
+  | "CONVERSATION_EXISTS"
+  /** A model whose context window ctxfold cannot know (not in its table, or served by a local server such as Ollama) and no `contextWindow`: the message names the closest known ids. */
+  | "UNKNOWN_MODEL";
 
 /**
  * A BPE encoding ctxfold counts exactly.

@@ -452,10 +452,27 @@ describe("options", () => {
       return true;
     });
     assert.throws(() => compactionMiddleware({ tokenFloor: "x" }), invalid("INVALID_ARGUMENT", "TypeError", /options\.tokenFloor/));
-    // The wrapped model's window (an unknown id: 200,000) is known at the first call.
+    // The wrapped model's window (gpt-4o's 128,000) is known at the first call.
     const middleware = compactionMiddleware({ reservedOutputTokens: 300_000 });
-    const model = version.ai.wrapLanguageModel({ model: new version.Mock(), middleware });
+    const model = version.ai.wrapLanguageModel({ model: new version.Mock({ modelId: "gpt-4o" }), middleware });
     await assert.rejects(version.ai.generateText({ model, prompt: "hi" }), invalid("OUT_OF_RANGE", "RangeError", /reservedOutputTokens/));
+  });
+
+  test("a wrapped model whose window ctxfold cannot know fails its first call with UNKNOWN_MODEL, until contextWindow is given", async () => {
+    const version = VERSIONS[2];
+    const call = (mock, options = {}) => version.ai.generateText({ model: version.ai.wrapLanguageModel({ model: mock, middleware: compactionMiddleware(options) }), prompt: "hi" });
+    const text = { doGenerate: async () => ({ content: [{ type: "text", text: "ok" }], finishReason: version.spec.finishReason("stop"), usage: version.spec.usage(10, 1), warnings: [] }) };
+    // The mock's own id, "mock-model-id", is no model ctxfold knows.
+    await assert.rejects(call(new version.Mock(text)), invalid("UNKNOWN_MODEL", "CtxfoldError", /unknown model "mock-model-id".*contextWindow/));
+    // Llama 3.1 through Ollama's provider: the window is the server's, not the table's 128,000.
+    const ollama = () => new version.Mock({ ...text, provider: "ollama.chat", modelId: "llama3.1" });
+    await assert.rejects(call(ollama()), invalid("UNKNOWN_MODEL", "CtxfoldError", /"ollama\/llama3\.1" is served by Ollama/));
+    const reports = [];
+    await call(ollama(), { contextWindow: 4096, onReport: (e) => reports.push(e.report) });
+    assert.equal(reports[0].budget.window, 4096);
+    // Another provider's Llama 3.1 is the table's.
+    await call(new version.Mock({ ...text, provider: "groq.chat", modelId: "llama-3.1-8b-instant" }), { onReport: (e) => reports.push(e.report) });
+    assert.equal(reports[1].budget.window, 128_000);
   });
 
   test("a call's maxOutputTokens takes its room in the window: the prompt and the reply fit", async () => {
