@@ -89,9 +89,15 @@ function fallbackLine(fallback) {
   return `Summary fallback: ${fallback.kind} (${fallback.reason})`;
 }
 
+/**
+ * The count a compaction starts from: the input as given (`tokens.given`, before this call's
+ * pruning), which its record's `tokensBefore` is, so the start and end notices agree.
+ */
+const startTokens = (plan) => plan.tokens?.given ?? plan.tokens?.total;
+
 function startLine(plan) {
   const n = Array.isArray(plan.evict) ? plan.evict.length : 0;
-  return `Compacting ${tokens(plan.tokens?.total)} tokens (${n} message${n === 1 ? "" : "s"} to summarize)`;
+  return `Compacting ${tokens(startTokens(plan))} tokens (${n} message${n === 1 ? "" : "s"} to summarize)`;
 }
 
 /**
@@ -171,7 +177,7 @@ export function sse(value) {
     }
     case "compactionStart": {
       const p = event.plan;
-      data = { event: "compaction", phase: "start", conversationId, tokens: p.tokens?.total ?? null, window: p.budget?.window ?? null, evict: Array.isArray(p.evict) ? p.evict.length : 0, text: startLine(p) };
+      data = { event: "compaction", phase: "start", conversationId, tokens: startTokens(p) ?? null, window: p.budget?.window ?? null, evict: Array.isArray(p.evict) ? p.evict.length : 0, text: startLine(p) };
       break;
     }
     case "compactionFailed":

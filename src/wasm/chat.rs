@@ -113,7 +113,7 @@ export type CompactionSseData =
       event: "compaction";
       phase: "start";
       conversationId: string | null;
-      /** The input's tokens before. */
+      /** The input's tokens before, as given (the record's `tokensBefore`). */
       tokens: number | null;
       window: number | null;
       /** Messages to summarize. */

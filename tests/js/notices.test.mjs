@@ -48,7 +48,7 @@ test("notify: the lines of seed 004, from a record and from each event", () => {
   assert.equal(notify(event), "Tool outputs pruned (12.4k -> 2.1k, -83 %)\n  Context: 18.5k/150k (12 %)");
   assert.equal(notify({ ...event, prunedTokens: { before: 0, after: 0 }, pruned: { ...pruned, tokensSaved: 0 } }).split("\n")[0], "Tool outputs pruned (none was over the size limit)");
 
-  const plan = { budget, tokens: { total: 157_000 }, evict: [1, 2, 3] };
+  const plan = { budget, tokens: { total: 150_000, given: 157_000 }, evict: [1, 2, 3] };
   assert.equal(notify({ type: "compactionStart", conversationId: "c", plan }), "Compacting 157k tokens (3 messages to summarize)");
   assert.equal(notify({ type: "fallback", conversationId: "c", fallback: { kind: "marker", reason: "timed out" }, record: null }), "Summary fallback: marker (timed out)");
   // Sizes as coding agents print them.
@@ -121,6 +121,7 @@ test("what a Compactor emits reads as notices and events", async () => {
   const types = new Set(seen.map((e) => e.type));
   assert.deepEqual([...types].sort(), ["compactionEnd", "compactionStart", "fallback", "pruned"]);
   const records = await compactor.records("c");
+  let started = null;
   for (const e of seen) {
     const text = notify(e);
     const data = parseEvent(sse(e));
@@ -141,6 +142,17 @@ test("what a Compactor emits reads as notices and events", async () => {
       assert.deepEqual([data.event, data.tokensSaved], ["pruned", e.pruned.tokensSaved]);
     }
     if (e.type === "fallback") assert.match(text, /^Summary fallback: extractive \(the summarizer rejected: model overloaded\)$/);
-    if (e.type === "compactionStart") assert.match(text, /^Compacting \d+(\.\d)?k tokens \(\d+ messages to summarize\)$/);
+    if (e.type === "compactionStart") {
+      assert.match(text, /^Compacting \d+(\.\d)?k tokens \(\d+ messages to summarize\)$/);
+      started = { text, data };
+    }
+    // One compaction's two notices say the same count before it: the record's tokensBefore.
+    if (e.type === "compactionEnd" && started !== null) {
+      const before = text.match(/^Compacted \((\S+) ->/)[1];
+      assert.equal(started.text.match(/^Compacting (\S+) tokens/)[1], before, `${started.text} / ${text.split("\n")[0]}`);
+      assert.equal(started.data.tokens, e.record.tokensBefore);
+      started = null;
+    }
   }
+  assert.equal(records.length > 0 && started, null, "every start was followed by its end");
 });

@@ -43,13 +43,13 @@ export function drawTimeline(records, status, { open, undo }) {
   );
 }
 
-/** A compaction under way (`compactionStart`): first in the timeline until the next redraw lists its record. */
+/** A compaction under way (`compactionStart`): first in the timeline until the next redraw lists its record (from the count its record's tokensBefore will be). */
 export function showPending(plan) {
   const list = $("timeline");
   list.querySelector(".empty")?.remove();
   list.querySelector(".pending")?.remove();
   list.prepend(
-    h("li.entry.pending", {}, h("span.entry-open", {}, h("span.seq", { text: "…" }), h("span.entry-main", {}, h("span.tokens", { text: `${short(plan.tokens.total)} → …` }), h("span.entry-sub.muted", { text: `summarizing ${plural(plan.evict.length, "message")}` })))),
+    h("li.entry.pending", {}, h("span.entry-open", {}, h("span.seq", { text: "…" }), h("span.entry-main", {}, h("span.tokens", { text: `${short(plan.tokens.given)} → …` }), h("span.entry-sub.muted", { text: `summarizing ${plural(plan.evict.length, "message")}` })))),
   );
 }
 
