@@ -28,12 +28,21 @@ const invalid = (expected, value) => invalidArgument(expected.argument, `${expec
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isRecord = (v) => isObject(v) && typeof v.seq === "number" && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number";
 
+/** compact()'s report (what the AI SDK middleware's onReport event carries as `report`). */
+const isReport = (v) => isObject(v) && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number" && isObject(v.budget) && isObject(v.pruned) && v.seq === undefined;
+
 const EVENT_TYPES = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 
-/** What `notify` and `sse` were given: `{ type, event }`, a record read as a compactionEnd. */
-function classify(value, argument) {
-  const expected = { argument, what: "a CompactionRecord or a Compactor event" };
+/**
+ * What `notify` and `sse` were given: `{ type, event }`, a record read as a compactionEnd;
+ * for `notify` (`reports`), also compact()'s report, and the AI SDK middleware's onReport
+ * event (`{ key, type: "generate" | "stream", report }`), as `{ type: "report", event: report }`.
+ */
+function classify(value, argument, reports = false) {
+  const expected = { argument, what: `a CompactionRecord${reports ? ", a CompactReport, an onReport event" : ""} or a Compactor event` };
   if (!isObject(value)) throw invalid(expected, value);
+  if (reports && isReport(value)) return { type: "report", event: value };
+  if (reports && (value.type === "generate" || value.type === "stream") && isReport(value.report)) return { type: "report", event: value.report };
   if (value.type === undefined && isRecord(value)) return { type: "compactionEnd", event: { conversationId: null, record: value } };
   if (!EVENT_TYPES.includes(value.type)) throw invalid(expected, value);
   if (value.type === "compactionFailed") return { type: value.type, event: value };
@@ -114,9 +123,11 @@ function startLine(plan) {
  *     Context: 18.5k/150k (12 %)
  */
 export function notify(value) {
-  const { type, event } = classify(value, "record");
+  const { type, event } = classify(value, "record", true);
   if (GUARD_TYPES.includes(type)) return guardLine(type, event);
   switch (type) {
+    case "report":
+      return reportNotice(event);
     case "compactionStart":
       return startLine(event.plan);
     case "compactionFailed":
@@ -149,6 +160,23 @@ export function notify(value) {
       return lines.join("\n");
     }
   }
+}
+
+/**
+ * A compact() report's notice: a compaction as a record's (without the breakdown, which
+ * only records keep), pruning alone, or else how full the window is.
+ */
+function reportNotice(r) {
+  const window = r.budget.window;
+  const use = window > 0 ? `${tokens(r.tokensAfter)}/${tokens(window)} (${percent(r.tokensAfter, window)})` : tokens(r.tokensAfter);
+  if (r.trigger === null || r.trigger === undefined) {
+    const saved = r.pruned.tokensSaved;
+    return saved > 0 ? `Tool outputs pruned (-${tokens(saved)} tokens)\n  Context: ${use}` : `Context: ${use}`;
+  }
+  const lines = [compactedLine(r)];
+  if (r.fallback) lines.push(`  ${fallbackLine(r.fallback)}`);
+  lines.push(`  Total: ${use}`);
+  return lines.join("\n");
 }
 
 /** The first line of `notify`'s notice. */

@@ -156,3 +156,30 @@ test("what a Compactor emits reads as notices and events", async () => {
   }
   assert.equal(records.length > 0 && started, null, "every start was followed by its end");
 });
+
+test("notify takes compact()'s report and the AI SDK middleware's onReport event", async () => {
+  const { compact } = await import("ctxfold");
+  const { compactionMiddleware } = await import("ctxfold/ai-sdk");
+  const text = (t) => [{ type: "text", text: t }];
+  const prompt = [{ role: "system", content: "You are an SRE assistant." }];
+  for (let i = 0; i < 30; i++) {
+    prompt.push({ role: "user", content: text(`Turn ${i}: why did deploy ${i} of payments-api fail? `.repeat(12)) });
+    prompt.push({ role: "assistant", content: text(`Deploy ${i} failed on db-prod-1:5432 with ECONNREFUSED. `.repeat(12)) });
+  }
+  prompt.push({ role: "user", content: text("And now?") });
+  const options = { model: "gpt-4o", contextWindow: 4096 };
+  const events = [];
+  const middleware = compactionMiddleware({ ...options, onReport: (e) => events.push(e) });
+  await middleware.transformParams({ type: "generate", params: { prompt }, model: { modelId: "gpt-4o" } });
+  await middleware.transformParams({ type: "stream", params: { prompt: prompt.slice(0, 3) }, model: { modelId: "gpt-4o" } });
+  const [compacted, small] = events;
+  assert.equal(compacted.report.trigger, "threshold");
+  const { report } = await compact(prompt, { ...options, format: "ai-sdk" });
+  const lines = notify(compacted).split("\n");
+  assert.match(lines[0], /^Compacted \(\d+(\.\d)?k -> \d+(\.\d)?k\)$/);
+  assert.equal(lines.at(-1), `  Total: ${lines[0].match(/-> (\S+)\)/)[1]}/4.1k (${Math.round((100 * compacted.report.tokensAfter) / 4096)} %)`);
+  assert.equal(notify(report), notify(compacted), "compact()'s report reads the same");
+  // A call that compacted nothing says how full the window is.
+  assert.equal(small.report.trigger, null);
+  assert.match(notify(small), /^Context: \d+\/4.1k \(\d+ %\)$/);
+});

@@ -11,7 +11,7 @@ import {
   type LanguageModelLike,
   type UsageRecord,
 } from "ctxfold/ai-sdk";
-import type { CompactReport, CompactState } from "ctxfold";
+import { notify, type CompactReport, type CompactState } from "ctxfold";
 
 const conversationKey = (params: LanguageModelCallOptions): string | undefined => {
   const id = params.providerOptions?.ctxfold?.conversationId;
@@ -27,7 +27,9 @@ const options: CompactionMiddlewareOptions = {
   onReport: (event: CompactionEvent) => {
     const report: CompactReport = event.report;
     const key: string | null = event.key;
-    void [report, key];
+    // notify takes the event (and its report) as it comes.
+    const line: string = notify(event) + notify(event.report);
+    void [report, key, line];
   },
 };
 const middleware: CompactionMiddleware = compactionMiddleware(options);
