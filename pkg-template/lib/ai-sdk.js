@@ -13,7 +13,8 @@
 // Conversations: stateless by default (each call compacts the prompt it is given). With
 // `conversationKey`, compact()'s state, the last report and the last usage are kept per key in
 // a bounded map, and calls on one key run one after another, so a summary made in one step of
-// a tool loop is reused by the next instead of being made again.
+// a tool loop is reused by the next instead of being made again. With `summarizer:
+// "same-model"` the default key is "head" (`conversationKey: null` keeps every call stateless).
 //
 // The seam for what comes next: everything a call needs from a conversation goes through
 // `prepare` (before the model call: the key's state in, the compacted prompt out) and `settle`
@@ -51,10 +52,14 @@ export function middlewareFor(ctxfold) {
       if (key in PER_CALL) throw argumentError(`options.${key}`, PER_CALL[key]);
       if (!OWN_OPTIONS.has(key) && key !== "summarizer") compactOptions[key] = value;
     }
-    const { conversationKey, maxConversations = 1000, onReport, summarizer } = options;
-    if (conversationKey !== undefined && conversationKey !== "head" && typeof conversationKey !== "function") {
-      throw argumentError("options.conversationKey", `expected "head" or a function of the call's params, got ${kindOf(conversationKey)}`);
+    const { maxConversations = 1000, onReport, summarizer } = options;
+    if (options.conversationKey !== undefined && options.conversationKey !== null && options.conversationKey !== "head" && typeof options.conversationKey !== "function") {
+      throw argumentError("options.conversationKey", `expected "head", a function of the call's params, or null (every call stateless), got ${kindOf(options.conversationKey)}`);
     }
+    // "same-model" asks the wrapped model for every summary: without a key, each call of a
+    // tool loop would summarize the whole middle again (88 summaries for 20 steps where a key
+    // makes 9). So its conversations are keyed by their head unless told otherwise.
+    const conversationKey = options.conversationKey === undefined && summarizer === "same-model" ? "head" : (options.conversationKey ?? undefined);
     if (!Number.isInteger(maxConversations) || maxConversations < 1) {
       throw rangeError("options.maxConversations", `expected an integer from 1, got ${String(maxConversations)}`);
     }

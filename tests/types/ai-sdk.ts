@@ -35,6 +35,9 @@ const options: CompactionMiddlewareOptions = {
 const middleware: CompactionMiddleware = compactionMiddleware(options);
 const head = compactionMiddleware({ conversationKey: "head", summarizer: async (req) => ({ text: req.prompt, model: "m" }) });
 const stateless = compactionMiddleware();
+// "same-model" is keyed by the head unless told otherwise; null keeps every call stateless.
+const sameModelStateless: CompactionMiddleware = compactionMiddleware({ summarizer: "same-model", conversationKey: null });
+void sameModelStateless;
 
 const status: ConversationStatus | undefined = middleware.status("chat-42");
 const state: CompactState | null | undefined = status?.state;
