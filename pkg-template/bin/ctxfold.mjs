@@ -141,7 +141,7 @@ async function inspectCommand(args) {
   const range = (list) => (list.length ? `${list[0]}..${list[list.length - 1]}` : "-");
   console.log(`${basename(file)}: ${modelLine(options)}, window ${fmt(p.budget.window)}
   budget     reserved output ${fmt(p.budget.reservedOutput)} · input ${fmt(p.budget.input)} · threshold ${fmt(p.budget.threshold)}
-  tokens     ${fmt(t.total)} = head ${fmt(t.head)} + summaries ${fmt(t.summaries)} + middle ${fmt(t.middle)} + tail ${fmt(t.tail)} + framing ${fmt(t.framing)} (tool results ${fmt(t.tools)})
+  tokens     ${fmt(t.total)} = head ${fmt(t.head)} + summaries ${fmt(t.summaries)} + middle ${fmt(t.middle)} + tail ${fmt(t.tail)} + framing ${fmt(t.framing)} (tool definitions ${fmt(t.toolDefinitions)} in the head, tool results ${fmt(t.toolResults)})
   trigger    ${p.trigger ? `${p.trigger} (${fmt(t.total)} > ${fmt(p.budget.threshold)})` : `none (${fmt(t.total)} <= ${fmt(p.budget.threshold)})`}
   head       ${p.headEnd > 0 ? `messages 0..${p.headEnd - 1}` : "no messages"}${Array.isArray(messages) ? "" : messages.system !== undefined ? " (the top-level system prompt)" : ""}
   evict      ${p.trigger ? `${fmt(p.evict.length)} messages (${range(p.evict)}) in ${p.summarizerCalls} summarizer call(s)` : "-"}

@@ -147,12 +147,17 @@ export function notify(value) {
       const lines = [compactedLine(r)];
       const a = r.after;
       if (isObject(a)) {
-        lines.push(`  System: ${tokens(a.head)} tokens`);
+        // The tool definitions are in the head, and the tool outputs among the kept messages:
+        // each shown apart, so the lines add up. (Records stored before toolDefinitions and
+        // toolResults say `tools` for the outputs.)
+        const definitions = Math.max(0, a.toolDefinitions ?? 0);
+        const outputs = Math.max(0, a.toolResults ?? a.tools);
+        const system = Math.max(0, a.head - definitions);
+        if (system > 0 || definitions === 0) lines.push(`  System: ${tokens(system)} tokens`);
+        if (definitions > 0) lines.push(`  Tool definitions: ${tokens(definitions)} tokens`);
         lines.push(`  Summary: ${tokens(a.summaries)} tokens`);
-        // Tool outputs are among the kept messages: shown apart, so the lines add up.
-        const tools = Math.max(0, a.tools);
-        lines.push(`  Kept context: ${tokens(Math.max(0, a.tail + a.middle - tools))} tokens`);
-        if (tools > 0) lines.push(`  Tool outputs: ${tokens(tools)} tokens`);
+        lines.push(`  Kept context: ${tokens(Math.max(0, a.tail + a.middle - outputs))} tokens`);
+        if (outputs > 0) lines.push(`  Tool outputs: ${tokens(outputs)} tokens`);
       }
       if (r.fallback) lines.push(`  ${fallbackLine(r.fallback)}`);
       const window = r.budget?.window;

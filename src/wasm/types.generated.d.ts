@@ -738,9 +738,15 @@ export type PlanTokens = {
    */
   given: number;
   /**
-   * System prompt(s) and pinned messages.
+   * What is always sent: the system prompt(s), the tool definitions a request sends
+   * (its `tools`) and pinned messages.
    */
   head: number;
+  /**
+   * The tool definitions among the head: a request's `tools` (for Anthropic with the
+   * tool-use system prompt it adds). 0 without tools.
+   */
+  toolDefinitions: number;
   /**
    * The summary message of earlier compactions.
    */
@@ -754,9 +760,9 @@ export type PlanTokens = {
    */
   tail: number;
   /**
-   * Tool results among all of the above (after pruning).
+   * Tool results among the messages sent (after pruning).
    */
-  tools: number;
+  toolResults: number;
   /**
    * Reply priming.
    */

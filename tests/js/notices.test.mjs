@@ -27,8 +27,8 @@ const record = {
   usage: [],
   instructions: null,
   timings: { planMs: 1, summarizeMs: 2, totalMs: 3 },
-  // The tail holds the tool outputs (tools is a part of it): the lines add up to the total.
-  after: { total: 9100, head: 1800, summaries: 3200, middle: 0, tail: 4097, tools: 1400, framing: 3 },
+  // The tail holds the tool outputs (toolResults is a part of it): the lines add up to the total.
+  after: { total: 9100, head: 1800, toolDefinitions: 0, summaries: 3200, middle: 0, tail: 4097, toolResults: 1400, framing: 3 },
   createdAt: null,
   undone: false,
 };
@@ -37,6 +37,12 @@ test("notify: the lines of seed 004, from a record and from each event", () => {
   const lines = ["Compacted (157k -> 9.1k)", "  System: 1.8k tokens", "  Summary: 3.2k tokens", "  Kept context: 2.7k tokens", "  Tool outputs: 1.4k tokens", "  Total: 9.1k/150k (6 %)"];
   assert.equal(notify(record), lines.join("\n"));
   assert.equal(notify({ type: "compactionEnd", conversationId: "c", record }), lines.join("\n"));
+  // A record stored before the tool definitions were counted apart: `tools` for the outputs.
+  const { toolDefinitions: _, toolResults: outputs, ...before } = record.after;
+  assert.equal(notify({ ...record, after: { ...before, tools: outputs } }), lines.join("\n"));
+  // With tool definitions in the head, they are shown apart from the system prompt.
+  const withTools = notify({ ...record, after: { ...record.after, toolDefinitions: 600 } }).split("\n");
+  assert.deepEqual(withTools.slice(1, 3), ["  System: 1.2k tokens", "  Tool definitions: 600 tokens"]);
   // A record stored before the breakdown was kept; an undone one; one with a fallback.
   const { after, ...old } = record;
   assert.equal(notify(old), "Compacted (157k -> 9.1k)\n  Total: 9.1k/150k (6 %)");
@@ -131,7 +137,7 @@ test("what a Compactor emits reads as notices and events", async () => {
       const r = records[e.record.seq];
       assert.deepEqual(r.after, e.record.after);
       const lines = text.split("\n");
-      assert.equal(lines.length, 5 + (e.record.after.tools > 0 ? 1 : 0) + (e.record.fallback ? 1 : 0));
+      assert.equal(lines.length, 5 + (e.record.after.toolResults > 0 ? 1 : 0) + (e.record.fallback ? 1 : 0));
       assert.match(lines[0], /^Compacted \(\d+(\.\d)?k -> \d+(\.\d)?k\)$/);
       assert.match(lines.at(-1), /^ {2}Total: \d+(\.\d)?k\/16\.4k \(\d+ %\)$/);
       assert.equal(e.record.after.total, e.record.tokensAfter);
@@ -182,4 +188,27 @@ test("notify takes compact()'s report and the AI SDK middleware's onReport event
   // A call that compacted nothing says how full the window is.
   assert.equal(small.report.trigger, null);
   assert.match(notify(small), /^Context: \d+\/4.1k \(\d+ %\)$/);
+});
+
+test("tool definitions are named as such: not the system prompt, and not the tool results", async () => {
+  const { plan } = await import("ctxfold");
+  const tools = Array.from({ length: 8 }, (_, k) => ({ type: "function", function: { name: `tool_${k}`, description: `Tool ${k} reads the file it is given.`, parameters: { type: "object", properties: { path: { type: "string" } } } } }));
+  // No system prompt: the head is the tool definitions alone.
+  const m = agent(30).slice(1);
+  const p = plan({ tools, messages: m }, { model: "gpt-4o", contextWindow: 16_384 });
+  assert.ok(p.tokens.toolDefinitions > 100, JSON.stringify(p.tokens));
+  assert.equal(p.tokens.head, p.tokens.toolDefinitions, "the head holds only the definitions");
+  assert.ok(p.tokens.toolResults > 0 && p.tokens.tools === undefined, JSON.stringify(p.tokens));
+  const bare = plan(m, { model: "gpt-4o", contextWindow: 16_384 });
+  assert.equal(bare.tokens.toolDefinitions, 0);
+  assert.equal(bare.tokens.toolResults, p.tokens.toolResults);
+  // A record's notice says so: no "System:" line without a system prompt.
+  const compactor = new Compactor({ model: "gpt-4o", contextWindow: 16_384 });
+  const records = [];
+  compactor.on("compactionEnd", (e) => records.push(e.record));
+  await compactor.prepare("t", { tools, messages: m });
+  const text = notify(records[0]);
+  assert.match(text, /\n {2}Tool definitions: \d+ tokens\n/);
+  assert.doesNotMatch(text, /System:/);
+  assert.equal(records[0].after.toolDefinitions, p.tokens.toolDefinitions);
 });
