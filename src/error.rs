@@ -122,6 +122,19 @@ pub enum Error {
         "conversation {id:?} is already in the store: delete it first, or import with {{ overwrite: true }}"
     )]
     ConversationExists { id: String },
+
+    /// A call that needs a context window named a model whose window ctxfold cannot know,
+    /// and no `contextWindow`: an id its table does not hold (a typo, most often), or one a
+    /// local server serves (`llama3.1:8b`), whose window is the server's setting.
+    #[error("{}", unknown_model(model, closest, *served_by))]
+    UnknownModel {
+        /// The id as given.
+        model: String,
+        /// The known ids nearest to it (at most three), for a typo.
+        closest: Vec<String>,
+        /// For a model a local server serves: why its window is the server's.
+        served_by: Option<&'static str>,
+    },
 }
 
 /// Declares [`Code`]: each code's string written once, with the doc that the TypeScript
@@ -191,6 +204,8 @@ codes! {
     UnknownConversation = "UNKNOWN_CONVERSATION",
     /// `import()` of a conversation the store already holds (without `overwrite: true`).
     ConversationExists = "CONVERSATION_EXISTS",
+    /// A model whose context window ctxfold cannot know (not in its table, or served by a local server such as Ollama) and no `contextWindow`: the message names the closest known ids.
+    UnknownModel = "UNKNOWN_MODEL",
 }
 
 impl Error {
@@ -216,6 +231,7 @@ impl Error {
             Error::QuotaExceeded { .. } => Code::QuotaExceeded,
             Error::UnknownConversation { .. } => Code::UnknownConversation,
             Error::ConversationExists { .. } => Code::ConversationExists,
+            Error::UnknownModel { .. } => Code::UnknownModel,
         }
     }
 
@@ -223,6 +239,24 @@ impl Error {
     pub fn code(&self) -> &'static str {
         self.kind().as_str()
     }
+}
+
+/// An [`Error::UnknownModel`]'s message: which model, why its window is not known, the
+/// closest known ids, and what fixes it.
+fn unknown_model(model: &str, closest: &[String], served_by: Option<&str>) -> String {
+    let fix = "pass contextWindow (the window in tokens), or registerModel() the id with its window";
+    if let Some(why) = served_by {
+        return format!("model {model:?} is served by {why}, not the model's own window: pass contextWindow (the window the server serves, in tokens), or registerModel() the id with it");
+    }
+    let hint = match closest {
+        [] => String::new(),
+        [one] => format!(" (did you mean {one:?}?)"),
+        [rest @ .., last] => {
+            let rest: Vec<String> = rest.iter().map(|c| format!("{c:?}")).collect();
+            format!(" (did you mean {} or {last:?}?)", rest.join(", "))
+        }
+    };
+    format!("unknown model {model:?}: ctxfold does not know its context window{hint}; {fix}")
 }
 
 /// A stored version, or its absence, in words.

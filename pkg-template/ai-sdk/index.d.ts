@@ -152,8 +152,8 @@ export interface ConversationStatus {
 export interface CompactionMiddlewareOptions extends Omit<CompactOptions, "summarizer" | "state" | "format" | "manual" | "instructions"> {
   /** Who writes summaries: your function, the built-in extractive summary (default, no model call), or `"same-model"`: the wrapped model itself, asked through `doGenerate` with the summary request as the prompt, its `maxTokens` as `maxOutputTokens`, and a signal that aborts at the deadline or with the call. */
   summarizer?: Summarizer | "extractive" | "same-model";
-  /** How calls are grouped into conversations, whose summaries, last report and usage are kept: a function of the call's params returning a key (`null` or `undefined`: this call is stateless), or `"head"`: a hash of the prompt's leading system messages and first user message. Default: none, every call is stateless (it compacts the prompt it is given, and nothing is kept). Calls on one key run one after another. */
-  conversationKey?: "head" | ((params: LanguageModelCallOptions) => string | null | undefined);
+  /** How calls are grouped into conversations, whose summaries, last report and usage are kept: a function of the call's params returning a key (`null` or `undefined`: this call is stateless), `"head"`: a hash of the prompt's leading system messages and first user message, or `null`: every call is stateless. Default: `"head"` with `summarizer: "same-model"` (so a tool loop's steps reuse the summaries instead of asking the model for them again), otherwise none, every call stateless (it compacts the prompt it is given, and nothing is kept). Calls on one key run one after another. */
+  conversationKey?: "head" | ((params: LanguageModelCallOptions) => string | null | undefined) | null;
   /** The most conversations kept in memory; the least recently used go first. Default 1000. */
   maxConversations?: number;
   /** Called after each call's prompt is prepared, with what ctxfold did. */

@@ -141,7 +141,7 @@ async function inspectCommand(args) {
   const range = (list) => (list.length ? `${list[0]}..${list[list.length - 1]}` : "-");
   console.log(`${basename(file)}: ${modelLine(options)}, window ${fmt(p.budget.window)}
   budget     reserved output ${fmt(p.budget.reservedOutput)} · input ${fmt(p.budget.input)} · threshold ${fmt(p.budget.threshold)}
-  tokens     ${fmt(t.total)} = head ${fmt(t.head)} + summaries ${fmt(t.summaries)} + middle ${fmt(t.middle)} + tail ${fmt(t.tail)} + framing ${fmt(t.framing)} (tool results ${fmt(t.tools)})
+  tokens     ${fmt(t.total)} = head ${fmt(t.head)} + summaries ${fmt(t.summaries)} + middle ${fmt(t.middle)} + tail ${fmt(t.tail)} + framing ${fmt(t.framing)} (tool definitions ${fmt(t.toolDefinitions)} in the head, tool results ${fmt(t.toolResults)})
   trigger    ${p.trigger ? `${p.trigger} (${fmt(t.total)} > ${fmt(p.budget.threshold)})` : `none (${fmt(t.total)} <= ${fmt(p.budget.threshold)})`}
   head       ${p.headEnd > 0 ? `messages 0..${p.headEnd - 1}` : "no messages"}${Array.isArray(messages) ? "" : messages.system !== undefined ? " (the top-level system prompt)" : ""}
   evict      ${p.trigger ? `${fmt(p.evict.length)} messages (${range(p.evict)}) in ${p.summarizerCalls} summarizer call(s)` : "-"}
@@ -152,7 +152,8 @@ async function inspectCommand(args) {
 /** The model as compact and inspect say it: one the registry does not know is said so. */
 function modelLine(options) {
   const m = ctxfold.getModel(options.model);
-  return m.known === false ? `${options.model} (unknown model: a ${fmt(m.contextWindow)}-token window and an estimated count; see --window)` : options.model;
+  // Without --window an unknown model is UNKNOWN_MODEL: here the window is --window's.
+  return m.known === false ? `${options.model} (unknown model: an estimated count)` : options.model;
 }
 
 function describe(tokenizer, result) {
@@ -217,6 +218,8 @@ function report(err, json, command) {
         message: `${err instanceof Error ? err.message : String(err)} (a bug in ctxfold: please report it; CTXFOLD_DEBUG=1 prints the stack)`,
       };
   error.message = error.message.replace(/\s*\n\s*/g, " ");
+  // The core names the option; on the command line it is --window.
+  if (error.code === "UNKNOWN_MODEL") error.message = error.message.replace("pass contextWindow", "pass --window");
   if (json) print({ error });
   else console.error(`ctxfold: ${error.message} (${error.code})${error.code === "USAGE" ? `\n${usagePointer(command)}` : ""}`);
   if (process.env.CTXFOLD_DEBUG) console.error(err instanceof Error ? err.stack : err);

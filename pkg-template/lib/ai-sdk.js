@@ -13,7 +13,8 @@
 // Conversations: stateless by default (each call compacts the prompt it is given). With
 // `conversationKey`, compact()'s state, the last report and the last usage are kept per key in
 // a bounded map, and calls on one key run one after another, so a summary made in one step of
-// a tool loop is reused by the next instead of being made again.
+// a tool loop is reused by the next instead of being made again. With `summarizer:
+// "same-model"` the default key is "head" (`conversationKey: null` keeps every call stateless).
 //
 // The seam for what comes next: everything a call needs from a conversation goes through
 // `prepare` (before the model call: the key's state in, the compacted prompt out) and `settle`
@@ -51,10 +52,14 @@ export function middlewareFor(ctxfold) {
       if (key in PER_CALL) throw argumentError(`options.${key}`, PER_CALL[key]);
       if (!OWN_OPTIONS.has(key) && key !== "summarizer") compactOptions[key] = value;
     }
-    const { conversationKey, maxConversations = 1000, onReport, summarizer } = options;
-    if (conversationKey !== undefined && conversationKey !== "head" && typeof conversationKey !== "function") {
-      throw argumentError("options.conversationKey", `expected "head" or a function of the call's params, got ${kindOf(conversationKey)}`);
+    const { maxConversations = 1000, onReport, summarizer } = options;
+    if (options.conversationKey !== undefined && options.conversationKey !== null && options.conversationKey !== "head" && typeof options.conversationKey !== "function") {
+      throw argumentError("options.conversationKey", `expected "head", a function of the call's params, or null (every call stateless), got ${kindOf(options.conversationKey)}`);
     }
+    // "same-model" asks the wrapped model for every summary: without a key, each call of a
+    // tool loop would summarize the whole middle again (88 summaries for 20 steps where a key
+    // makes 9). So its conversations are keyed by their head unless told otherwise.
+    const conversationKey = options.conversationKey === undefined && summarizer === "same-model" ? "head" : (options.conversationKey ?? undefined);
     if (!Number.isInteger(maxConversations) || maxConversations < 1) {
       throw rangeError("options.maxConversations", `expected an integer from 1, got ${String(maxConversations)}`);
     }
@@ -94,7 +99,7 @@ export function middlewareFor(ctxfold) {
       const record = key === null ? null : conversations.get(key);
       const callOptions = { ...compactOptions, state: record?.state ?? null };
       // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
-      if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = model.modelId;
+      if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = modelIdOf(model);
       if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
       else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
       // The call's output cap takes its room in the window (a larger reservedOutputTokens
@@ -169,6 +174,22 @@ export function middlewareFor(ctxfold) {
       },
     };
   };
+}
+
+/**
+ * Local servers, by the first part of the provider name their AI SDK providers give
+ * (`ollama.chat`; `lmstudio.chat` for createOpenAICompatible({ name: "lmstudio" })).
+ */
+const LOCAL_PROVIDERS = new Set(["ollama", "lmstudio", "lm-studio", "lm_studio", "vllm", "llamacpp", "llama-cpp", "llama_cpp"]);
+
+/**
+ * The wrapped model's id as the core reads it: with the local server's name in front
+ * (`ollama/llama3.1`) when a local server serves it, so that a window the table gives for
+ * the model is not taken for the one the server serves (the core then asks for contextWindow).
+ */
+function modelIdOf(model) {
+  const server = typeof model.provider === "string" ? model.provider.split(".", 1)[0].toLowerCase() : "";
+  return LOCAL_PROVIDERS.has(server) ? `${server}/${model.modelId}` : model.modelId;
 }
 
 /** Per-conversation records, at most `max`, least recently used dropped first. */

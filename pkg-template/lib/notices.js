@@ -28,12 +28,21 @@ const invalid = (expected, value) => invalidArgument(expected.argument, `${expec
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isRecord = (v) => isObject(v) && typeof v.seq === "number" && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number";
 
+/** compact()'s report (what the AI SDK middleware's onReport event carries as `report`). */
+const isReport = (v) => isObject(v) && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number" && isObject(v.budget) && isObject(v.pruned) && v.seq === undefined;
+
 const EVENT_TYPES = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 
-/** What `notify` and `sse` were given: `{ type, event }`, a record read as a compactionEnd. */
-function classify(value, argument) {
-  const expected = { argument, what: "a CompactionRecord or a Compactor event" };
+/**
+ * What `notify` and `sse` were given: `{ type, event }`, a record read as a compactionEnd;
+ * for `notify` (`reports`), also compact()'s report, and the AI SDK middleware's onReport
+ * event (`{ key, type: "generate" | "stream", report }`), as `{ type: "report", event: report }`.
+ */
+function classify(value, argument, reports = false) {
+  const expected = { argument, what: `a CompactionRecord${reports ? ", a CompactReport, an onReport event" : ""} or a Compactor event` };
   if (!isObject(value)) throw invalid(expected, value);
+  if (reports && isReport(value)) return { type: "report", event: value };
+  if (reports && (value.type === "generate" || value.type === "stream") && isReport(value.report)) return { type: "report", event: value.report };
   if (value.type === undefined && isRecord(value)) return { type: "compactionEnd", event: { conversationId: null, record: value } };
   if (!EVENT_TYPES.includes(value.type)) throw invalid(expected, value);
   if (value.type === "compactionFailed") return { type: value.type, event: value };
@@ -89,9 +98,15 @@ function fallbackLine(fallback) {
   return `Summary fallback: ${fallback.kind} (${fallback.reason})`;
 }
 
+/**
+ * The count a compaction starts from: the input as given (`tokens.given`, before this call's
+ * pruning), which its record's `tokensBefore` is, so the start and end notices agree.
+ */
+const startTokens = (plan) => plan.tokens?.given ?? plan.tokens?.total;
+
 function startLine(plan) {
   const n = Array.isArray(plan.evict) ? plan.evict.length : 0;
-  return `Compacting ${tokens(plan.tokens?.total)} tokens (${n} message${n === 1 ? "" : "s"} to summarize)`;
+  return `Compacting ${tokens(startTokens(plan))} tokens (${n} message${n === 1 ? "" : "s"} to summarize)`;
 }
 
 /**
@@ -108,9 +123,11 @@ function startLine(plan) {
  *     Context: 18.5k/150k (12 %)
  */
 export function notify(value) {
-  const { type, event } = classify(value, "record");
+  const { type, event } = classify(value, "record", true);
   if (GUARD_TYPES.includes(type)) return guardLine(type, event);
   switch (type) {
+    case "report":
+      return reportNotice(event);
     case "compactionStart":
       return startLine(event.plan);
     case "compactionFailed":
@@ -130,12 +147,17 @@ export function notify(value) {
       const lines = [compactedLine(r)];
       const a = r.after;
       if (isObject(a)) {
-        lines.push(`  System: ${tokens(a.head)} tokens`);
+        // The tool definitions are in the head, and the tool outputs among the kept messages:
+        // each shown apart, so the lines add up. (Records stored before toolDefinitions and
+        // toolResults say `tools` for the outputs.)
+        const definitions = Math.max(0, a.toolDefinitions ?? 0);
+        const outputs = Math.max(0, a.toolResults ?? a.tools);
+        const system = Math.max(0, a.head - definitions);
+        if (system > 0 || definitions === 0) lines.push(`  System: ${tokens(system)} tokens`);
+        if (definitions > 0) lines.push(`  Tool definitions: ${tokens(definitions)} tokens`);
         lines.push(`  Summary: ${tokens(a.summaries)} tokens`);
-        // Tool outputs are among the kept messages: shown apart, so the lines add up.
-        const tools = Math.max(0, a.tools);
-        lines.push(`  Kept context: ${tokens(Math.max(0, a.tail + a.middle - tools))} tokens`);
-        if (tools > 0) lines.push(`  Tool outputs: ${tokens(tools)} tokens`);
+        lines.push(`  Kept context: ${tokens(Math.max(0, a.tail + a.middle - outputs))} tokens`);
+        if (outputs > 0) lines.push(`  Tool outputs: ${tokens(outputs)} tokens`);
       }
       if (r.fallback) lines.push(`  ${fallbackLine(r.fallback)}`);
       const window = r.budget?.window;
@@ -143,6 +165,23 @@ export function notify(value) {
       return lines.join("\n");
     }
   }
+}
+
+/**
+ * A compact() report's notice: a compaction as a record's (without the breakdown, which
+ * only records keep), pruning alone, or else how full the window is.
+ */
+function reportNotice(r) {
+  const window = r.budget.window;
+  const use = window > 0 ? `${tokens(r.tokensAfter)}/${tokens(window)} (${percent(r.tokensAfter, window)})` : tokens(r.tokensAfter);
+  if (r.trigger === null || r.trigger === undefined) {
+    const saved = r.pruned.tokensSaved;
+    return saved > 0 ? `Tool outputs pruned (-${tokens(saved)} tokens)\n  Context: ${use}` : `Context: ${use}`;
+  }
+  const lines = [compactedLine(r)];
+  if (r.fallback) lines.push(`  ${fallbackLine(r.fallback)}`);
+  lines.push(`  Total: ${use}`);
+  return lines.join("\n");
 }
 
 /** The first line of `notify`'s notice. */
@@ -171,7 +210,7 @@ export function sse(value) {
     }
     case "compactionStart": {
       const p = event.plan;
-      data = { event: "compaction", phase: "start", conversationId, tokens: p.tokens?.total ?? null, window: p.budget?.window ?? null, evict: Array.isArray(p.evict) ? p.evict.length : 0, text: startLine(p) };
+      data = { event: "compaction", phase: "start", conversationId, tokens: startTokens(p) ?? null, window: p.budget?.window ?? null, evict: Array.isArray(p.evict) ? p.evict.length : 0, text: startLine(p) };
       break;
     }
     case "compactionFailed":

@@ -14,17 +14,21 @@ pub fn default_reserved_output(window: usize, max_output: usize) -> usize {
 
 impl Budget {
     /// The budget for a model (if one was named) and options: `contextWindow` and
-    /// `reservedOutputTokens` win; a model with its own input cap (GPT-5) reserves at least
+    /// `reservedOutputTokens` win (without `contextWindow`, a model whose window ctxfold
+    /// cannot know is `UNKNOWN_MODEL`: [`crate::models::known_window`]); a model with its own input cap (GPT-5) reserves at least
     /// what lies above it. The threshold is `max(tokenFloor, thresholdRatio x window)`, at
     /// most the input budget.
     pub fn resolve(model: Option<&ModelInfoResolved>, config: &Config) -> Result<Budget, Error> {
-        let window = config
-            .context_window
-            .or(model.map(|m| m.context_window as usize))
-            .ok_or_else(|| Error::InvalidArgument {
-                argument: "options".into(),
-                expected: "a model (options.model) or a window (options.contextWindow)".into(),
-            })?;
+        let window = match (config.context_window, model) {
+            (Some(window), _) => window,
+            (None, Some(m)) => crate::models::known_window(m)? as usize,
+            (None, None) => {
+                return Err(Error::InvalidArgument {
+                    argument: "options".into(),
+                    expected: "a model (options.model) or a window (options.contextWindow)".into(),
+                })
+            }
+        };
         let max_output = model
             .and_then(|m| m.max_output_tokens)
             .map_or(window / 4, |m| m as usize);

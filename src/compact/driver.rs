@@ -173,4 +173,67 @@ mod tests {
         assert!(s.counting.exact);
         assert!(s.budget.window >= 200_000);
     }
+
+    /// A window no one gave: a model the table does not know, or one a local server serves,
+    /// with no `contextWindow`, is an error that says which model and what fixes it; the
+    /// same model with a window, or registered, is counted as before.
+    #[test]
+    fn a_window_no_one_gave_is_unknown_model() {
+        let message = |v: serde_json::Value| match setup(v) {
+            Ok(s) => format!("Ok: window {}", s.budget.window),
+            Err(e) => format!("{}: {e}", e.code()),
+        };
+        let e = message(json!({"model": "gpt4o"}));
+        assert!(e.starts_with("UNKNOWN_MODEL: unknown model \"gpt4o\""), "{e}");
+        assert!(e.contains("\"gpt-4o\"") && e.contains("contextWindow"), "{e}");
+        for id in [
+            "llama3.1:8b",
+            "ollama/llama3.1",
+            "qwen2.5-coder:latest",
+            "lm_studio/qwen2.5-7b-instruct",
+        ] {
+            let e = message(json!({"model": id}));
+            assert!(e.starts_with("UNKNOWN_MODEL: model"), "{id}: {e}");
+            assert!(
+                e.contains("served by") && e.contains("contextWindow"),
+                "{id}: {e}"
+            );
+        }
+        let e = message(json!({"model": "ollama:llama3.1"}));
+        assert!(e.contains("Ollama"), "{e}");
+        // Hosted ids with a colon stay what the table says.
+        for (id, window) in [
+            ("us.anthropic.claude-sonnet-4-20250514-v1:0", 200_000),
+            ("meta-llama/llama-3.3-70b-instruct:free", 128_000),
+            ("ft:gpt-4o-mini-2024-07-18:my-org::abc123", 128_000),
+            ("openai:gpt-4o", 128_000),
+        ] {
+            assert_eq!(
+                message(json!({"model": id})),
+                format!("Ok: window {window}"),
+                "{id}"
+            );
+        }
+        // A window given, or the model registered, is what fixes it.
+        for id in ["gpt4o", "llama3.1:8b"] {
+            assert_eq!(
+                message(json!({"model": id, "contextWindow": 8192})),
+                "Ok: window 8192"
+            );
+        }
+        crate::models::register(crate::models::ModelInfo {
+            id: "test-driver-ollama:7b".into(),
+            provider: crate::models::Provider::Unknown,
+            context_window: 16_384,
+            max_output_tokens: None,
+            max_input_tokens: None,
+            tokenizer: crate::models::DEFAULT_TOKENIZER,
+        })
+        .unwrap();
+        assert_eq!(
+            message(json!({"model": "test-driver-ollama:7b"})),
+            "Ok: window 16384"
+        );
+        crate::models::unregister("test-driver-ollama:7b");
+    }
 }

@@ -60,16 +60,20 @@ pub struct PlanTokens {
     /// The request's input tokens as given: nothing pruned or summarized this call (the
     /// summaries of earlier compactions applied). The report's `tokensBefore`.
     pub given: usize,
-    /// System prompt(s) and pinned messages.
+    /// What is always sent: the system prompt(s), the tool definitions a request sends
+    /// (its `tools`) and pinned messages.
     pub head: usize,
+    /// The tool definitions among the head: a request's `tools` (for Anthropic with the
+    /// tool-use system prompt it adds). 0 without tools.
+    pub tool_definitions: usize,
     /// The summary message of earlier compactions.
     pub summaries: usize,
     /// Messages that a compaction now would summarize.
     pub middle: usize,
     /// Messages kept verbatim (tail and pinned newest user message).
     pub tail: usize,
-    /// Tool results among all of the above (after pruning).
-    pub tools: usize,
+    /// Tool results among the messages sent (after pruning).
+    pub tool_results: usize,
     /// Reply priming.
     pub framing: usize,
 }

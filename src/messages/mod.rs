@@ -427,10 +427,7 @@ impl Conversation {
         let Envelope::Object(obj) = &self.envelope else {
             return None;
         };
-        let mut system = match (self.format, obj.get("system")) {
-            (MessageFormat::Anthropic, Some(s)) => anthropic::parse_system(s, &Path::root("system")).ok(),
-            _ => None,
-        };
+        let mut system = self.system_prompt();
         let tools = obj.get("tools").filter(|t| match t {
             Value::Array(list) => !list.is_empty(),
             Value::Object(map) => !map.is_empty(),
@@ -450,6 +447,18 @@ impl Conversation {
             }
         }
         system
+    }
+
+    /// [`Conversation::system`] without the tool definitions: Anthropic's top-level system
+    /// prompt, if the request has one.
+    pub fn system_prompt(&self) -> Option<Message> {
+        let Envelope::Object(obj) = &self.envelope else {
+            return None;
+        };
+        match (self.format, obj.get("system")) {
+            (MessageFormat::Anthropic, Some(s)) => anthropic::parse_system(s, &Path::root("system")).ok(),
+            _ => None,
+        }
     }
 
     /// Every tool result answers a call made earlier and not answered yet. An id is used by

@@ -9,7 +9,9 @@
 //! asked id among the registered and the built-in models (a registered one where they are as
 //! long), and else a documented default
 //! ([`DEFAULT_CONTEXT_WINDOW`] tokens, the [`Family::Generic`] estimate), saying so with
-//! `known: false` and [`MatchedBy::Default`].
+//! `known: false` and [`MatchedBy::Default`]. A budget is never sized from that default:
+//! without `contextWindow`, [`known_window`] makes an unknown model (or one a local server
+//! serves, whose window is the server's) `UNKNOWN_MODEL`.
 //!
 //! ```
 //! use ctxfold::models::{resolve, MatchedBy};
@@ -198,6 +200,151 @@ pub fn resolve(id: &str) -> ModelInfoResolved {
         matched_by: MatchedBy::Default,
         known: false,
     }
+}
+
+/// The window a call may take from `model` when it gives no `contextWindow`: the table's
+/// (or a registration's), unless ctxfold cannot know it. An unknown id (`gpt4o`) is
+/// [`Error::UnknownModel`] with the closest known ids, not the [`DEFAULT_CONTEXT_WINDOW`]
+/// a budget would silently be sized from; so is an id a local server serves
+/// ([`served_locally`]) that was not registered, since the window such a server serves is
+/// its own setting (Ollama's is 4k on most machines, where the table says 128k for Llama 3.1).
+pub fn known_window(model: &ModelInfoResolved) -> Result<u32, Error> {
+    if model.matched_by == MatchedBy::Override {
+        return Ok(model.context_window);
+    }
+    if let Some(why) = served_locally(&model.requested) {
+        return Err(Error::UnknownModel {
+            model: model.requested.clone(),
+            closest: Vec::new(),
+            served_by: Some(why),
+        });
+    }
+    if !model.known {
+        return Err(Error::UnknownModel {
+            model: model.requested.clone(),
+            closest: closest(&model.id),
+            served_by: None,
+        });
+    }
+    Ok(model.context_window)
+}
+
+/// Path-style (`ollama/llama3.1`, as LiteLLM writes it) or colon-style (`ollama:llama3.1`)
+/// prefixes that name a local server, with why its window is its own.
+const LOCAL_SERVERS: [(&str, &str); 12] = [
+    ("ollama", OLLAMA),
+    ("ollama_chat", OLLAMA),
+    ("lmstudio", LM_STUDIO),
+    ("lm_studio", LM_STUDIO),
+    ("lm-studio", LM_STUDIO),
+    ("lmstudio-community", LM_STUDIO),
+    ("vllm", VLLM),
+    ("hosted_vllm", VLLM),
+    ("llamacpp", LLAMA_CPP),
+    ("llama_cpp", LLAMA_CPP),
+    ("llama-cpp", LLAMA_CPP),
+    ("llama.cpp", LLAMA_CPP),
+];
+
+const OLLAMA: &str = "Ollama, which serves the context length it is set to (by default 4k tokens below 24 GiB of VRAM, 32k below 48 GiB, 256k above)";
+const LM_STUDIO: &str =
+    "LM Studio, which serves the context length the model was loaded with (4,096 tokens unless set)";
+const VLLM: &str = "vLLM, which serves the max_model_len it was started with";
+const LLAMA_CPP: &str = "llama.cpp's server, which serves its --ctx-size";
+
+/// OpenRouter's variants (`meta-llama/llama-3.1-8b-instruct:free`): a `:tag` a hosted API
+/// serves, not an Ollama tag.
+const HOSTED_TAGS: [&str; 8] = [
+    "free", "beta", "extended", "thinking", "online", "nitro", "floor", "exacto",
+];
+
+/// Why `id` names a model served by a local server, if it does: a local server's prefix
+/// (`ollama/`, `lm_studio/`, `hosted_vllm/`), or an Ollama `name:tag` (`llama3.1:8b`,
+/// `qwen2.5-coder:latest`, `hf.co/user/repo:Q4_K_M`). Not a tag: Bedrock's version
+/// (`…-v1:0`), a fine-tune (`ft:…`), a hosted provider's prefix (`openai:gpt-4o`),
+/// OpenRouter's variants (`:free`) and Ollama's cloud models (`:120b-cloud`, served at
+/// their full window).
+pub fn served_locally(id: &str) -> Option<&'static str> {
+    let s = id.trim().to_ascii_lowercase();
+    let first = s.split(['/', ':']).next().unwrap_or_default();
+    if let Some((_, why)) = LOCAL_SERVERS.iter().find(|(name, _)| *name == first) {
+        return Some(why);
+    }
+    if s.starts_with("ft:") || s.starts_with("arn:") {
+        return None;
+    }
+    if let Some((provider, _)) = s.split_once(':') {
+        if COLON_PROVIDERS.contains(&provider) {
+            return None;
+        }
+    }
+    let last = s.rsplit('/').next().unwrap_or_default();
+    let (name, tag) = last.split_once(':')?;
+    let bedrock = name
+        .rsplit_once("-v")
+        .is_some_and(|(_, v)| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
+    let hosted = HOSTED_TAGS.contains(&tag) || tag.ends_with("cloud");
+    (!name.is_empty() && !tag.is_empty() && !bedrock && !hosted).then_some(OLLAMA)
+}
+
+/// The known ids (built-in ids and aliases, and registered ids) nearest to `key` (a
+/// normalized id): at most three, by edit distance (or the same parts in another order,
+/// `claude-4-5-sonnet`), within a third of its length.
+fn closest(key: &str) -> Vec<String> {
+    let parts = |s: &str| {
+        let mut p: Vec<String> = s
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect();
+        p.sort();
+        p
+    };
+    let mine = parts(key);
+    let limit = (key.chars().count() / 3).max(1);
+    let registered: Vec<String> = registered().iter().map(|m| normalize(&m.id)).collect();
+    let names = MODELS
+        .iter()
+        .flat_map(|e| std::iter::once(e.id).chain(e.aliases.iter().copied()))
+        .map(str::to_owned)
+        .chain(registered);
+    let mut near: Vec<(usize, String)> = names
+        .filter_map(|name| {
+            let d = if parts(&name) == mine {
+                1
+            } else {
+                edit_distance(key, &name)
+            };
+            (d <= limit).then_some((d, name))
+        })
+        .collect();
+    // Nearest first; of equals, the table's order (newest first within a provider).
+    near.sort_by_key(|(d, _)| *d);
+    let mut out: Vec<String> = Vec::new();
+    for (_, name) in near {
+        if !out.contains(&name) && out.len() < 3 {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// Registers `info` for this process: [`resolve`] consults registered models before the

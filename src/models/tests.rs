@@ -438,3 +438,63 @@ fn an_empty_model_id_is_an_error() {
         );
     }
 }
+
+#[test]
+fn ids_a_local_server_serves() {
+    for id in [
+        "llama3.1:8b",
+        "qwen2.5-coder:7b-instruct-q4_K_M",
+        "gemma3:latest",
+        "hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M",
+        "mannix/llama3.1-8b-abliterated:q5_k_m",
+        "ollama/llama3.1",
+        "ollama_chat/llama3.1",
+        "ollama:llama3.1",
+    ] {
+        assert!(
+            served_locally(id).is_some_and(|w| w.starts_with("Ollama")),
+            "{id}"
+        );
+    }
+    assert!(served_locally("lm_studio/qwen2.5-7b-instruct").is_some_and(|w| w.starts_with("LM Studio")));
+    assert!(served_locally("lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF").is_some());
+    assert!(
+        served_locally("hosted_vllm/meta-llama/Llama-3.1-8B-Instruct").is_some_and(|w| w.starts_with("vLLM"))
+    );
+    for id in [
+        "gpt-4o",
+        "llama3.1",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "us.anthropic.claude-sonnet-4-20250514-v1:0",
+        "meta.llama3-1-405b-instruct-v1:0",
+        "anthropic.claude-3-sonnet-20240229-v1:0:200k",
+        "ft:gpt-4o-mini-2024-07-18:my-org::abc123",
+        "openai:gpt-4o",
+        "openai:gpt-4o:latest",
+        "meta-llama/llama-3.1-8b-instruct:free",
+        "gpt-oss:120b-cloud",
+        "arn:aws:bedrock:us-east-1::foundation-model/x",
+    ] {
+        assert_eq!(served_locally(id), None, "{id}");
+    }
+}
+
+#[test]
+fn an_unknown_id_names_the_closest_known_ones() {
+    assert_eq!(closest("gpt4o")[0], "gpt-4o");
+    assert_eq!(closest("claude-sonet-4-5")[0], "claude-sonnet-4-5");
+    assert_eq!(
+        closest("claude-4-5-sonnet")[0],
+        "claude-sonnet-4-5",
+        "the same parts"
+    );
+    assert!(closest("wonder-model-9").is_empty());
+    assert!(closest("gpt4o").len() <= 3);
+    assert_eq!(edit_distance("kitten", "sitting"), 3);
+    assert_eq!(edit_distance("", "abc"), 3);
+    let e = known_window(&resolve("gpt4o")).unwrap_err();
+    assert_eq!(e.code(), "UNKNOWN_MODEL");
+    let e = known_window(&resolve("wonder-model-9")).unwrap_err().to_string();
+    assert!(!e.contains("did you mean"), "{e}");
+    assert_eq!(known_window(&resolve("gpt-4o")), Ok(128_000));
+}

@@ -90,7 +90,9 @@ export type CompactorEvent = CompactorEvents[keyof CompactorEvents];
  * The notice for a compaction record or a Compactor event, as coding agents show them: a
  * record (or `compactionEnd`) with its breakdown, `pruned` with the context's use,
  * `compactionStart`, `fallback` and the guards' events (`suppressed`, `backoff`,
- * `breakerOpen`, `breakerClosed`) as one line.
+ * `breakerOpen`, `breakerClosed`) as one line; also `compact()`'s report and the AI SDK
+ * middleware's `onReport` event (`Compacted (18.6k -> 10.4k)` and its total, the pruning,
+ * or `Context: 5.2k/8.2k (64 %)` when it did neither).
  *
  * ```ts
  * compactor.on("compactionEnd", (e) => chat.note(notify(e)));
@@ -105,7 +107,7 @@ export type CompactorEvent = CompactorEvents[keyof CompactorEvents];
  * //   Context: 18.5k/150k (12 %)
  * ```
  */
-export function notify(record: CompactionRecord | CompactorEvent): string;
+export function notify(record: CompactionRecord | CompactorEvent | CompactReport | { report: CompactReport; type: "generate" | "stream" }): string;
 
 /** What `sse` puts on its `data:` line (as JSON). `text` is the notice's first line. */
 export type CompactionSseData =
@@ -113,7 +115,7 @@ export type CompactionSseData =
       event: "compaction";
       phase: "start";
       conversationId: string | null;
-      /** The input's tokens before. */
+      /** The input's tokens before, as given (the record's `tokensBefore`). */
       tokens: number | null;
       window: number | null;
       /** Messages to summarize. */

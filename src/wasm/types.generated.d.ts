@@ -40,7 +40,9 @@ export type CtxfoldErrorCode =
   /** `compact()` or `export()` of a conversation the store does not hold. */
   | "UNKNOWN_CONVERSATION"
   /** `import()` of a conversation the store already holds (without `overwrite: true`). */
-  | "CONVERSATION_EXISTS";
+  | "CONVERSATION_EXISTS"
+  /** A model whose context window ctxfold cannot know (not in its table, or served by a local server such as Ollama) and no `contextWindow`: the message names the closest known ids. */
+  | "UNKNOWN_MODEL";
 
 /**
  * A BPE encoding ctxfold counts exactly.
@@ -736,9 +738,15 @@ export type PlanTokens = {
    */
   given: number;
   /**
-   * System prompt(s) and pinned messages.
+   * What is always sent: the system prompt(s), the tool definitions a request sends
+   * (its `tools`) and pinned messages.
    */
   head: number;
+  /**
+   * The tool definitions among the head: a request's `tools` (for Anthropic with the
+   * tool-use system prompt it adds). 0 without tools.
+   */
+  toolDefinitions: number;
   /**
    * The summary message of earlier compactions.
    */
@@ -752,9 +760,9 @@ export type PlanTokens = {
    */
   tail: number;
   /**
-   * Tool results among all of the above (after pruning).
+   * Tool results among the messages sent (after pruning).
    */
-  tools: number;
+  toolResults: number;
   /**
    * Reply priming.
    */

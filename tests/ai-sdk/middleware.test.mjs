@@ -329,7 +329,29 @@ describe("conversations", () => {
       doGenerate: async () => ({ content: [{ type: "text", text: "ok" }], finishReason: version.spec.finishReason("stop"), usage: version.spec.usage(10, 1), warnings: [] }),
     });
 
-  test("stateless by default: nothing is kept, and every call compacts what it is given", async () => {
+  test('"same-model" without a conversationKey keys conversations by their head: as few summaries as with a key', async () => {
+    const { conversation, from } = SCENARIOS[0];
+    const run = async (options) => {
+      const reports = [];
+      const middleware = compactionMiddleware({ ...OPTIONS, summarizer: "same-model", ...options, onReport: (e) => reports.push(e) });
+      const mock = scriptedModel(version, { summarize: async () => summaryResult(version) });
+      const model = ai.wrapLanguageModel({ model: mock.model, middleware });
+      await replay({ version, conversation, from, maxSteps: 20, stream: false, model, mock });
+      for (const call of mock.calls) assert.ok(recount(call.params.prompt, call.params.tools) <= BUDGET);
+      return { reports, summaries: mock.summaries.length, calls: mock.calls.length };
+    };
+    const derived = await run({});
+    const keyed = await run({ conversationKey: () => "k" });
+    const stateless = await run({ conversationKey: null });
+    console.log(`# "same-model" over ${derived.calls} calls: ${derived.summaries} summaries without a key, ${keyed.summaries} with one, ${stateless.summaries} stateless`);
+    assert.equal(derived.summaries, keyed.summaries);
+    assert.ok(derived.reports.every((e) => /^head:[0-9a-f]{14}$/.test(e.key) && e.key === derived.reports[0].key));
+    // conversationKey: null is stateless on purpose: every call summarizes afresh.
+    assert.ok(stateless.reports.every((e) => e.key === null));
+    assert.ok(stateless.summaries > 4 * keyed.summaries, `${stateless.summaries} stateless, ${keyed.summaries} keyed`);
+  });
+
+  test('stateless by default ("same-model": with conversationKey: null): nothing is kept, and every call compacts what it is given', async () => {
     const { conversation, from } = SCENARIOS[0];
     const run = async (options) => {
       const reports = [];
@@ -340,7 +362,7 @@ describe("conversations", () => {
       for (const call of mock.calls) assert.ok(recount(call.params.prompt, call.params.tools) <= BUDGET);
       return { middleware, reports, mock };
     };
-    const stateless = await run({});
+    const stateless = await run({ conversationKey: null });
     assert.ok(stateless.reports.every((e) => e.key === null && e.report.trigger === "threshold"));
     assert.equal(stateless.middleware.status("c"), undefined);
     // Each call summarized afresh; with a key, later calls reuse the summaries (what a key saves).
@@ -383,7 +405,7 @@ describe("conversations", () => {
   test("calls on one key run one after another: a summary is made once, not once per call", async () => {
     const { conversation, from } = SCENARIOS[0];
     const once = async (keyed, calls) => {
-      const middleware = compactionMiddleware({ ...OPTIONS, summarizer: "same-model", ...(keyed ? { conversationKey: () => "same" } : {}) });
+      const middleware = compactionMiddleware({ ...OPTIONS, summarizer: "same-model", conversationKey: keyed ? () => "same" : null });
       const mock = scriptedModel(version, {
         summarize: async () => {
           await new Promise((r) => setTimeout(r, 20));
@@ -452,10 +474,27 @@ describe("options", () => {
       return true;
     });
     assert.throws(() => compactionMiddleware({ tokenFloor: "x" }), invalid("INVALID_ARGUMENT", "TypeError", /options\.tokenFloor/));
-    // The wrapped model's window (an unknown id: 200,000) is known at the first call.
+    // The wrapped model's window (gpt-4o's 128,000) is known at the first call.
     const middleware = compactionMiddleware({ reservedOutputTokens: 300_000 });
-    const model = version.ai.wrapLanguageModel({ model: new version.Mock(), middleware });
+    const model = version.ai.wrapLanguageModel({ model: new version.Mock({ modelId: "gpt-4o" }), middleware });
     await assert.rejects(version.ai.generateText({ model, prompt: "hi" }), invalid("OUT_OF_RANGE", "RangeError", /reservedOutputTokens/));
+  });
+
+  test("a wrapped model whose window ctxfold cannot know fails its first call with UNKNOWN_MODEL, until contextWindow is given", async () => {
+    const version = VERSIONS[2];
+    const call = (mock, options = {}) => version.ai.generateText({ model: version.ai.wrapLanguageModel({ model: mock, middleware: compactionMiddleware(options) }), prompt: "hi" });
+    const text = { doGenerate: async () => ({ content: [{ type: "text", text: "ok" }], finishReason: version.spec.finishReason("stop"), usage: version.spec.usage(10, 1), warnings: [] }) };
+    // The mock's own id, "mock-model-id", is no model ctxfold knows.
+    await assert.rejects(call(new version.Mock(text)), invalid("UNKNOWN_MODEL", "CtxfoldError", /unknown model "mock-model-id".*contextWindow/));
+    // Llama 3.1 through Ollama's provider: the window is the server's, not the table's 128,000.
+    const ollama = () => new version.Mock({ ...text, provider: "ollama.chat", modelId: "llama3.1" });
+    await assert.rejects(call(ollama()), invalid("UNKNOWN_MODEL", "CtxfoldError", /"ollama\/llama3\.1" is served by Ollama/));
+    const reports = [];
+    await call(ollama(), { contextWindow: 4096, onReport: (e) => reports.push(e.report) });
+    assert.equal(reports[0].budget.window, 4096);
+    // Another provider's Llama 3.1 is the table's.
+    await call(new version.Mock({ ...text, provider: "groq.chat", modelId: "llama-3.1-8b-instant" }), { onReport: (e) => reports.push(e.report) });
+    assert.equal(reports[1].budget.window, 128_000);
   });
 
   test("a call's maxOutputTokens takes its room in the window: the prompt and the reply fit", async () => {

@@ -85,16 +85,19 @@ async function assertMeterIsPlan(id) {
   const { parts, legend, total } = await meter();
   const t = plan.tokens;
   const expected = {
-    head: t.head,
+    head: t.head - t.toolDefinitions,
+    definitions: t.toolDefinitions,
     summaries: t.summaries,
-    recent: t.middle + t.tail - t.tools,
-    tools: t.tools,
+    recent: t.middle + t.tail - t.toolResults,
+    tools: t.toolResults,
     framing: t.framing,
     free: Math.max(0, plan.budget.input - t.total),
     reserved: plan.budget.reservedOutput,
   };
   assert.deepEqual(parts, expected);
-  assert.deepEqual(legend, expected);
+  // The legend leaves out tool definitions when the request has none.
+  const { definitions, ...withoutDefinitions } = expected;
+  assert.deepEqual(legend, definitions > 0 ? expected : withoutDefinitions);
   assert.equal(total, t.total);
   // To scale: the parts fill the window, or, over the budget, the input and the reserve.
   assert.equal(Object.values(expected).reduce((a, b) => a + b, 0), Math.max(plan.budget.window, t.total + plan.budget.reservedOutput));
@@ -166,7 +169,7 @@ test("a corpus conversation imported offline at an 8k window replays turn by tur
 
 test("the meter's parts are plan()'s numbers for the same input, and hovering one shows them", async () => {
   const { plan } = await assertMeterIsPlan(await conversation());
-  assert.ok(plan.tokens.summaries > 0 && plan.tokens.tools > 0, "summaries and tool output are both in the window");
+  assert.ok(plan.tokens.summaries > 0 && plan.tokens.toolResults > 0, "summaries and tool output are both in the window");
   await page.hover("#meter .seg.summaries");
   const tip = await page.textContent("#tooltip");
   assert.match(tip, new RegExp(`^Summaries: ${plan.tokens.summaries.toLocaleString("en-US")} tokens`));

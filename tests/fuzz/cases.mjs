@@ -51,7 +51,8 @@ function compactOptions(r, format, approxTokens, count, summarizer) {
   const o = { ...count };
   const sized = () => Math.max(200, Math.round(approxTokens * Math.exp(r.next() * Math.log(15)) / 5));
   const window = r.weighted([
-    [count.encoding ? 0 : 25, null],
+    // No window: the model's own (an encoding, or a model ctxfold does not know, needs one).
+    [count.encoding || count.model === "unknown-model-xyz" ? 0 : 25, null],
     [30, sized],
     [10, () => r.int(300, 1500)],
     [15, () => r.int(1500, 8000)],

@@ -376,9 +376,10 @@ describe("the command line as people type it", () => {
     const conv16 = await cli(["count", at("conv16.json"), "--json"]);
     const conv8 = await cli(["count", at("conv.json"), "--json"]);
     assert.equal(JSON.parse(conv16.stdout).total, JSON.parse(conv8.stdout).total);
-    // A model the registry does not know is said to be one.
-    const typo = await cli(["inspect", at("conv.json"), "--model", "gpt4o"]);
-    assert.match(typo.stdout, /gpt4o \(unknown model: a 200,000-token window/);
+    // A model the registry does not know needs --window, and is said to be unknown with it.
+    assertJsonError(await cli(["inspect", at("conv.json"), "--model", "gpt4o", "--json"]), { status: 1, code: "UNKNOWN_MODEL", mentions: ['"gpt-4o"', "--window"] });
+    const typo = await cli(["inspect", at("conv.json"), "--model", "gpt4o", "--window", "8k"]);
+    assert.match(typo.stdout, /gpt4o \(unknown model: an estimated count\), window 8,000/);
     // The largest window, and one past it: a usage error, as any bad --window.
     assert.equal((await cli(["inspect", at("conv.json"), "--window", String(2 ** 32 - 1), "--json"])).status, 0);
     assertJsonError(await cli(["inspect", at("conv.json"), "--window", String(2 ** 32), "--json"]), { status: 2, code: "USAGE", mentions: ["--window"] });

@@ -27,8 +27,8 @@ const record = {
   usage: [],
   instructions: null,
   timings: { planMs: 1, summarizeMs: 2, totalMs: 3 },
-  // The tail holds the tool outputs (tools is a part of it): the lines add up to the total.
-  after: { total: 9100, head: 1800, summaries: 3200, middle: 0, tail: 4097, tools: 1400, framing: 3 },
+  // The tail holds the tool outputs (toolResults is a part of it): the lines add up to the total.
+  after: { total: 9100, head: 1800, toolDefinitions: 0, summaries: 3200, middle: 0, tail: 4097, toolResults: 1400, framing: 3 },
   createdAt: null,
   undone: false,
 };
@@ -37,6 +37,12 @@ test("notify: the lines of seed 004, from a record and from each event", () => {
   const lines = ["Compacted (157k -> 9.1k)", "  System: 1.8k tokens", "  Summary: 3.2k tokens", "  Kept context: 2.7k tokens", "  Tool outputs: 1.4k tokens", "  Total: 9.1k/150k (6 %)"];
   assert.equal(notify(record), lines.join("\n"));
   assert.equal(notify({ type: "compactionEnd", conversationId: "c", record }), lines.join("\n"));
+  // A record stored before the tool definitions were counted apart: `tools` for the outputs.
+  const { toolDefinitions: _, toolResults: outputs, ...before } = record.after;
+  assert.equal(notify({ ...record, after: { ...before, tools: outputs } }), lines.join("\n"));
+  // With tool definitions in the head, they are shown apart from the system prompt.
+  const withTools = notify({ ...record, after: { ...record.after, toolDefinitions: 600 } }).split("\n");
+  assert.deepEqual(withTools.slice(1, 3), ["  System: 1.2k tokens", "  Tool definitions: 600 tokens"]);
   // A record stored before the breakdown was kept; an undone one; one with a fallback.
   const { after, ...old } = record;
   assert.equal(notify(old), "Compacted (157k -> 9.1k)\n  Total: 9.1k/150k (6 %)");
@@ -48,7 +54,7 @@ test("notify: the lines of seed 004, from a record and from each event", () => {
   assert.equal(notify(event), "Tool outputs pruned (12.4k -> 2.1k, -83 %)\n  Context: 18.5k/150k (12 %)");
   assert.equal(notify({ ...event, prunedTokens: { before: 0, after: 0 }, pruned: { ...pruned, tokensSaved: 0 } }).split("\n")[0], "Tool outputs pruned (none was over the size limit)");
 
-  const plan = { budget, tokens: { total: 157_000 }, evict: [1, 2, 3] };
+  const plan = { budget, tokens: { total: 150_000, given: 157_000 }, evict: [1, 2, 3] };
   assert.equal(notify({ type: "compactionStart", conversationId: "c", plan }), "Compacting 157k tokens (3 messages to summarize)");
   assert.equal(notify({ type: "fallback", conversationId: "c", fallback: { kind: "marker", reason: "timed out" }, record: null }), "Summary fallback: marker (timed out)");
   // Sizes as coding agents print them.
@@ -121,6 +127,7 @@ test("what a Compactor emits reads as notices and events", async () => {
   const types = new Set(seen.map((e) => e.type));
   assert.deepEqual([...types].sort(), ["compactionEnd", "compactionStart", "fallback", "pruned"]);
   const records = await compactor.records("c");
+  let started = null;
   for (const e of seen) {
     const text = notify(e);
     const data = parseEvent(sse(e));
@@ -130,7 +137,7 @@ test("what a Compactor emits reads as notices and events", async () => {
       const r = records[e.record.seq];
       assert.deepEqual(r.after, e.record.after);
       const lines = text.split("\n");
-      assert.equal(lines.length, 5 + (e.record.after.tools > 0 ? 1 : 0) + (e.record.fallback ? 1 : 0));
+      assert.equal(lines.length, 5 + (e.record.after.toolResults > 0 ? 1 : 0) + (e.record.fallback ? 1 : 0));
       assert.match(lines[0], /^Compacted \(\d+(\.\d)?k -> \d+(\.\d)?k\)$/);
       assert.match(lines.at(-1), /^ {2}Total: \d+(\.\d)?k\/16\.4k \(\d+ %\)$/);
       assert.equal(e.record.after.total, e.record.tokensAfter);
@@ -141,6 +148,67 @@ test("what a Compactor emits reads as notices and events", async () => {
       assert.deepEqual([data.event, data.tokensSaved], ["pruned", e.pruned.tokensSaved]);
     }
     if (e.type === "fallback") assert.match(text, /^Summary fallback: extractive \(the summarizer rejected: model overloaded\)$/);
-    if (e.type === "compactionStart") assert.match(text, /^Compacting \d+(\.\d)?k tokens \(\d+ messages to summarize\)$/);
+    if (e.type === "compactionStart") {
+      assert.match(text, /^Compacting \d+(\.\d)?k tokens \(\d+ messages to summarize\)$/);
+      started = { text, data };
+    }
+    // One compaction's two notices say the same count before it: the record's tokensBefore.
+    if (e.type === "compactionEnd" && started !== null) {
+      const before = text.match(/^Compacted \((\S+) ->/)[1];
+      assert.equal(started.text.match(/^Compacting (\S+) tokens/)[1], before, `${started.text} / ${text.split("\n")[0]}`);
+      assert.equal(started.data.tokens, e.record.tokensBefore);
+      started = null;
+    }
   }
+  assert.equal(records.length > 0 && started, null, "every start was followed by its end");
+});
+
+test("notify takes compact()'s report and the AI SDK middleware's onReport event", async () => {
+  const { compact } = await import("ctxfold");
+  const { compactionMiddleware } = await import("ctxfold/ai-sdk");
+  const text = (t) => [{ type: "text", text: t }];
+  const prompt = [{ role: "system", content: "You are an SRE assistant." }];
+  for (let i = 0; i < 30; i++) {
+    prompt.push({ role: "user", content: text(`Turn ${i}: why did deploy ${i} of payments-api fail? `.repeat(12)) });
+    prompt.push({ role: "assistant", content: text(`Deploy ${i} failed on db-prod-1:5432 with ECONNREFUSED. `.repeat(12)) });
+  }
+  prompt.push({ role: "user", content: text("And now?") });
+  const options = { model: "gpt-4o", contextWindow: 4096 };
+  const events = [];
+  const middleware = compactionMiddleware({ ...options, onReport: (e) => events.push(e) });
+  await middleware.transformParams({ type: "generate", params: { prompt }, model: { modelId: "gpt-4o" } });
+  await middleware.transformParams({ type: "stream", params: { prompt: prompt.slice(0, 3) }, model: { modelId: "gpt-4o" } });
+  const [compacted, small] = events;
+  assert.equal(compacted.report.trigger, "threshold");
+  const { report } = await compact(prompt, { ...options, format: "ai-sdk" });
+  const lines = notify(compacted).split("\n");
+  assert.match(lines[0], /^Compacted \(\d+(\.\d)?k -> \d+(\.\d)?k\)$/);
+  assert.equal(lines.at(-1), `  Total: ${lines[0].match(/-> (\S+)\)/)[1]}/4.1k (${Math.round((100 * compacted.report.tokensAfter) / 4096)} %)`);
+  assert.equal(notify(report), notify(compacted), "compact()'s report reads the same");
+  // A call that compacted nothing says how full the window is.
+  assert.equal(small.report.trigger, null);
+  assert.match(notify(small), /^Context: \d+\/4.1k \(\d+ %\)$/);
+});
+
+test("tool definitions are named as such: not the system prompt, and not the tool results", async () => {
+  const { plan } = await import("ctxfold");
+  const tools = Array.from({ length: 8 }, (_, k) => ({ type: "function", function: { name: `tool_${k}`, description: `Tool ${k} reads the file it is given.`, parameters: { type: "object", properties: { path: { type: "string" } } } } }));
+  // No system prompt: the head is the tool definitions alone.
+  const m = agent(30).slice(1);
+  const p = plan({ tools, messages: m }, { model: "gpt-4o", contextWindow: 16_384 });
+  assert.ok(p.tokens.toolDefinitions > 100, JSON.stringify(p.tokens));
+  assert.equal(p.tokens.head, p.tokens.toolDefinitions, "the head holds only the definitions");
+  assert.ok(p.tokens.toolResults > 0 && p.tokens.tools === undefined, JSON.stringify(p.tokens));
+  const bare = plan(m, { model: "gpt-4o", contextWindow: 16_384 });
+  assert.equal(bare.tokens.toolDefinitions, 0);
+  assert.equal(bare.tokens.toolResults, p.tokens.toolResults);
+  // A record's notice says so: no "System:" line without a system prompt.
+  const compactor = new Compactor({ model: "gpt-4o", contextWindow: 16_384 });
+  const records = [];
+  compactor.on("compactionEnd", (e) => records.push(e.record));
+  await compactor.prepare("t", { tools, messages: m });
+  const text = notify(records[0]);
+  assert.match(text, /\n {2}Tool definitions: \d+ tokens\n/);
+  assert.doesNotMatch(text, /System:/);
+  assert.equal(records[0].after.toolDefinitions, p.tokens.toolDefinitions);
 });

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { clearCaches, compact, countMessages, countTokens, isCtxfoldError, plan, registerModel, getModel } from "ctxfold";
+import { clearCaches, compact, countMessages, countTokens, isCtxfoldError, plan, registerModel, getModel, Compactor } from "ctxfold";
 import { pkgDir } from "../support/paths.mjs";
 
 const gpt = { model: "gpt-4o" };
@@ -158,6 +158,23 @@ describe("smaller defects (defect 7)", () => {
     assert.equal(p.budget.window, 4096);
     const unknown = plan(good(), { model: "some-model-nobody-knows", contextWindow: 4096 });
     assert.equal(p.tokens.total, unknown.tokens.total);
+  });
+
+  test("a model whose window ctxfold cannot know needs contextWindow: UNKNOWN_MODEL, not a 200,000-token guess", async () => {
+    const typo = typed("CtxfoldError", "UNKNOWN_MODEL", /unknown model "gpt4o".*did you mean "gpt-4o".*contextWindow/);
+    assert.throws(() => plan(good(), { model: "gpt4o" }), typo);
+    await assert.rejects(compact(good(), { model: "gpt4o" }), typo);
+    assert.throws(() => new Compactor({ model: "gpt4o" }), typo);
+    // An Ollama name:tag: the window is the server's setting, whatever the table says of Llama 3.1.
+    const local = typed("CtxfoldError", "UNKNOWN_MODEL", /"llama3\.1:8b" is served by Ollama.*contextWindow/);
+    assert.throws(() => plan(good(), { model: "llama3.1:8b" }), local);
+    assert.throws(() => new Compactor({ model: "llama3.1:8b" }), local);
+    // getModel still says what the table has; a window, or a registration, is the fix.
+    assert.equal(getModel("gpt4o").known, false);
+    assert.equal(plan(good(), { model: "gpt4o", contextWindow: 8192 }).budget.window, 8192);
+    assert.equal(plan(good(), { model: "llama3.1:8b", contextWindow: 8192 }).budget.window, 8192);
+    registerModel({ id: "robustness-local:7b", contextWindow: 16384 });
+    assert.equal(plan(good(), { model: "robustness-local:7b" }).budget.window, 16384);
   });
 
   test("reserved output is at most half the window, as documented", () => {

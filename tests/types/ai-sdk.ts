@@ -11,7 +11,7 @@ import {
   type LanguageModelLike,
   type UsageRecord,
 } from "ctxfold/ai-sdk";
-import type { CompactReport, CompactState } from "ctxfold";
+import { notify, type CompactReport, type CompactState } from "ctxfold";
 
 const conversationKey = (params: LanguageModelCallOptions): string | undefined => {
   const id = params.providerOptions?.ctxfold?.conversationId;
@@ -27,12 +27,17 @@ const options: CompactionMiddlewareOptions = {
   onReport: (event: CompactionEvent) => {
     const report: CompactReport = event.report;
     const key: string | null = event.key;
-    void [report, key];
+    // notify takes the event (and its report) as it comes.
+    const line: string = notify(event) + notify(event.report);
+    void [report, key, line];
   },
 };
 const middleware: CompactionMiddleware = compactionMiddleware(options);
 const head = compactionMiddleware({ conversationKey: "head", summarizer: async (req) => ({ text: req.prompt, model: "m" }) });
 const stateless = compactionMiddleware();
+// "same-model" is keyed by the head unless told otherwise; null keeps every call stateless.
+const sameModelStateless: CompactionMiddleware = compactionMiddleware({ summarizer: "same-model", conversationKey: null });
+void sameModelStateless;
 
 const status: ConversationStatus | undefined = middleware.status("chat-42");
 const state: CompactState | null | undefined = status?.state;

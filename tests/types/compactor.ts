@@ -89,7 +89,9 @@ async function chatApp(): Promise<void> {
   const first: ChatMessage = history[0].message;
   const by: number | null = history[0].summarizedBy;
   const status: ConversationStatus | null = await compactor.status("chat-1");
-  const use: number | undefined = status?.plan.tokens.tools;
+  const use: number | undefined = status?.plan.tokens.toolResults;
+  const definitions: number | undefined = status?.plan.tokens.toolDefinitions;
+  void definitions;
   const data: ExportedConversation = await compactor.export("chat-1");
   const id: string = await compactor.import(data, { id: "chat-2", overwrite: true });
   const ids: string[] = await compactor.list();

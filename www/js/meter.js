@@ -1,13 +1,15 @@
 // The meter: the context window to scale, split as `plan()` splits the input the next call
 // would send (`compactor.status(id).plan`: the stored history under the state in force). Its
-// parts are the plan's own numbers: `tokens.head`, `tokens.summaries`, the kept messages
-// (`middle + tail`) less the tool results among them (`tokens.tools`, which the plan counts
-// inside those messages, as `notify()` shows them), `tokens.framing` (reply priming), the
-// free space left of `budget.input`, and `budget.reservedOutput`.
+// parts are the plan's own numbers: the head less the tool definitions among it
+// (`tokens.head - tokens.toolDefinitions`), the tool definitions, `tokens.summaries`, the kept
+// messages (`middle + tail`) less the tool results among them (`tokens.toolResults`, which the
+// plan counts inside those messages, as `notify()` shows them), `tokens.framing` (reply
+// priming), the free space left of `budget.input`, and `budget.reservedOutput`.
 import { $, h, fmt, pct } from "./dom.js";
 
 const PARTS = [
   ["head", "Head", "the system prompt and pinned messages, always sent"],
+  ["definitions", "Tool definitions", "the tools the request offers the model, always sent"],
   ["summaries", "Summaries", "what compactions made of earlier turns"],
   ["recent", "Recent turns", "user and assistant messages kept verbatim"],
   ["tools", "Tool output", "tool results among the kept messages"],
@@ -19,9 +21,11 @@ const PARTS = [
 /** The meter's parts for a plan: `[{ part, label, note, tokens }]`, adding up to the window (unless over). */
 export function partsOf(plan) {
   const { budget, tokens: t } = plan;
-  const tools = Math.max(0, t.tools);
+  const tools = Math.max(0, t.toolResults);
+  const definitions = Math.max(0, t.toolDefinitions);
   const value = {
-    head: t.head,
+    head: Math.max(0, t.head - definitions),
+    definitions,
     summaries: t.summaries,
     recent: Math.max(0, t.middle + t.tail - tools),
     tools,
@@ -62,7 +66,7 @@ export function drawMeter(status, settings) {
   meter.setAttribute("aria-label", `${fmt(tokens.total)} of ${fmt(budget.input)} input tokens`);
   legend.replaceChildren(
     ...parts
-      .filter((p) => p.part !== "framing" || p.tokens > 0)
+      .filter((p) => (p.part !== "framing" && p.part !== "definitions") || p.tokens > 0)
       .map((p) => h("li", { dataset: { part: p.part, tip: tip(p) } }, h(`span.dot.${p.part}`), h("span.name", { text: p.label }), h("span.num", { text: fmt(p.tokens) }))),
   );
   $("meter-total").textContent = `${fmt(tokens.total)} / ${fmt(budget.input)} input · ${fmt(budget.window)} window`;

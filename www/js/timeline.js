@@ -43,14 +43,22 @@ export function drawTimeline(records, status, { open, undo }) {
   );
 }
 
-/** A compaction under way (`compactionStart`): first in the timeline until the next redraw lists its record. */
+/** A compaction under way (`compactionStart`): first in the timeline until the next redraw lists its record (from the count its record's tokensBefore will be). */
 export function showPending(plan) {
   const list = $("timeline");
   list.querySelector(".empty")?.remove();
   list.querySelector(".pending")?.remove();
   list.prepend(
-    h("li.entry.pending", {}, h("span.entry-open", {}, h("span.seq", { text: "…" }), h("span.entry-main", {}, h("span.tokens", { text: `${short(plan.tokens.total)} → …` }), h("span.entry-sub.muted", { text: `summarizing ${plural(plan.evict.length, "message")}` })))),
+    h("li.entry.pending", {}, h("span.entry-open", {}, h("span.seq", { text: "…" }), h("span.entry-main", {}, h("span.tokens", { text: `${short(plan.tokens.given)} → …` }), h("span.entry-sub.muted", { text: `summarizing ${plural(plan.evict.length, "message")}` })))),
   );
+}
+
+/** A record's `after` by part (a record stored before toolResults says `tools`). */
+function afterParts(a) {
+  const outputs = a.toolResults ?? a.tools;
+  const definitions = a.toolDefinitions ?? 0;
+  const head = definitions > 0 ? `head ${fmt(a.head - definitions)} · tool definitions ${fmt(definitions)}` : `head ${fmt(a.head)}`;
+  return `${head} · summaries ${fmt(a.summaries)} · kept ${fmt(Math.max(0, a.middle + a.tail - outputs))} · tool output ${fmt(outputs)}`;
 }
 
 const chips = (ids, kind) => (ids.length === 0 ? h("p.muted.small", { text: "none" }) : h(`div.chips.${kind}`, {}, ids.map((id) => h("code.chip", { text: id }))));
@@ -124,7 +132,7 @@ export async function openRecord(record, ctx) {
       field("Evicted", h("span", { id: "record-evicted", text: r.evicted.length ? `messages ${ranges(r.evicted)}` : "none (pruning only)" })),
       field("Kept verbatim from", `message ${fmt(r.boundary)} of ${fmt(r.length)}`),
       field("Budget", `${fmt(r.budget.input)} input of a ${fmt(r.budget.window)} window, threshold ${fmt(r.budget.threshold)}`),
-      field("After, by part", r.after ? `head ${fmt(r.after.head)} · summaries ${fmt(r.after.summaries)} · kept ${fmt(Math.max(0, r.after.middle + r.after.tail - r.after.tools))} · tool output ${fmt(r.after.tools)}` : "not recorded"),
+      field("After, by part", r.after ? afterParts(r.after) : "not recorded"),
       field("Summarizer", `${r.model ?? "extractive (built in)"}${r.generations.length ? ` · generation ${r.generations.join(", ")}` : ""}`),
       field("Fallback", h("span", { id: "record-fallback", text: r.fallback ? `${r.fallback.kind}: ${r.fallback.reason}` : "none" })),
       field("Guards", h("span", { id: "record-guards", text: guardsOf(r.guards) })),

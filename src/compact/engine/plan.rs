@@ -64,6 +64,9 @@ pub(super) struct Head {
     /// The tokens of what the request sends beside its messages (its top-level system prompt
     /// and tools: `Conversation::system`).
     pub system: usize,
+    /// Of `system`, what the tool definitions add (the request's `tools`, and Anthropic's
+    /// tool-use system prompt).
+    pub tool_definitions: usize,
     /// The first message after the head (leading system messages, and the task when it is
     /// pinned and comes first).
     pub end: usize,
@@ -110,11 +113,12 @@ impl Head {
             .filter(|&i| i < boundary && i >= end);
         let raw = &input.counts;
         // Through the count cache: a request's tools can be tens of kilobytes, the same each turn.
-        let system = input.conv.system().map_or(0, |s| {
-            crate::count::count_each_with_hits(&[s], &input.counter).0[0]
-        });
+        let count = |m: Message| crate::count::count_each_with_hits(&[m], &input.counter).0[0];
+        let system = input.conv.system().map_or(0, count);
+        let prompt = input.conv.system_prompt().map_or(0, count);
         let mut head = Head {
             system,
+            tool_definitions: system.saturating_sub(prompt),
             end,
             pinned_first,
             boundary,
@@ -157,7 +161,7 @@ pub(super) fn plan(
     let old_pinned_tokens = head.old_pinned.map_or(0, |i| tokens[i]);
     let summaries = head.summaries;
     let total = head_tokens + old_pinned_tokens + summaries + live + REPLY_PRIMING;
-    let tools: usize = (head.boundary..n)
+    let tool_results: usize = (head.boundary..n)
         .filter(|&i| messages[i].role == MessageRole::Tool)
         .map(|i| tokens[i])
         .sum();
@@ -195,7 +199,8 @@ pub(super) fn plan(
             summaries,
             middle: evict_tokens,
             tail: total - head_tokens - summaries - evict_tokens - REPLY_PRIMING,
-            tools,
+            tool_definitions: head.tool_definitions,
+            tool_results,
             framing: REPLY_PRIMING,
         },
         trigger,

@@ -109,6 +109,12 @@ impl Call {
             notes.breaker = breaker.or(notes.breaker);
             r.guards = Some(notes.clone());
         }
+        // The engine worked to the corrected budget (ctxfold's counts); what the call shows is
+        // the window's, the one input budget everywhere (the correction is `estimate`'s).
+        outcome.report.budget = run.budget;
+        if let Some(r) = &mut record {
+            r.budget = run.budget;
+        }
         let pruned_tokens = self.pruned_tokens(&outcome, run.counter);
         let state_changed = outcome.state != old.state;
         let mut meta = self.next_meta();
@@ -347,7 +353,9 @@ impl Call {
         let (setup, ratio, budget, ..) = self.setup(false, None)?;
         let meta = self.meta.as_ref().expect("status of a stored conversation");
         let cache = self.cache.as_mut().expect("a cache when ready");
-        let plan = setup.plan(Rc::clone(&cache.conv), &mut cache.memo)?;
+        let mut plan = setup.plan(Rc::clone(&cache.conv), &mut cache.memo)?;
+        // The window's budget, as every call shows it (see finish_compaction).
+        plan.budget = budget;
         let chunks = &meta.state.chunks;
         let context_status = if chunks.iter().any(|c| c.text == summary::MARKER) {
             ContextStatus::Truncated

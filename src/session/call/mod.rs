@@ -269,10 +269,16 @@ impl Call {
         }
     }
 
-    /// The plan of the compaction summarized, or made with the breaker open (`compactionStart`).
-    pub fn plan(&self) -> Option<&CompactPlan> {
+    /// The plan of the compaction summarized, or made with the breaker open (`compactionStart`),
+    /// with the window's budget (not the one corrected by usage, which the engine works to).
+    pub fn plan(&self) -> Option<CompactPlan> {
         let run = self.run.as_ref()?;
-        (run.compaction.as_ref().map(Compaction::plan)).or(run.breaker_skip.as_ref().map(|(_, p)| p))
+        let plan =
+            (run.compaction.as_ref().map(Compaction::plan)).or(run.breaker_skip.as_ref().map(|(_, p)| p));
+        plan.map(|p| CompactPlan {
+            budget: run.budget,
+            ..p.clone()
+        })
     }
 
     /// Whether the call finished ([`Step::Done`]).

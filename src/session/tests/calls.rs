@@ -139,10 +139,20 @@ fn usage_corrects_the_next_trigger_decision() {
     assert_eq!(e.ratio, Some(anchor.ratio));
     assert_eq!(e.counted, next.outcome.report.tokens_before);
     assert_eq!(e.tokens, (e.counted as f64 * anchor.ratio).round() as usize);
-    // The engine worked to the budget in ctxfold's counts: the provider's divided by the ratio.
+    // The engine worked to the budget in ctxfold's counts (the provider's divided by the
+    // ratio), but every budget the call shows is the window's: one input budget everywhere,
+    // the correction on the count's side (`estimate`).
+    let window = next.outcome.report.budget;
+    assert_eq!((window.window, window.input), (128_000, 120_000));
+    assert_eq!(e.input, window.input);
+    let status = match run(&mut s, |x| x.status(id), &mut store, Summarizer::Extractive).unwrap() {
+        Done::Status(Some(st)) => st,
+        other => panic!("{other:?}"),
+    };
     assert_eq!(
-        next.outcome.report.budget.input,
-        (e.input as f64 / anchor.ratio).floor() as usize
+        (status.plan.budget.input, status.estimate.input),
+        (window.input, window.input),
+        "status"
     );
 }
 

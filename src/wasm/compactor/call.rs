@@ -66,7 +66,7 @@ impl CompactorCall {
                 set(&out, "first", &first.into())?;
                 if first {
                     if let Some(plan) = call.plan() {
-                        set(&out, "plan", &to_plain(plan)?)?;
+                        set(&out, "plan", &to_plain(&plan)?)?;
                     }
                 }
             }
@@ -75,7 +75,7 @@ impl CompactorCall {
                 // A compaction made without asking the summarizer (the breaker is open): its
                 // plan, for the compactionStart no summarize step sent.
                 if let Some(plan) = call.plan() {
-                    set(&out, "plan", &to_plain(plan)?)?;
+                    set(&out, "plan", &to_plain(&plan)?)?;
                 }
             }
             Step::Write { expect, batch } => {
