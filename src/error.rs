@@ -117,6 +117,14 @@ pub enum Error {
     #[error("no conversation {id:?} in the store")]
     UnknownConversation { id: String },
 
+    /// A `Compactor` call answered at a step it is not at (its driver stepped it out of
+    /// order): `got` is the answer given, `expected` the step the call is at.
+    #[error("a Compactor call at its {expected} step was answered with {got}")]
+    CallOutOfOrder {
+        expected: &'static str,
+        got: &'static str,
+    },
+
     /// `import` of a conversation whose id the store already holds.
     #[error(
         "conversation {id:?} is already in the store: delete it first, or import with {{ overwrite: true }}"
@@ -202,7 +210,7 @@ impl Error {
             Error::InvalidVocabulary { .. } => Code::InvalidVocabulary,
             Error::UnknownFormat { .. } => Code::UnknownFormat,
             Error::InvalidMessage { .. } => Code::InvalidMessage,
-            Error::InvalidArgument { .. } => Code::InvalidArgument,
+            Error::InvalidArgument { .. } | Error::CallOutOfOrder { .. } => Code::InvalidArgument,
             Error::OutOfRange { .. } => Code::OutOfRange,
             Error::ContextOverflow { .. } => Code::ContextOverflow,
             Error::SummarizerFailed { .. } => Code::SummarizerFailed,
