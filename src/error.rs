@@ -96,7 +96,7 @@ pub enum Error {
     /// what the store contract says.
     #[error("store.{operation}({}) failed: {reason}", argument(id))]
     Store {
-        operation: &'static str,
+        operation: crate::session::StoreOperation,
         id: String,
         reason: String,
     },
@@ -108,7 +108,7 @@ pub enum Error {
         argument(id)
     )]
     QuotaExceeded {
-        operation: &'static str,
+        operation: crate::session::StoreOperation,
         id: String,
         reason: String,
     },

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{Core, Done, Finishing, Kind, Loaded, Next, Phase, Reading, Work};
 use crate::session::cached::{Around, Cached};
-use crate::session::stored::{reads_schema, StoredMeta, META_SCHEMA};
+use crate::session::stored::{reads_schema, StoreOperation, StoredMeta, META_SCHEMA};
 use crate::Error;
 
 /// A phase and how the step that led to it went.
@@ -36,7 +36,10 @@ pub(super) fn loaded(
             None
         };
         if let Some(reason) = wrong {
-            return (Phase::Load(cache), Err(core.store_error("load", reason)));
+            return (
+                Phase::Load(cache),
+                Err(core.store_error(StoreOperation::Load, reason)),
+            );
         }
     }
     let Some(meta) = meta else {
@@ -149,12 +152,15 @@ pub(super) fn read(core: &Core, reading: Reading, mut items: Vec<Value>) -> Went
             items.len(),
             meta.length
         );
-        return (Phase::Load(cache), Err(core.store_error("messages", reason)));
+        return (
+            Phase::Load(cache),
+            Err(core.store_error(StoreOperation::Messages, reason)),
+        );
     }
     items.truncate(want);
     let format = core.format();
     let stored = |e: Error| Error::Store {
-        operation: "messages",
+        operation: StoreOperation::Messages,
         id: meta.id.clone(),
         reason: format!("the stored history does not read as messages: {e}"),
     };

@@ -13,7 +13,7 @@ use super::super::options::{self, json_arg};
 use super::super::reply::reply_from;
 use super::super::to_plain;
 use crate::compact::types::Timings;
-use crate::session::{Call, Done, Piece, Sessions, Step, StoredMeta};
+use crate::session::{Call, Done, Piece, Sessions, Step, StoreOperation, StoredMeta};
 use crate::Error;
 
 /// One `Compactor` call in progress, stepped by `lib/compactor.js`. Not part of the public API.
@@ -120,7 +120,7 @@ impl CompactorCall {
         } else {
             let bad = |reason: String| {
                 to_js(Error::Store {
-                    operation: "load",
+                    operation: StoreOperation::Load,
                     id: call.id().to_owned(),
                     reason,
                 })
@@ -146,7 +146,7 @@ impl CompactorCall {
         let call = self.inner()?;
         if !Array::is_array(&items) {
             return Err(to_js(Error::Store {
-                operation: "messages",
+                operation: StoreOperation::Messages,
                 id: call.id().to_owned(),
                 reason: format!("returned {}, not an array", describe(&items)),
             }));
