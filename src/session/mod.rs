@@ -333,13 +333,7 @@ impl Sessions {
             "{:016x}",
             splitmix(self.seed ^ self.made.wrapping_mul(0x9E37_79B9_7F4A_7C15))
         );
-        let format = self
-            .ctx
-            .options
-            .format
-            .as_deref()
-            .map(crate::messages::MessageFormat::from_name)
-            .transpose()?;
+        let format = self.ctx.options.format;
         // The history must read as messages (the first call after the import reads it again).
         Cached::build(epoch.clone(), Around::of(&meta), data.messages.clone(), format)?;
         self.caches.remove(&id);

@@ -445,11 +445,7 @@ impl Core {
 
     /// The options' format (`None`: detected).
     fn format(&self) -> Option<crate::messages::MessageFormat> {
-        self.ctx
-            .options
-            .format
-            .as_deref()
-            .and_then(|f| crate::messages::MessageFormat::from_name(f).ok())
+        self.ctx.options.format
     }
 }
 
