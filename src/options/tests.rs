@@ -113,7 +113,12 @@ fn formats_and_encodings_are_read_once_as_enums() {
     assert_eq!(o.format, Some(MessageFormat::Anthropic));
     // An unknown name is the typed error it was when the core parsed the string.
     let e = parse::<CountOptions>("options", r#"{"encoding": "p50k_base"}"#).unwrap_err();
-    assert_eq!(e, Error::UnknownEncoding { name: "p50k_base".into() });
+    assert_eq!(
+        e,
+        Error::UnknownEncoding {
+            name: "p50k_base".into()
+        }
+    );
     let e = parse::<CompactOptions>("options", r#"{"model": "gpt-4o", "format": "gemini"}"#).unwrap_err();
     assert_eq!(e, MessageFormat::unknown("gemini"));
     assert_eq!(e.code(), "UNKNOWN_FORMAT");

@@ -109,8 +109,8 @@ pub use call::{
 use guards::{GuardOptions, Tuning};
 pub use stored::{
     CommitOutcome, CompactionRecord, ConversationStatus, ExportedConversation, InputEstimate, LastCompaction,
-    LastInput, PrepareOutcome, PrunedTokens, StoreOperation, StoredMeta, StoredSummary, UndoOutcome,
-    UndoPoint, UsageAnchor, WriteBatch, EXPORT_KIND, META_SCHEMA,
+    LastInput, PrepareOutcome, PrunedTokens, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, UsageAnchor,
+    WriteBatch, EXPORT_KIND, META_SCHEMA,
 };
 
 /// How many times a call tries to write before `STALE_WRITE`, unless told otherwise.

@@ -40,7 +40,6 @@ use crate::compact::SummaryChunk;
 use crate::config::Strategy;
 use crate::messages::MessageFormat;
 use crate::session::guards::{GuardNotes, GuardState};
-use crate::Error;
 
 /// The layout of [`StoredMeta`] this build writes (it reads every one from 1 up to it).
 pub const META_SCHEMA: u32 = 2;
@@ -275,63 +274,6 @@ pub struct CompactionRecord {
     pub undone: bool,
 }
 
-/// A store's method, as a store error names it (`store.write("c") failed: ...`): the
-/// `CompactorStore` interface's, and `open` (an `IndexedDBStore` opening its database).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StoreOperation {
-    /// Opening the store (`IndexedDBStore`'s database).
-    Open,
-    /// `load(id)`: the meta.
-    Load,
-    /// `messages(id, from)`: the history.
-    Messages,
-    /// `write(id, expect, batch)`.
-    Write,
-    /// `summaries(id)`.
-    Summaries,
-    /// `records(id)`.
-    Records,
-    /// `list()`.
-    List,
-    /// `delete(id)`.
-    Delete,
-}
-
-impl StoreOperation {
-    /// The method's name (`"write"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StoreOperation::Open => "open",
-            StoreOperation::Load => "load",
-            StoreOperation::Messages => "messages",
-            StoreOperation::Write => "write",
-            StoreOperation::Summaries => "summaries",
-            StoreOperation::Records => "records",
-            StoreOperation::List => "list",
-            StoreOperation::Delete => "delete",
-        }
-    }
-}
-
-impl std::fmt::Display for StoreOperation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for StoreOperation {
-    type Err = Error;
-
-    /// A method's name as JavaScript passes it; any other is an `INTERNAL` error (only
-    /// ctxfold's own JavaScript names operations).
-    fn from_str(name: &str) -> Result<Self, Error> {
-        serde_json::from_value(Value::String(name.to_owned())).map_err(|_| Error::Internal {
-            reason: format!("unknown store operation {name:?}"),
-        })
-    }
-}
-
 /// What one call writes, as one transaction.
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -485,31 +427,4 @@ pub struct ConversationStatus {
     pub created_at: Option<String>,
     /// When it was last written (ISO 8601).
     pub updated_at: Option<String>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::StoreOperation;
-    use crate::error::Code;
-
-    #[test]
-    fn store_operations_read_by_their_names_only() {
-        for op in [
-            StoreOperation::Open,
-            StoreOperation::Load,
-            StoreOperation::Messages,
-            StoreOperation::Write,
-            StoreOperation::Summaries,
-            StoreOperation::Records,
-            StoreOperation::List,
-            StoreOperation::Delete,
-        ] {
-            assert_eq!(op.as_str().parse::<StoreOperation>(), Ok(op));
-            assert_eq!(serde_json::to_value(op).unwrap(), op.as_str());
-        }
-        // Once any unknown name was reported as "delete".
-        let e = "call".parse::<StoreOperation>().unwrap_err();
-        assert_eq!(e.kind(), Code::Internal);
-        assert!(e.to_string().contains("unknown store operation \"call\""), "{e}");
-    }
 }

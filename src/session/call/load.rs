@@ -5,8 +5,9 @@
 use serde_json::Value;
 
 use super::{Core, Done, Finishing, Kind, Loaded, Next, Phase, Reading, Work};
+use crate::error::StoreOperation;
 use crate::session::cached::{Around, Cached};
-use crate::session::stored::{reads_schema, StoreOperation, StoredMeta, META_SCHEMA};
+use crate::session::stored::{reads_schema, StoredMeta, META_SCHEMA};
 use crate::Error;
 
 /// A phase and how the step that led to it went.

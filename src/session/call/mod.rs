@@ -435,7 +435,7 @@ impl Call {
 }
 
 impl Core {
-    fn store_error(&self, operation: super::StoreOperation, reason: String) -> Error {
+    fn store_error(&self, operation: crate::error::StoreOperation, reason: String) -> Error {
         Error::Store {
             operation,
             id: self.id.clone(),

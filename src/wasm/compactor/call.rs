@@ -13,7 +13,8 @@ use super::super::options::{self, json_arg};
 use super::super::reply::reply_from;
 use super::super::to_plain;
 use crate::compact::types::Timings;
-use crate::session::{Call, Done, Piece, Sessions, Step, StoreOperation, StoredMeta};
+use crate::error::StoreOperation;
+use crate::session::{Call, Done, Piece, Sessions, Step, StoredMeta};
 use crate::Error;
 
 /// One `Compactor` call in progress, stepped by `lib/compactor.js`. Not part of the public API.

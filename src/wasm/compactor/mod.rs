@@ -623,7 +623,7 @@ pub fn restore_original(copy: JsValue, original: JsValue) -> JsValue {
 /// An `operation` that names no store method is `INTERNAL` (ctxfold's JS names them).
 #[wasm_bindgen(js_name = __ctxfoldStoreError, skip_typescript)]
 pub fn store_error(operation: String, id: String, reason: String) -> JsValue {
-    to_js(match operation.parse::<crate::session::StoreOperation>() {
+    to_js(match operation.parse::<crate::error::StoreOperation>() {
         Ok(operation) => Error::Store {
             operation,
             id,

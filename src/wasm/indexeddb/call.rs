@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::{Event, IdbDatabase, IdbKeyRange, IdbRequest, IdbTransaction, IdbTransactionMode};
 
 use super::{failed, from_dom, settled, transaction, with_cause, At};
+use crate::error::StoreOperation;
 use crate::indexeddb::{self as schema, MESSAGES, META, RECORDS, STORES, SUMMARIES};
-use crate::session::StoreOperation;
 use crate::wasm::error::{invalid_argument, to_js};
 use crate::Error;
 

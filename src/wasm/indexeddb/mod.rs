@@ -28,8 +28,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::{IdbDatabase, IdbTransaction, IdbTransactionMode};
 
 use super::error::to_js;
+use crate::error::StoreOperation;
 use crate::indexeddb::IndexedDBStoreOptions;
-use crate::session::StoreOperation;
 use crate::Error;
 
 /// Which call an error belongs to: the operation, and the conversation's id (`""` for

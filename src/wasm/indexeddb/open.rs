@@ -13,9 +13,9 @@ use web_sys::{
 
 use super::call::key;
 use super::{failed, from_dom, with_cause, At};
+use crate::error::StoreOperation;
 use crate::indexeddb::{self as schema, UpgradeStep, MESSAGES, META, RECORDS, STORES, SUMMARIES};
 use crate::indexeddb::{SCHEMA_VERSION, V1_CONVERSATIONS};
-use crate::session::StoreOperation;
 
 /// Why an upgrade failed, kept for `finish`.
 type Failure = Rc<RefCell<Option<JsValue>>>;
