@@ -15,10 +15,10 @@
 //! A `prepare` or `commit` whose cache made the last write may answer `Load` from it
 //! ([`LoadStep::assume_cached`]); one that turns out to need the summarizer loads after all.
 //!
-//! Each phase owns what exists in it ([`Phase`]): the meta only once loaded, the cache as a
+//! Each phase owns what exists in it (`Phase`): the meta only once loaded, the cache as a
 //! history the call trusts only after the load (and read), the compaction while it asks for
 //! summaries, its outcome only after the last round, the batch only once made. A step is
-//! answered through the handle [`Call::step`] gives for it ([`step`]), so answering a step
+//! answered through the handle [`Call::step`] gives for it ([`Step`]), so answering a step
 //! the call is not at does not compile; the JavaScript face, which answers in separate wasm
 //! calls, turns a mismatch into [`Error::CallOutOfOrder`].
 
