@@ -96,7 +96,7 @@ pub enum Error {
     /// what the store contract says.
     #[error("store.{operation}({}) failed: {reason}", argument(id))]
     Store {
-        operation: &'static str,
+        operation: StoreOperation,
         id: String,
         reason: String,
     },
@@ -108,7 +108,7 @@ pub enum Error {
         argument(id)
     )]
     QuotaExceeded {
-        operation: &'static str,
+        operation: StoreOperation,
         id: String,
         reason: String,
     },
@@ -116,6 +116,14 @@ pub enum Error {
     /// A call that needs a stored conversation (`compact`, `export`) named none.
     #[error("no conversation {id:?} in the store")]
     UnknownConversation { id: String },
+
+    /// A `Compactor` call answered at a step it is not at (its driver stepped it out of
+    /// order): `got` is the answer given, `expected` the step the call is at.
+    #[error("a Compactor call at its {expected} step was answered with {got}")]
+    CallOutOfOrder {
+        expected: &'static str,
+        got: &'static str,
+    },
 
     /// `import` of a conversation whose id the store already holds.
     #[error(
@@ -137,6 +145,62 @@ pub enum Error {
     },
 }
 
+/// A store's method, as a store error names it (`store.write("c") failed: ...`): the
+/// `CompactorStore` interface's, and `open` (an `IndexedDBStore` opening its database).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreOperation {
+    /// Opening the store (`IndexedDBStore`'s database).
+    Open,
+    /// `load(id)`: the meta.
+    Load,
+    /// `messages(id, from)`: the history.
+    Messages,
+    /// `write(id, expect, batch)`.
+    Write,
+    /// `summaries(id)`.
+    Summaries,
+    /// `records(id)`.
+    Records,
+    /// `list()`.
+    List,
+    /// `delete(id)`.
+    Delete,
+}
+
+impl StoreOperation {
+    /// The method's name (`"write"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreOperation::Open => "open",
+            StoreOperation::Load => "load",
+            StoreOperation::Messages => "messages",
+            StoreOperation::Write => "write",
+            StoreOperation::Summaries => "summaries",
+            StoreOperation::Records => "records",
+            StoreOperation::List => "list",
+            StoreOperation::Delete => "delete",
+        }
+    }
+}
+
+impl std::fmt::Display for StoreOperation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for StoreOperation {
+    type Err = Error;
+
+    /// A method's name as JavaScript passes it; any other is an `INTERNAL` error (only
+    /// ctxfold's own JavaScript names operations).
+    fn from_str(name: &str) -> Result<Self, Error> {
+        serde_json::from_value(serde_json::Value::String(name.to_owned())).map_err(|_| Error::Internal {
+            reason: format!("unknown store operation {name:?}"),
+        })
+    }
+}
 /// Declares [`Code`]: each code's string written once, with the doc that the TypeScript
 /// union carries.
 macro_rules! codes {
@@ -217,7 +281,7 @@ impl Error {
             Error::InvalidVocabulary { .. } => Code::InvalidVocabulary,
             Error::UnknownFormat { .. } => Code::UnknownFormat,
             Error::InvalidMessage { .. } => Code::InvalidMessage,
-            Error::InvalidArgument { .. } => Code::InvalidArgument,
+            Error::InvalidArgument { .. } | Error::CallOutOfOrder { .. } => Code::InvalidArgument,
             Error::OutOfRange { .. } => Code::OutOfRange,
             Error::ContextOverflow { .. } => Code::ContextOverflow,
             Error::SummarizerFailed { .. } => Code::SummarizerFailed,
@@ -295,7 +359,28 @@ fn argument(id: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::Code;
+    use super::{Code, StoreOperation};
+
+    #[test]
+    fn store_operations_read_by_their_names_only() {
+        for op in [
+            StoreOperation::Open,
+            StoreOperation::Load,
+            StoreOperation::Messages,
+            StoreOperation::Write,
+            StoreOperation::Summaries,
+            StoreOperation::Records,
+            StoreOperation::List,
+            StoreOperation::Delete,
+        ] {
+            assert_eq!(op.as_str().parse::<StoreOperation>(), Ok(op));
+            assert_eq!(serde_json::to_value(op).unwrap(), op.as_str());
+        }
+        // Once any unknown name was reported as "delete".
+        let e = "call".parse::<StoreOperation>().unwrap_err();
+        assert_eq!(e.kind(), Code::Internal);
+        assert!(e.to_string().contains("unknown store operation \"call\""), "{e}");
+    }
 
     /// The codes the JS side of the package raises (in `pkg-template/`) are checked
     /// against [`Code`] (the TypeScript union is generated from it): a code added, renamed

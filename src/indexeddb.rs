@@ -71,7 +71,7 @@ pub fn upgrade(from: u32) -> Result<Vec<UpgradeStep>, Error> {
 /// The error for a database that a newer ctxfold wrote.
 pub fn newer_schema(found: u32) -> Error {
     Error::Store {
-        operation: "open",
+        operation: crate::error::StoreOperation::Open,
         id: String::new(),
         reason: format!(
             "the IndexedDB database has schema version {found}, written by a newer ctxfold; this one reads versions up to {SCHEMA_VERSION}"

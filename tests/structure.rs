@@ -1,6 +1,7 @@
 //! The shape of the house (issue 11), checked rather than hoped for: no function in `src/`
 //! over 100 lines, no file over 700 lines but generated tables, no import cycle between
-//! sibling modules, and nothing outside `src/wasm/` that knows about JavaScript.
+//! sibling modules, nothing outside `src/wasm/` that knows about JavaScript, and a
+//! `Compactor` call whose invariants are its types, not its panics.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -272,6 +273,44 @@ fn only_the_face_knows_javascript() {
             assert!(!code.contains(js), "{name} uses {js}: only src/wasm/ may");
         }
     }
+}
+
+/// `session::Call` keeps what exists in each phase in the phase's own data (and answers a
+/// step only through that step's handle), so none of its code unwraps an `Option` it
+/// expects to be set: outside its tests, `src/session/call/` has no `.unwrap()`,
+/// `.expect(...)`, `unreachable!` or `panic!`.
+#[test]
+fn the_call_states_its_invariants_in_types() {
+    let mut seen = 0;
+    for (path, text) in sources() {
+        let name = path.to_string_lossy().replace('\\', "/");
+        if !name.starts_with("src/session/call/") {
+            continue;
+        }
+        seen += 1;
+        let code = code_only(&text);
+        // Inline tests come last: what follows `#[cfg(test)]` is theirs.
+        let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            for panics in [
+                ".unwrap()",
+                ".expect(",
+                "unreachable!",
+                "panic!",
+                "unwrap_unchecked",
+            ] {
+                assert!(
+                    !line.contains(panics),
+                    "{name}:{}: {panics} (a phase that needs a value should own it)",
+                    n + 1
+                );
+            }
+        }
+    }
+    assert!(
+        seen >= 5,
+        "found {seen} files in src/session/call/: the check looks in the wrong place"
+    );
 }
 
 #[test]

@@ -41,17 +41,9 @@ impl Setup {
     /// the generic estimate of an unknown model), then the budget.
     pub fn new(options: CompactOptions) -> Result<Setup, Error> {
         let config = Config::new(&options);
-        let format = options
-            .format
-            .as_deref()
-            .map(MessageFormat::from_name)
-            .transpose()?;
+        let format = options.format;
         let allow_estimate = options.allow_estimate.unwrap_or(false);
-        let counting = match Counting::choose(
-            options.encoding.as_deref(),
-            options.model.as_deref(),
-            allow_estimate,
-        )? {
+        let counting = match Counting::choose(options.encoding, options.model.as_deref(), allow_estimate)? {
             Some(c) => c,
             None if config.context_window.is_some() => Counting::for_model(crate::models::resolve(""), true)?,
             None => {

@@ -70,13 +70,15 @@ impl MessageFormat {
 
     /// Looks a format up by name.
     pub fn from_name(name: &str) -> Result<Self, Error> {
-        Self::ALL
-            .into_iter()
-            .find(|f| f.name() == name)
-            .ok_or_else(|| Error::UnknownFormat {
-                name: name.to_owned(),
-                expected: Self::EXPECTED,
-            })
+        (Self::ALL.into_iter().find(|f| f.name() == name)).ok_or_else(|| Self::unknown(name))
+    }
+
+    /// The error for `name`, which names no format.
+    pub fn unknown(name: &str) -> Error {
+        Error::UnknownFormat {
+            name: name.to_owned(),
+            expected: Self::EXPECTED,
+        }
     }
 }
 

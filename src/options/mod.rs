@@ -16,6 +16,8 @@ use serde::Deserialize;
 use ts_rs::TS;
 
 use crate::config::{Config, Fallback, Overflow, Preset, Strategy, SummaryRole, ToolPolicy};
+use crate::messages::MessageFormat;
+use crate::tokenizer::Encoding;
 use crate::Error;
 
 /// Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give a
@@ -29,16 +31,16 @@ pub struct CompactOptions {
     pub model: Option<String>,
     /// Count with this encoding instead of the model's.
     #[ts(optional, type = "Encoding")]
-    #[serde(default, deserialize_with = "present")]
-    pub encoding: Option<String>,
+    #[serde(default, deserialize_with = "encoding_name")]
+    pub encoding: Option<Encoding>,
     /// Count with the model's calibrated estimate when its exact vocabulary is not loaded
     /// (`ctxfold/lite` before `loadVocabulary`), not `VOCABULARY_NOT_LOADED`. Default false.
     #[serde(default, deserialize_with = "present")]
     pub allow_estimate: Option<bool>,
     /// The messages' format; detected when omitted.
     #[ts(optional, type = "MessageFormat")]
-    #[serde(default, deserialize_with = "present")]
-    pub format: Option<String>,
+    #[serde(default, deserialize_with = "format_name")]
+    pub format: Option<MessageFormat>,
     /// Who writes summaries: your LLM (a function), or the built-in extractive summary
     /// (default).
     #[ts(optional, type = "Summarizer | \"extractive\"")]
@@ -239,8 +241,8 @@ pub struct CountOptions {
     /// An exact encoding: `"o200k_base"` (GPT-4o, GPT-4.1, GPT-5, o-series) or
     /// `"cl100k_base"` (GPT-4, GPT-3.5).
     #[ts(optional, type = "Encoding")]
-    #[serde(default, deserialize_with = "present")]
-    pub encoding: Option<String>,
+    #[serde(default, deserialize_with = "encoding_name")]
+    pub encoding: Option<Encoding>,
     /// A model id, e.g. `"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`. Unknown ids get
     /// the documented default.
     #[serde(default, deserialize_with = "crate::models::model_id")]
@@ -258,8 +260,8 @@ pub struct CountOptions {
 pub struct CountMessagesOptions {
     /// An exact encoding (see `CountOptions`).
     #[ts(optional, type = "Encoding")]
-    #[serde(default, deserialize_with = "present")]
-    pub encoding: Option<String>,
+    #[serde(default, deserialize_with = "encoding_name")]
+    pub encoding: Option<Encoding>,
     /// A model id (see `CountOptions`).
     #[serde(default, deserialize_with = "crate::models::model_id")]
     pub model: Option<String>,
@@ -268,8 +270,8 @@ pub struct CountMessagesOptions {
     pub allow_estimate: Option<bool>,
     /// The messages' format; detected when omitted.
     #[ts(optional, type = "MessageFormat")]
-    #[serde(default, deserialize_with = "present")]
-    pub format: Option<String>,
+    #[serde(default, deserialize_with = "format_name")]
+    pub format: Option<MessageFormat>,
 }
 
 /// Options of `compactor.compact(id, options)`: a manual compaction.
@@ -326,6 +328,24 @@ impl<'de> Deserialize<'de> for Extractive {
 /// which a first turn passes as `null`, and the two prompts take `null` as absent.)
 pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
     T::deserialize(d).map(Some)
+}
+
+/// Marks a serde error for a format name ctxfold does not know (it becomes `UNKNOWN_FORMAT`).
+const UNKNOWN_FORMAT: &str = "\u{2}unknown format: ";
+/// Marks a serde error for an encoding name ctxfold does not know (`UNKNOWN_ENCODING`).
+const UNKNOWN_ENCODING: &str = "\u{3}unknown encoding: ";
+
+/// A message format by its name (`"anthropic"`): read here, once, so the core gets the enum.
+fn format_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<MessageFormat>, D::Error> {
+    let name = String::deserialize(d)?;
+    (MessageFormat::from_name(&name).map(Some))
+        .map_err(|_| de::Error::custom(format!("{UNKNOWN_FORMAT}{name}")))
+}
+
+/// An encoding by its name (`"o200k_base"`), read once like [`format_name`].
+fn encoding_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Encoding>, D::Error> {
+    let name = String::deserialize(d)?;
+    (Encoding::from_name(&name).map(Some)).map_err(|_| de::Error::custom(format!("{UNKNOWN_ENCODING}{name}")))
 }
 
 /// A share in (0, 1].
@@ -475,6 +495,14 @@ fn error_at(argument: &str, json: &str, e: &serde_json::Error) -> Error {
         || path == "state"
         || path.starts_with("state.")
         || path.starts_with("state[");
+    if let Some(name) = message.strip_prefix(UNKNOWN_FORMAT) {
+        return MessageFormat::unknown(name);
+    }
+    if let Some(name) = message.strip_prefix(UNKNOWN_ENCODING) {
+        return Error::UnknownEncoding {
+            name: name.to_owned(),
+        };
+    }
     if in_state {
         return Error::InvalidState {
             path: at,

@@ -104,3 +104,22 @@ fn json_text_is_read_the_same() {
         "invalid argument options.encoding: expected a string, got integer `5`"
     );
 }
+
+#[test]
+fn formats_and_encodings_are_read_once_as_enums() {
+    let o: CountMessagesOptions =
+        parse("options", r#"{"encoding": "cl100k_base", "format": "anthropic"}"#).unwrap();
+    assert_eq!(o.encoding, Some(Encoding::Cl100kBase));
+    assert_eq!(o.format, Some(MessageFormat::Anthropic));
+    // An unknown name is the typed error it was when the core parsed the string.
+    let e = parse::<CountOptions>("options", r#"{"encoding": "p50k_base"}"#).unwrap_err();
+    assert_eq!(
+        e,
+        Error::UnknownEncoding {
+            name: "p50k_base".into()
+        }
+    );
+    let e = parse::<CompactOptions>("options", r#"{"model": "gpt-4o", "format": "gemini"}"#).unwrap_err();
+    assert_eq!(e, MessageFormat::unknown("gemini"));
+    assert_eq!(e.code(), "UNKNOWN_FORMAT");
+}

@@ -131,39 +131,46 @@ pub fn run(
 ) -> Result<Done, Error> {
     let mut call = make(sessions);
     let result = drive(&mut call, store, &mut summarizer);
-    let done = result.map(|()| call.take_done().expect("a finished call has a result"));
+    let done = result.and_then(|()| {
+        call.take_done().ok_or_else(|| Error::Internal {
+            reason: "a finished call had no result".into(),
+        })
+    });
     sessions.end(call);
     done
 }
 
 fn drive(call: &mut Call, store: &mut dyn Store, summarizer: &mut Summarizer) -> Result<(), Error> {
+    let id = call.id().to_owned();
     loop {
+        let len = call.cached_len();
         match call.step() {
-            Step::Load => {
-                if call.assume_cached(call.cached_len())? {
-                    continue;
+            Step::Load(load) => {
+                if let Some(load) = load.assume_cached(len)? {
+                    load.loaded(store.load(&id)?, len)?;
                 }
-                let meta = store.load(call.id())?;
-                let len = call.cached_len();
-                call.loaded(meta, len)?;
             }
-            Step::Read { from } => {
-                let items = store.messages(call.id(), from)?;
-                call.read(items)?;
+            Step::Read(read) => {
+                let items = store.messages(&id, read.from())?;
+                read.read(items)?;
             }
-            Step::Summarize { requests, .. } => match summarizer {
-                Summarizer::Extractive => call.submit_extractive()?,
+            Step::Summarize(s) => match summarizer {
+                Summarizer::Extractive => s.submit_extractive()?,
                 Summarizer::Model(f) => {
-                    let replies = requests.iter().map(&mut **f).collect();
-                    call.submit(replies)?;
+                    let replies = s.requests().iter().map(&mut **f).collect();
+                    s.submit(replies)?;
                 }
             },
-            Step::Finish => call.finish(Timings::default())?,
-            Step::Write { expect, batch } => {
-                let id = call.id().to_owned();
-                match store.write(&id, expect, batch) {
-                    Ok(()) => call.written()?,
-                    Err(Error::StaleWrite { found, .. }) => call.stale(found)?,
+            Step::Finish(f) => f.finish(Timings::default())?,
+            Step::Write(w) => {
+                let Some(batch) = w.batch() else {
+                    return Err(Error::Internal {
+                        reason: "a write step without a batch".into(),
+                    });
+                };
+                match store.write(&id, w.expects(), batch) {
+                    Ok(()) => w.written()?,
+                    Err(Error::StaleWrite { found, .. }) => w.stale(found)?,
                     Err(e) => return Err(e),
                 }
             }

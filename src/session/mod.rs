@@ -103,7 +103,9 @@ use crate::Error;
 pub use cached::Around;
 use cached::Cached;
 use call::Context;
-pub use call::{Call, Done, Kind, Piece, Prepared, Step};
+pub use call::{
+    Call, Done, FinishStep, Kind, LoadStep, Piece, Prepared, ReadStep, Step, SummarizeStep, WriteStep,
+};
 use guards::{GuardOptions, Tuning};
 pub use stored::{
     CommitOutcome, CompactionRecord, ConversationStatus, ExportedConversation, InputEstimate, LastCompaction,
@@ -240,21 +242,19 @@ impl Sessions {
     /// Ends `call`, finished or not: its cache comes back (cut back to what the store holds
     /// when the call did not finish). Returns how many history items are cached for the
     /// conversation now (the face keeps its own copy of them that long).
-    pub fn end(&mut self, mut call: Call) -> usize {
-        if !call.finished() {
-            call.rollback();
-        }
-        match call.cache.take() {
+    pub fn end(&mut self, call: Call) -> usize {
+        let id = call.id().to_owned();
+        match call.into_cache() {
             Some(c) => {
                 let len = c.len();
-                self.caches.insert(call.id().to_owned(), (c, self.made));
+                self.caches.insert(id.clone(), (c, self.made));
                 if self.caches.len() > self.cached {
                     let oldest = self
                         .caches
                         .iter()
                         .min_by_key(|(_, (_, used))| *used)
                         .map(|(k, _)| k.clone());
-                    if let Some(k) = oldest.filter(|k| k != call.id()) {
+                    if let Some(k) = oldest.filter(|k| *k != id) {
                         self.caches.remove(&k);
                     }
                 }
@@ -333,13 +333,7 @@ impl Sessions {
             "{:016x}",
             splitmix(self.seed ^ self.made.wrapping_mul(0x9E37_79B9_7F4A_7C15))
         );
-        let format = self
-            .ctx
-            .options
-            .format
-            .as_deref()
-            .map(crate::messages::MessageFormat::from_name)
-            .transpose()?;
+        let format = self.ctx.options.format;
         // The history must read as messages (the first call after the import reads it again).
         Cached::build(epoch.clone(), Around::of(&meta), data.messages.clone(), format)?;
         self.caches.remove(&id);

@@ -6,7 +6,6 @@ use super::error::{invalid_argument, to_js};
 use super::options;
 use super::transfer::conversation_arg;
 use crate::count::{count_messages as count, Counting, TextCounter};
-use crate::messages::MessageFormat;
 use crate::options::{CountMessagesOptions, CountOptions};
 use crate::tokenizer::{tokenizer, Encoding};
 
@@ -52,12 +51,8 @@ pub fn count_tokens(
         return Ok(tokenizer(encoding).map_err(to_js)?.count(&text) as u32);
     }
     let o = options::read::<CountOptions>("options", &options, &[], false)?.value;
-    let counting = Counting::required(
-        o.encoding.as_deref(),
-        o.model.as_deref(),
-        o.allow_estimate.unwrap_or(false),
-    )
-    .map_err(to_js)?;
+    let counting = Counting::required(o.encoding, o.model.as_deref(), o.allow_estimate.unwrap_or(false))
+        .map_err(to_js)?;
     Ok(counting.counter.count(&text) as u32)
 }
 
@@ -77,19 +72,9 @@ pub fn count_messages(
     #[wasm_bindgen(unchecked_param_type = "CountMessagesOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let o = options::read::<CountMessagesOptions>("options", &options, &[], false)?.value;
-    let counting = Counting::required(
-        o.encoding.as_deref(),
-        o.model.as_deref(),
-        o.allow_estimate.unwrap_or(false),
-    )
-    .map_err(to_js)?;
-    let format = o
-        .format
-        .as_deref()
-        .map(MessageFormat::from_name)
-        .transpose()
+    let counting = Counting::required(o.encoding, o.model.as_deref(), o.allow_estimate.unwrap_or(false))
         .map_err(to_js)?;
-    let mut incoming = conversation_arg(&messages, format)?;
+    let mut incoming = conversation_arg(&messages, o.format)?;
     let result = count(&incoming.conv, &mut incoming.memo, &counting);
     incoming.done();
     super::to_plain(&result)

@@ -14,7 +14,9 @@ use crate::Error;
 pub fn to_js(err: Error) -> JsValue {
     let message = err.to_string();
     let js: js_sys::Error = match &err {
-        Error::InvalidArgument { .. } => js_sys::TypeError::new(&message).into(),
+        Error::InvalidArgument { .. } | Error::CallOutOfOrder { .. } => {
+            js_sys::TypeError::new(&message).into()
+        }
         Error::OutOfRange { .. } => js_sys::RangeError::new(&message).into(),
         _ => {
             let e = js_sys::Error::new(&message);

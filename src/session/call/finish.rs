@@ -6,11 +6,14 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::{Call, Done, Kind, Phase, Piece, Prepared};
+use super::load::Went;
+use super::{Core, Done, Finishing, Kind, Next, Phase, Piece, Prepared, Run, Work, Writing};
+use crate::compact::state::Trigger;
 use crate::compact::types::{Budget, ContextStatus, PlanTokens, Timings};
 use crate::compact::{summary, CompactOutcome, CompactState, SummaryChunk};
 use crate::config::Strategy;
 use crate::messages::Out;
+use crate::session::cached::Cached;
 use crate::session::guards::{self, Compacted, GuardNotes, GuardState};
 use crate::session::stored::{
     first_version, CommitOutcome, CompactionRecord, ConversationStatus, InputEstimate, LastCompaction,
@@ -20,10 +23,26 @@ use crate::session::stored::{
 use crate::session::usage;
 use crate::Error;
 
-impl Call {
-    /// The meta this call starts from: the stored one, or a new conversation's.
-    fn base_meta(&self) -> StoredMeta {
-        self.meta.clone().unwrap_or_else(|| StoredMeta {
+/// The finish step: the batch to write (or, for a compaction that changes nothing, the
+/// result), made with the caller's timings.
+pub(super) fn finish(core: &Core, finishing: Finishing, timings: Timings) -> Went<()> {
+    match finishing {
+        Finishing::Compaction { mut at, run, outcome } => {
+            let next = Work { core, at: &mut at }.finish_compaction(*run, *outcome, timings);
+            at.then(next)
+        }
+        Finishing::Commit { mut at, usage } => {
+            let next = Work { core, at: &mut at }.finish_commit(usage);
+            at.then(next)
+        }
+        Finishing::Undo { meta, undo, cache } => (finish_undo(core, meta, undo, cache), Ok(())),
+    }
+}
+
+impl Core {
+    /// The meta a call starts from: the stored one, or a new conversation's.
+    fn base_meta(&self, stored: Option<&StoredMeta>) -> StoredMeta {
+        stored.cloned().unwrap_or_else(|| StoredMeta {
             schema: META_SCHEMA,
             id: self.id.clone(),
             // The next meta has this plus one.
@@ -49,25 +68,35 @@ impl Call {
             guards: GuardState::default(),
         })
     }
+}
+
+impl Work<'_> {
+    /// The meta this call starts from: the stored one, or a new conversation's.
+    fn base_meta(&self) -> StoredMeta {
+        self.core.base_meta(self.at.meta.as_ref())
+    }
 
     /// The meta after this call: the next version, the history as cached now.
     fn next_meta(&self) -> StoredMeta {
         let mut meta = self.base_meta();
-        let cache = self.cache.as_ref().expect("a cache");
+        let cache = &self.at.cache;
         meta.version += 1;
         meta.schema = META_SCHEMA;
         meta.length = cache.len();
         meta.format = cache.conv.format();
         meta.system = cache.around.system.clone();
         meta.tools = cache.around.tools.clone();
-        meta.updated_at = self.now.clone();
+        meta.updated_at = self.core.now.clone();
         meta
     }
 
-    pub(super) fn finish_compaction(&mut self, timings: Timings) -> Result<(), Error> {
+    fn finish_compaction(
+        &mut self,
+        run: Run,
+        mut outcome: CompactOutcome,
+        timings: Timings,
+    ) -> Result<Next, Error> {
         let old = self.base_meta();
-        let run = self.run.take().expect("a run");
-        let mut outcome = run.outcome.expect("an outcome");
         outcome.report.timings = timings;
         let compacted = outcome.report.trigger.is_some();
         // The chunks this call made, in the order made: a chunk that a fold of the same call
@@ -81,7 +110,8 @@ impl Call {
                 chunk: chunk.clone(),
             })
             .collect();
-        let mut record = compacted.then(|| self.record(seq, &outcome, &made, run.strategy, timings));
+        let mut record =
+            (outcome.report.trigger).map(|t| self.record(t, seq, &outcome, &made, run.strategy, timings));
         let (mut guards, mut notes) = (run.guards, run.notes);
         if let Some(r) = &mut record {
             r.after = Some(self.breakdown(&outcome.state)?);
@@ -92,19 +122,19 @@ impl Call {
             };
             let c = Compacted {
                 seq,
-                automatic: !matches!(self.kind, Kind::Compact { .. }),
+                automatic: !matches!(self.core.kind, Kind::Compact { .. }),
                 span,
                 freed: r.tokens_before.saturating_sub(r.tokens_after),
                 optional: r.budget.threshold < r.budget.input,
                 window: r.budget.window,
-                at: self.now.clone(),
+                at: self.core.now.clone(),
                 asked: run.asked,
                 failure: (outcome.report.fallback.as_ref())
                     .filter(|_| run.asked)
                     .map(|f| f.reason.clone()),
             };
             notes.suppressed_before = guards.suppressed;
-            let (backoff, breaker) = guards.compacted(&self.ctx.guards, &c);
+            let (backoff, breaker) = guards.compacted(&self.core.ctx.guards, &c);
             notes.backoff = backoff.or(notes.backoff);
             notes.breaker = breaker.or(notes.breaker);
             r.guards = Some(notes.clone());
@@ -138,7 +168,7 @@ impl Call {
                 trigger: r.trigger,
                 tokens_before: r.tokens_before,
                 tokens_after: r.tokens_after,
-                created_at: self.now.clone(),
+                created_at: self.core.now.clone(),
                 undone: false,
             });
         }
@@ -146,27 +176,25 @@ impl Call {
         let mut prepared = self.prepared(outcome, estimate, record.clone());
         prepared.outcome.pruned_tokens = pruned_tokens;
         prepared.outcome.guards = notes;
-        self.done = Some(Done::Prepared(Box::new(prepared)));
+        let done = Done::Prepared(Box::new(prepared));
         // A manual compaction or a prune that found nothing to do changes nothing stored.
-        if matches!(self.kind, Kind::Compact { .. } | Kind::Prune) && !compacted && !state_changed {
-            self.phase = Phase::Done;
-            return Ok(());
+        if matches!(self.core.kind, Kind::Compact { .. } | Kind::Prune) && !compacted && !state_changed {
+            return Ok(Next::Done(done));
         }
-        let cache = self.cache.as_ref().expect("a cache");
-        self.batch = Some(WriteBatch {
+        let batch = WriteBatch {
             start: old.length,
-            messages: cache.conv.items()[old.length..].to_vec(),
-            summaries: summaries.iter().map(to_json).collect(),
-            records: record.iter().map(to_json).collect(),
+            messages: self.at.cache.conv.items()[old.length..].to_vec(),
+            summaries: summaries.iter().map(to_json).collect::<Result<_, _>>()?,
+            records: record.iter().map(to_json).collect::<Result<_, _>>()?,
             meta,
-        });
-        self.phase = Phase::Write;
-        Ok(())
+        };
+        Ok(Next::Write(Box::new(batch), done))
     }
 
     /// The record of the compaction in `outcome`, which made the chunks `made`.
     fn record(
         &self,
+        trigger: Trigger,
         seq: u32,
         outcome: &CompactOutcome,
         made: &[SummaryChunk],
@@ -176,14 +204,14 @@ impl Call {
         let report = &outcome.report;
         CompactionRecord {
             seq,
-            trigger: report.trigger.expect("compacted"),
+            trigger,
             strategy,
             tokens_before: report.tokens_before,
             tokens_after: report.tokens_after,
             budget: report.budget,
             evicted: report.evicted.clone(),
             boundary: outcome.state.boundary.map_or(0, |m| m.index),
-            length: self.cache.as_ref().map_or(0, |c| c.len()),
+            length: self.at.cache.len(),
             generations: made.iter().map(|c| c.generation).collect(),
             folded: report.folded,
             kept_ids: report.kept_ids.clone(),
@@ -193,14 +221,14 @@ impl Call {
             fallback: report.fallback.clone(),
             model: made.iter().find_map(|c| c.model.clone()),
             usage: made.iter().filter_map(|c| c.usage.clone()).collect(),
-            instructions: match &self.kind {
+            instructions: match &self.core.kind {
                 Kind::Compact { instructions } => instructions.clone(),
                 _ => None,
             },
             timings,
             after: None,
             guards: None,
-            created_at: self.now.clone(),
+            created_at: self.core.now.clone(),
             undone: false,
         }
     }
@@ -210,7 +238,7 @@ impl Call {
     fn breakdown(&mut self, state: &CompactState) -> Result<PlanTokens, Error> {
         let (mut setup, ..) = self.setup(false, None)?;
         setup.state = Some(state.clone());
-        let cache = self.cache.as_mut().expect("a cache");
+        let cache = &mut self.at.cache;
         Ok(setup.plan(Rc::clone(&cache.conv), &mut cache.memo)?.tokens)
     }
 
@@ -220,7 +248,7 @@ impl Call {
         if pruned.messages.is_empty() {
             return PrunedTokens::default();
         }
-        let cache = self.cache.as_mut().expect("a cache");
+        let cache = &mut self.at.cache;
         let (counts, _) = cache.memo.counts(&cache.conv, &counter);
         let before: usize = pruned.messages.iter().filter_map(|&i| counts.get(i)).sum();
         PrunedTokens {
@@ -236,7 +264,7 @@ impl Call {
         estimate: InputEstimate,
         record: Option<CompactionRecord>,
     ) -> Prepared {
-        let cache = self.cache.as_ref().expect("a cache");
+        let cache = &self.at.cache;
         let pieces = (outcome.order.iter())
             .map(|o| match o {
                 Out::Keep(i) => Piece::Keep(*i),
@@ -266,7 +294,7 @@ impl Call {
         }
     }
 
-    pub(super) fn finish_commit(&mut self, usage: Option<Value>) -> Result<(), Error> {
+    fn finish_commit(&mut self, usage: Option<Value>) -> Result<Next, Error> {
         let old = self.base_meta();
         let reported = usage.as_ref().map(usage::reported_input).transpose()?;
         let no_input = reported == Some(None);
@@ -292,7 +320,7 @@ impl Call {
                 }
                 Some(li) => {
                     let previous = old.anchors.iter().find(|a| a.model == li.model);
-                    match usage::anchor(previous, &li.model, reported, li.tokens, li.ratio, self.now.clone()) {
+                    match usage::anchor(previous, &li.model, reported, li.tokens, li.ratio, self.core.now.clone()) {
                         Ok(a) => {
                             meta.anchors.retain(|x| x.model != li.model);
                             meta.anchors.push(a.clone());
@@ -303,56 +331,27 @@ impl Call {
                 }
             }
         }
-        let cache = self.cache.as_ref().expect("a cache");
-        self.batch = Some(WriteBatch {
+        let batch = WriteBatch {
             start: old.length,
-            messages: cache.conv.items()[old.length..].to_vec(),
+            messages: self.at.cache.conv.items()[old.length..].to_vec(),
             summaries: Vec::new(),
             records: Vec::new(),
             meta,
-        });
-        self.done = Some(Done::Committed(outcome));
-        self.phase = Phase::Write;
-        Ok(())
-    }
-
-    pub(super) fn finish_undo(&mut self) -> Result<(), Error> {
-        let old = self.base_meta();
-        let undo = old.undo.clone().expect("an undo point");
-        let mut meta = old.clone();
-        meta.version += 1;
-        meta.schema = META_SCHEMA;
-        meta.updated_at = self.now.clone();
-        meta.state = undo.state.clone();
-        meta.undo = None;
-        meta.undone.push(undo.compaction);
-        meta.guards.undone(undo.compaction);
-        if let Some(last) = meta.last_compaction.as_mut().filter(|l| l.seq == undo.compaction) {
-            last.undone = true;
-        }
-        // The input changed: a usage report no longer pairs with the one returned before.
-        meta.last_input = None;
-        self.batch = Some(WriteBatch {
-            start: old.length,
-            messages: Vec::new(),
-            summaries: Vec::new(),
-            records: Vec::new(),
-            meta,
-        });
-        self.done = Some(Done::Undone(Some(UndoOutcome {
-            compaction: undo.compaction,
-            chunks: undo.state.chunks.len(),
-            boundary: undo.state.boundary.map(|m| m.index),
-        })));
-        self.phase = Phase::Write;
-        Ok(())
+        };
+        Ok(Next::Write(Box::new(batch), Done::Committed(outcome)))
     }
 
     /// Where the conversation stands: the plan over the cached history and the stored state.
-    pub(super) fn status(&mut self) -> Result<ConversationStatus, Error> {
+    /// (`None`: the store holds no such conversation.)
+    pub(super) fn status(&mut self) -> Result<Option<ConversationStatus>, Error> {
+        if self.at.meta.is_none() {
+            return Ok(None);
+        }
         let (setup, ratio, budget, ..) = self.setup(false, None)?;
-        let meta = self.meta.as_ref().expect("status of a stored conversation");
-        let cache = self.cache.as_mut().expect("a cache when ready");
+        let Some(meta) = &self.at.meta else {
+            return Ok(None);
+        };
+        let cache = &mut self.at.cache;
         let mut plan = setup.plan(Rc::clone(&cache.conv), &mut cache.memo)?;
         // The window's budget, as every call shows it (see finish_compaction).
         plan.budget = budget;
@@ -364,7 +363,7 @@ impl Call {
         } else {
             ContextStatus::Summarized
         };
-        Ok(ConversationStatus {
+        Ok(Some(ConversationStatus {
             id: meta.id.clone(),
             version: meta.version,
             length: meta.length,
@@ -380,8 +379,46 @@ impl Call {
             guards: meta.guards.clone(),
             created_at: meta.created_at.clone(),
             updated_at: meta.updated_at.clone(),
-        })
+        }))
     }
+}
+
+/// `undo`'s batch: the state before compaction `undo.compaction` restored.
+fn finish_undo(core: &Core, old: StoredMeta, undo: UndoPoint, cache: Option<Cached>) -> Phase {
+    let mut meta = old.clone();
+    meta.version += 1;
+    meta.schema = META_SCHEMA;
+    meta.updated_at = core.now.clone();
+
+    meta.state = undo.state.clone();
+    meta.undo = None;
+    meta.undone.push(undo.compaction);
+    meta.guards.undone(undo.compaction);
+    if let Some(last) = meta.last_compaction.as_mut().filter(|l| l.seq == undo.compaction) {
+        last.undone = true;
+    }
+    // The input changed: a usage report no longer pairs with the one returned before.
+    meta.last_input = None;
+    let batch = WriteBatch {
+        start: old.length,
+        messages: Vec::new(),
+        summaries: Vec::new(),
+        records: Vec::new(),
+        meta,
+    };
+    let done = Done::Undone(Some(UndoOutcome {
+        compaction: undo.compaction,
+        chunks: undo.state.chunks.len(),
+        boundary: undo.state.boundary.map(|m| m.index),
+    }));
+    Phase::Write(Box::new(Writing {
+        expect: old.version,
+        batch,
+        done: Some(done),
+        cache,
+        clean: None,
+        dirty: false,
+    }))
 }
 
 /// The budget in ctxfold's counts when the provider counts `ratio` times as many tokens:
@@ -405,6 +442,8 @@ fn estimate(counted: usize, ratio: Option<f64>, budget: Budget) -> InputEstimate
     }
 }
 
-fn to_json<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).expect("stored shapes serialize")
+fn to_json<T: serde::Serialize>(v: &T) -> Result<Value, Error> {
+    serde_json::to_value(v).map_err(|e| Error::Internal {
+        reason: format!("a stored shape did not serialize: {e}"),
+    })
 }

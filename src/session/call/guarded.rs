@@ -4,36 +4,35 @@
 
 use std::rc::Rc;
 
-use super::{Call, Kind, Phase, Run};
+use super::{Kind, Next, Run, Work};
 use crate::compact::state::Trigger;
-use crate::compact::{Reply, Setup};
+use crate::compact::{Compaction, Reply, Setup};
 use crate::config::{Fallback, Strategy};
 use crate::session::guards::{self, BreakerChange, BreakerNote, GuardNotes, GuardState, Pressure};
 use crate::Error;
 
-impl Call {
+impl Work<'_> {
     /// Plans the compaction over the cached history and the stored state.
-    pub(super) fn start(&mut self, manual: bool, instructions: Option<String>) -> Result<(), Error> {
+    pub(super) fn start(&mut self, manual: bool, instructions: Option<String>) -> Result<Next, Error> {
         let (mut setup, ratio, budget, model, cold_cache) = self.setup(manual, instructions)?;
-        let t = self.ctx.guards;
-        let mut guards = self.meta.as_ref().map(|m| m.guards.clone()).unwrap_or_default();
+        let t = self.core.ctx.guards;
+        let mut guards = (self.at.meta.as_ref())
+            .map(|m| m.guards.clone())
+            .unwrap_or_default();
         let mut notes = GuardNotes {
             cold_cache,
             ..GuardNotes::default()
         };
-        let automatic = matches!(self.kind, Kind::Prepare { .. });
+        let automatic = matches!(self.core.kind, Kind::Prepare { .. });
         if automatic {
             notes.backoff = guards.begin_turn(&t);
         }
         let resummarizes = setup.config.strategy == Strategy::Rolling
             && setup.state.as_ref().is_some_and(|s| !s.chunks.is_empty());
         let compaction = self.guarded(&mut setup, &mut guards, &mut notes, automatic, resummarizes)?;
-        if self.assumed && !compaction.requests().is_empty() {
+        if self.at.assumed && !compaction.requests().is_empty() {
             // The summarizer is about to be asked: make sure of the history first.
-            self.assumed = false;
-            self.rollback();
-            self.phase = Phase::Load;
-            return Ok(());
+            return Ok(Next::Reload);
         }
         let plan = compaction.plan();
         let span = guards::span(&plan.evict, plan.head_end, resummarizes);
@@ -51,9 +50,7 @@ impl Call {
                 reason: reason.clone(),
             });
         }
-        self.run = Some(Run {
-            compaction: Some(compaction),
-            outcome: None,
+        let run = Run {
             budget,
             ratio,
             model,
@@ -66,8 +63,8 @@ impl Call {
             head_end,
             breaker_skip,
             asked: false,
-        });
-        self.after_round()
+        };
+        after_round(run, compaction)
     }
 
     /// The compaction this call makes: the plan, unless it is an automatic compaction a guard
@@ -80,10 +77,10 @@ impl Call {
         notes: &mut GuardNotes,
         automatic: bool,
         resummarizes: bool,
-    ) -> Result<crate::compact::Compaction, Error> {
-        let t = self.ctx.guards;
-        let now = self.now.clone();
-        let cache = self.cache.as_mut().expect("a cache when ready");
+    ) -> Result<Compaction, Error> {
+        let t = self.core.ctx.guards;
+        let now = self.core.now.clone();
+        let cache = &mut self.at.cache;
         let compaction = setup.start(Rc::clone(&cache.conv), &mut cache.memo, now.clone())?;
         if !automatic || compaction.plan().trigger != Some(Trigger::Threshold) {
             return Ok(compaction);
@@ -116,30 +113,23 @@ impl Call {
         notes.suppressed = Some(why);
         Ok(lifted)
     }
+}
 
-    /// More summaries to ask for, or the compaction's outcome. While the breaker is open the
-    /// fallback answers every request (each as a failed reply, with the breaker's reason).
-    pub(super) fn after_round(&mut self) -> Result<(), Error> {
-        let run = self.run.as_mut().expect("a run");
-        loop {
-            let compaction = run.compaction.as_mut().expect("a compaction");
-            let pending = compaction.requests().len();
-            if pending == 0 {
-                break;
-            }
-            match &run.breaker_skip {
-                Some((why, _)) => compaction.submit(vec![Reply::Failed(why.clone()); pending])?,
-                None => {
-                    self.phase = Phase::Summarize;
-                    return Ok(());
-                }
-            }
+/// More summaries to ask for, or the compaction's outcome. While the breaker is open the
+/// fallback answers every request (each as a failed reply, with the breaker's reason).
+pub(super) fn after_round(run: Run, mut compaction: Compaction) -> Result<Next, Error> {
+    loop {
+        let pending = compaction.requests().len();
+        if pending == 0 {
+            break;
         }
-        let compaction = run.compaction.take().expect("a compaction to finish");
-        run.outcome = Some(compaction.finish()?);
-        self.phase = Phase::Finish;
-        Ok(())
+        match &run.breaker_skip {
+            Some((why, _)) => compaction.submit(vec![Reply::Failed(why.clone()); pending])?,
+            None => return Ok(Next::Summarize(Box::new(run), Box::new(compaction))),
+        }
     }
+    let outcome = compaction.finish()?;
+    Ok(Next::Finish(Box::new(run), Box::new(outcome)))
 }
 
 /// `/prune`'s knobs: the prune boundary moves now, up to the protected recent turns, for any

@@ -13,12 +13,21 @@
 //! engine sees it; if the write is refused (another writer got there first), those items are
 //! cut off again and the call starts over from `Load`, with whatever the other writer did.
 //! A `prepare` or `commit` whose cache made the last write may answer `Load` from it
-//! ([`Call::assume_cached`]); one that turns out to need the summarizer loads after all.
+//! ([`LoadStep::assume_cached`]); one that turns out to need the summarizer loads after all.
+//!
+//! Each phase owns what exists in it (`Phase`): the meta only once loaded, the cache as a
+//! history the call trusts only after the load (and read), the compaction while it asks for
+//! summaries, its outcome only after the last round, the batch only once made. A step is
+//! answered through the handle [`Call::step`] gives for it ([`Step`]), so answering a step
+//! the call is not at does not compile; the JavaScript face, which answers in separate wasm
+//! calls, turns a mismatch into [`Error::CallOutOfOrder`].
 
 mod finish;
 mod guarded;
 mod idle;
+mod load;
 mod stand_in;
+mod step;
 
 use std::rc::Rc;
 
@@ -27,14 +36,14 @@ use serde_json::Value;
 use super::cached::{Around, Cached};
 use super::guards::{GuardNotes, GuardState, Tuning};
 use super::stored::{
-    reads_schema, CommitOutcome, ConversationStatus, PrepareOutcome, StoredMeta, UndoOutcome, WriteBatch,
-    META_SCHEMA,
+    CommitOutcome, ConversationStatus, PrepareOutcome, StoredMeta, UndoOutcome, UndoPoint, WriteBatch,
 };
-use crate::compact::types::{Budget, Timings};
-use crate::compact::{CompactOutcome, CompactPlan, Compaction, Reply, Request, Setup};
+use crate::compact::types::Budget;
+use crate::compact::{CompactOutcome, CompactPlan, Compaction, Request, Setup};
 use crate::options::CompactOptions;
 use crate::Error;
 pub use finish::corrected;
+pub use step::{FinishStep, LoadStep, ReadStep, Step, SummarizeStep, WriteStep};
 
 /// What a call does.
 pub enum Kind {
@@ -68,36 +77,6 @@ pub enum Kind {
     /// The summarizer requests the next turn's compaction would make (`prepareAhead`):
     /// nothing is written.
     Ahead,
-}
-
-/// What a call needs next.
-pub enum Step<'a> {
-    /// The stored meta: answer with [`Call::loaded`].
-    Load,
-    /// History items from `from` on: answer with [`Call::read`].
-    Read {
-        /// The first index to read.
-        from: usize,
-    },
-    /// Summaries: answer with [`Call::submit`] (or [`Call::submit_extractive`]). `first` is
-    /// set on an attempt's first round (the moment for a `compactionStart` event).
-    Summarize {
-        /// The summarizer calls to make.
-        requests: &'a [Request],
-        /// An attempt's first round.
-        first: bool,
-    },
-    /// The caller's timings, for the report and the record: answer with [`Call::finish`].
-    Finish,
-    /// Write `batch` expecting version `expect`: answer with [`Call::written`] or [`Call::stale`].
-    Write {
-        /// The stored version the write expects (0: none).
-        expect: u32,
-        /// What to write.
-        batch: &'a WriteBatch,
-    },
-    /// Finished: [`Call::done`] has the result.
-    Done,
 }
 
 /// One item of a returned input.
@@ -155,20 +134,185 @@ pub(super) struct Context {
     pub cold: Option<super::when_cold::Cold>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a call keeps through its attempts.
+struct Core {
+    id: String,
+    kind: Kind,
+    ctx: Rc<Context>,
+    now: Option<String>,
+    /// The epoch a conversation made by this call gets.
+    fresh_epoch: String,
+    /// Attempts whose write was refused.
+    attempts: u32,
+}
+
+/// An attempt whose history is loaded: the meta it loaded and the cache that mirrors it.
+struct Loaded {
+    /// The meta this attempt loaded (`None`: no conversation yet).
+    meta: Option<StoredMeta>,
+    /// The history, the stored part and what this attempt appended.
+    cache: Cached,
+    /// The cache mirrors the store's history up to here.
+    clean: usize,
+    /// The cache's `system` was changed by this attempt (undone by dropping the cache).
+    dirty: bool,
+    /// This attempt goes on from the meta its cache wrote last, not from a load.
+    assumed: bool,
+}
+
+/// The meta is loaded and history from the cache's end on is to be read.
+struct Reading {
+    meta: StoredMeta,
+    /// What the call goes on from (its length is the index to read from).
+    cache: Option<Cached>,
+    assumed: bool,
+}
+
+/// Summaries to ask for: the attempt, the engine's part of it, and the compaction.
+struct Summarizing {
+    at: Loaded,
+    run: Run,
+    compaction: Compaction,
+}
+
+/// What the caller's timings finish.
+enum Finishing {
+    /// A compaction's outcome, to become the batch and the result.
+    Compaction {
+        at: Loaded,
+        run: Box<Run>,
+        outcome: Box<CompactOutcome>,
+    },
+    /// A `commit`'s appended reply, and the provider's usage it takes.
+    Commit { at: Loaded, usage: Option<Value> },
+    /// An `undo` of the compaction `undo` names (no history needed: the cache, trusted or
+    /// not, stays as it is).
+    Undo {
+        meta: StoredMeta,
+        undo: UndoPoint,
+        cache: Option<Cached>,
+    },
+}
+
+/// A batch to write, the result it makes, and what becomes of the cache either way.
+struct Writing {
+    batch: WriteBatch,
+    /// The stored version the write expects (0: none).
+    expect: u32,
+    /// The result, until taken.
+    done: Option<Done>,
+    cache: Option<Cached>,
+    /// What a refused write cuts the cache back to (`None`: nothing was appended).
+    clean: Option<usize>,
+    /// A refused write drops the cache (its `system` changed).
+    dirty: bool,
+}
+
+/// Where a call is, with what exists there.
 enum Phase {
-    Load,
-    Read(usize),
-    Summarize,
-    Finish,
-    Write,
-    Done,
+    /// The meta to load; the cache from earlier calls, not checked yet.
+    Load(Option<Cached>),
+    Read(Box<Reading>),
+    Summarize(Box<Summarizing>),
+    Finish(Box<Finishing>),
+    Write(Box<Writing>),
+    /// Finished: the cache to keep, the result until taken.
+    Done {
+        cache: Option<Cached>,
+        done: Option<Done>,
+    },
+}
+
+impl Phase {
+    /// The step's name in an out-of-order error.
+    fn name(&self) -> &'static str {
+        match self {
+            Phase::Load(_) => "load",
+            Phase::Read(_) => "read",
+            Phase::Summarize(_) => "summarize",
+            Phase::Finish(_) => "finish",
+            Phase::Write(_) => "write",
+            Phase::Done { .. } => "done",
+        }
+    }
+}
+
+/// An answer to a step: the phase it leads to and how it went, or the phase it found when
+/// that is not the one it answers.
+enum Answer<T> {
+    At(load::Went<T>),
+    NotAt(Phase),
+}
+
+/// Where a step of a loaded attempt leads.
+enum Next {
+    Summarize(Box<Run>, Box<Compaction>),
+    Finish(Box<Run>, Box<CompactOutcome>),
+    /// A `commit`'s reply appended: its usage is taken, and the batch made, at the finish step.
+    FinishCommit(Option<Value>),
+    Write(Box<WriteBatch>, Done),
+    Done(Done),
+    /// Load again: an attempt that assumed its cache is about to ask the summarizer.
+    Reload,
+}
+
+impl Loaded {
+    /// The phase `next` leads to from this attempt; an error forgets the attempt (the cache
+    /// cut back to what the store holds) and leaves the call at [`Phase::Load`].
+    fn then(self, next: Result<Next, Error>) -> (Phase, Result<(), Error>) {
+        let phase = match next {
+            Ok(Next::Summarize(run, compaction)) => Phase::Summarize(Box::new(Summarizing {
+                at: self,
+                run: *run,
+                compaction: *compaction,
+            })),
+            Ok(Next::Finish(run, outcome)) => Phase::Finish(Box::new(Finishing::Compaction {
+                at: self,
+                run,
+                outcome,
+            })),
+            Ok(Next::FinishCommit(usage)) => Phase::Finish(Box::new(Finishing::Commit { at: self, usage })),
+            Ok(Next::Write(batch, done)) => Phase::Write(Box::new(Writing {
+                batch: *batch,
+                expect: self.meta.as_ref().map_or(0, |m| m.version),
+                done: Some(done),
+                cache: Some(self.cache),
+                clean: Some(self.clean),
+                dirty: self.dirty,
+            })),
+            Ok(Next::Done(done)) => Phase::Done {
+                cache: Some(self.cache),
+                done: Some(done),
+            },
+            Ok(Next::Reload) => Phase::Load(self.rollback()),
+            Err(e) => return (Phase::Load(self.rollback()), Err(e)),
+        };
+        (phase, Ok(()))
+    }
+
+    /// The cache without what this attempt did to it.
+    fn rollback(self) -> Option<Cached> {
+        cut_back(Some(self.cache), Some(self.clean), self.dirty)
+    }
+}
+
+/// `cache` without an attempt's changes: what it assumed about the store forgotten, what it
+/// appended cut off (back to `clean`), or dropped when its `system` changed (`dirty`).
+fn cut_back(cache: Option<Cached>, clean: Option<usize>, dirty: bool) -> Option<Cached> {
+    let mut cache = cache?;
+    // Whatever this attempt assumed about the store is not to be assumed again.
+    cache.meta = None;
+    if dirty {
+        return None;
+    }
+    if let Some(len) = clean {
+        cache.truncate(len);
+    }
+    Some(cache)
 }
 
 /// The engine's part of an attempt.
 struct Run {
-    compaction: Option<Compaction>,
-    outcome: Option<CompactOutcome>,
     /// The budget before the usage correction (the provider's tokens).
     budget: Budget,
     ratio: Option<f64>,
@@ -192,27 +336,8 @@ struct Run {
 
 /// One call in progress.
 pub struct Call {
-    id: String,
-    kind: Kind,
-    ctx: Rc<Context>,
-    now: Option<String>,
-    /// The epoch a conversation made by this call gets.
-    fresh_epoch: String,
-    pub(super) cache: Option<Cached>,
+    core: Core,
     phase: Phase,
-    attempts: u32,
-    /// The meta this attempt loaded (`None`: no conversation yet).
-    meta: Option<StoredMeta>,
-    /// The cache mirrors the store's history up to here (set once loaded and read).
-    pub(super) clean: Option<usize>,
-    /// The cache's `system` was changed by this attempt (undone by dropping the cache).
-    pub(super) dirty: bool,
-    /// This attempt goes on from the meta its cache wrote last, not from a load.
-    assumed: bool,
-
-    run: Option<Run>,
-    batch: Option<WriteBatch>,
-    done: Option<Done>,
 }
 
 impl Call {
@@ -225,94 +350,92 @@ impl Call {
         fresh_epoch: String,
     ) -> Call {
         Call {
-            id,
-            kind,
-            ctx,
-            now,
-            fresh_epoch,
-            cache,
-            phase: Phase::Load,
-            attempts: 0,
-            meta: None,
-            clean: None,
-            dirty: false,
-            assumed: false,
-            run: None,
-            batch: None,
-            done: None,
+            core: Core {
+                id,
+                kind,
+                ctx,
+                now,
+                fresh_epoch,
+                attempts: 0,
+            },
+            phase: Phase::Load(cache),
         }
     }
 
     /// The conversation's id.
     pub fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// What the call needs now.
-    pub fn step(&self) -> Step<'_> {
-        match self.phase {
-            Phase::Load => Step::Load,
-            Phase::Read(from) => Step::Read { from },
-            Phase::Summarize => {
-                let run = self.run.as_ref().expect("a run while summarizing");
-                Step::Summarize {
-                    requests: run.compaction.as_ref().map_or(&[], |c| c.requests()),
-                    first: run.first,
-                }
-            }
-            Phase::Finish => Step::Finish,
-            Phase::Write => Step::Write {
-                expect: self.meta.as_ref().map_or(0, |m| m.version),
-                batch: self.batch.as_ref().expect("a batch to write"),
-            },
-            Phase::Done => Step::Done,
-        }
-    }
-
-    /// The plan of the compaction summarized, or made with the breaker open (`compactionStart`),
-    /// with the window's budget (not the one corrected by usage, which the engine works to).
-    pub fn plan(&self) -> Option<CompactPlan> {
-        let run = self.run.as_ref()?;
-        let plan =
-            (run.compaction.as_ref().map(Compaction::plan)).or(run.breaker_skip.as_ref().map(|(_, p)| p));
-        plan.map(|p| CompactPlan {
-            budget: run.budget,
-            ..p.clone()
-        })
+        &self.core.id
     }
 
     /// Whether the call finished ([`Step::Done`]).
     pub fn finished(&self) -> bool {
-        self.phase == Phase::Done
+        matches!(self.phase, Phase::Done { .. })
     }
 
     /// History items the call's cache holds.
     pub fn cached_len(&self) -> usize {
-        self.cache.as_ref().map_or(0, Cached::len)
-    }
-
-    /// The result, once [`Step::Done`].
-    pub fn done(&self) -> Option<&Done> {
-        self.done.as_ref()
+        let cache = match &self.phase {
+            Phase::Load(cache) | Phase::Done { cache, .. } => cache.as_ref(),
+            Phase::Read(r) => r.cache.as_ref(),
+            Phase::Summarize(s) => Some(&s.at.cache),
+            Phase::Finish(f) => match &**f {
+                Finishing::Compaction { at, .. } | Finishing::Commit { at, .. } => Some(&at.cache),
+                Finishing::Undo { cache, .. } => cache.as_ref(),
+            },
+            Phase::Write(w) => w.cache.as_ref(),
+        };
+        cache.map_or(0, Cached::len)
     }
 
     /// Takes the result, once [`Step::Write`] (it is made with the batch; a stale write drops
     /// it with the attempt) or [`Step::Done`].
     pub fn take_done(&mut self) -> Option<Done> {
-        self.done.take()
-    }
-
-    fn expect(&self, phase: Phase, what: &str) -> Result<(), Error> {
-        if self.phase == phase {
-            return Ok(());
+        match &mut self.phase {
+            Phase::Write(w) => w.done.take(),
+            Phase::Done { done, .. } => done.take(),
+            _ => None,
         }
-        Err(Error::InvalidArgument {
-            argument: what.into(),
-            expected: format!("to be called at {phase:?}, not at {:?}", self.phase),
-        })
     }
 
-    fn store_error(&self, operation: &'static str, reason: String) -> Error {
+    /// Ends the call: its cache, cut back to what the store holds when it did not finish.
+    pub(super) fn into_cache(self) -> Option<Cached> {
+        match self.phase {
+            Phase::Done { cache, .. } => cache,
+            Phase::Load(cache) => cut_back(cache, None, false),
+            Phase::Read(r) => cut_back(r.cache, None, false),
+            Phase::Summarize(s) => s.at.rollback(),
+            Phase::Finish(f) => match *f {
+                Finishing::Compaction { at, .. } | Finishing::Commit { at, .. } => at.rollback(),
+                Finishing::Undo { cache, .. } => cut_back(cache, None, false),
+            },
+            Phase::Write(w) => cut_back(w.cache, w.clean, w.dirty),
+        }
+    }
+
+    /// Answers the step the call is at with `answer` (named `name`): `answer` gets the phase
+    /// and gives the next one, or gives the phase back when it is not the one it answers.
+    fn advance<T>(
+        &mut self,
+        name: &'static str,
+        answer: impl FnOnce(&mut Core, Phase) -> Answer<T>,
+    ) -> Result<T, Error> {
+        let phase = std::mem::replace(&mut self.phase, Phase::Load(None));
+        match answer(&mut self.core, phase) {
+            Answer::At((next, result)) => {
+                self.phase = next;
+                result
+            }
+            Answer::NotAt(phase) => {
+                let expected = phase.name();
+                self.phase = phase;
+                Err(Error::CallOutOfOrder { expected, got: name })
+            }
+        }
+    }
+}
+
+impl Core {
+    fn store_error(&self, operation: crate::error::StoreOperation, reason: String) -> Error {
         Error::Store {
             operation,
             id: self.id.clone(),
@@ -320,205 +443,24 @@ impl Call {
         }
     }
 
-    /// The stored meta (`None`: the store holds no such conversation). `face_len` is how
-    /// many history items the caller's own copy holds (a cache longer or shorter than it is
-    /// not trusted). Returns how many cached items the call goes on from (the caller's copy
-    /// keeps as many: the rest belonged to another incarnation, or was not trusted).
-    pub fn loaded(&mut self, meta: Option<StoredMeta>, face_len: usize) -> Result<usize, Error> {
-        self.expect(Phase::Load, "loaded")?;
-        if let Some(m) = &meta {
-            if !reads_schema(m.schema) {
-                return Err(self.store_error(
-                    "load",
-                    format!(
-                        "the meta's schema is {}; this ctxfold reads 1 to {META_SCHEMA}",
-                        m.schema
-                    ),
-                ));
-            }
-            if m.id != self.id {
-                return Err(self.store_error("load", format!("returned the meta of {:?}", m.id)));
-            }
-        }
-        self.meta = meta;
-        let Some(meta) = &self.meta else {
-            match self.kind {
-                Kind::Compact { .. } | Kind::Prune => {
-                    return Err(Error::UnknownConversation { id: self.id.clone() })
-                }
-                Kind::Undo => self.finish_with(Done::Undone(None))?,
-                Kind::Status => self.finish_with(Done::Status(None))?,
-                Kind::Ahead => self.finish_with(Done::Ahead(Vec::new()))?,
-                Kind::Prepare { .. } | Kind::Commit { .. } => {
-                    self.cache = Some(Cached::build(
-                        self.fresh_epoch.clone(),
-                        Around::default(),
-                        Vec::new(),
-                        self.format(),
-                    )?);
-                    self.clean = Some(0);
-                    self.ready()?;
-                }
-            }
-            return Ok(0);
-        };
-        let trusted = self.cache.as_ref().is_some_and(|c| {
-            c.epoch == meta.epoch && c.len() <= meta.length && c.len() == face_len && c.around.is_of(meta)
-        });
-        if !trusted {
-            self.cache = None;
-        }
-        let kept = self.cache.as_ref().map_or(0, Cached::len);
-        if matches!(self.kind, Kind::Undo) {
-            // Undo changes the state only: no history needed.
-            self.ready()?;
-            return Ok(kept);
-        }
-        match &self.cache {
-            Some(c) if c.len() == meta.length => {
-                self.clean = Some(meta.length);
-                self.ready()?;
-            }
-            Some(c) => self.phase = Phase::Read(c.len()),
-            None if meta.length == 0 => {
-                self.cache = Some(Cached::build(
-                    meta.epoch.clone(),
-                    Around::of(meta),
-                    Vec::new(),
-                    self.format(),
-                )?);
-                self.clean = Some(0);
-                self.ready()?;
-            }
-            None => self.phase = Phase::Read(0),
-        }
-        Ok(kept)
-    }
-
-    /// Answers [`Step::Load`] without the store, when that is safe: a `prepare` or `commit`
-    /// whose cache made the conversation's last write it knows of, and whose face holds
-    /// `face_len` items as the cache does. The call goes on from the meta it wrote (its write
-    /// is checked against that version, so a writer that got ahead makes it load and redo the
-    /// call); a compaction it turns out to need loads first, so no summarizer is asked for
-    /// on a stale history. Returns whether it did (`false`: load from the store).
-    pub fn assume_cached(&mut self, face_len: usize) -> Result<bool, Error> {
-        self.expect(Phase::Load, "assumeCached")?;
-        // Planning ahead writes nothing: a request planned on a history that moved on is
-        // only one no turn asks for.
-        if self.attempts > 0
-            || !matches!(
-                self.kind,
-                Kind::Prepare { .. } | Kind::Commit { .. } | Kind::Ahead
-            )
-        {
-            return Ok(false);
-        }
-        let Some(meta) = self
-            .cache
-            .as_ref()
-            .filter(|c| c.len() == face_len)
-            .and_then(|c| c.meta.clone())
-        else {
-            return Ok(false);
-        };
-        self.assumed = true;
-        self.loaded(Some(meta), face_len)?;
-        Ok(true)
-    }
-
-    /// History items from the index [`Step::Read`] named. More than the meta's length (a
-    /// write that landed since the load) are ignored; fewer are the store's error.
-    pub fn read(&mut self, mut items: Vec<Value>) -> Result<(), Error> {
-        let Phase::Read(from) = self.phase else {
-            return self.expect(Phase::Read(0), "read");
-        };
-        let meta = self.meta.as_ref().expect("read after a load");
-        let want = meta.length - from;
-        if items.len() < want {
-            return Err(self.store_error(
-                "messages",
-                format!(
-                    "returned {} items from index {from}; the meta says the history holds {}",
-                    items.len(),
-                    meta.length
-                ),
-            ));
-        }
-        items.truncate(want);
-        let format = self.format();
-        let stored = |e: Error| Error::Store {
-            operation: "messages",
-            id: meta.id.clone(),
-            reason: format!("the stored history does not read as messages: {e}"),
-        };
-        match (&mut self.cache, from) {
-            (Some(c), f) if f > 0 && c.len() == f => c.extend(items, format).map_err(stored)?,
-            (_, 0) => {
-                self.cache =
-                    Some(Cached::build(meta.epoch.clone(), Around::of(meta), items, format).map_err(stored)?)
-            }
-            _ => unreachable!("a read from {from} follows a cache of that length"),
-        }
-        self.clean = Some(meta.length);
-        self.ready()
-    }
-
     /// The options' format (`None`: detected).
     fn format(&self) -> Option<crate::messages::MessageFormat> {
-        self.ctx
-            .options
-            .format
-            .as_deref()
-            .and_then(|f| crate::messages::MessageFormat::from_name(f).ok())
+        self.ctx.options.format
     }
+}
 
-    /// The history is in the cache: do the call's work.
-    fn ready(&mut self) -> Result<(), Error> {
-        match &mut self.kind {
-            Kind::Prepare { new, around } => {
-                // Copies: another attempt may need them.
-                let (new, around) = (new.clone(), around.clone());
-                let format = self.format();
-                let cache = self.cache.as_mut().expect("a cache when ready");
-                let mut next = cache.around.clone();
-                if next.update(around) {
-                    cache.set_around(next, format)?;
-                    self.dirty = true;
-                }
-                self.append(new, "newMessages")?;
-                self.start(false, None)
-            }
-            Kind::Commit { reply, .. } => {
-                let reply = reply.clone();
-                self.append(reply, "reply")?;
-                self.phase = Phase::Finish;
-                Ok(())
-            }
-            Kind::Compact { instructions } => {
-                let instructions = instructions.clone();
-                self.start(true, instructions)
-            }
-            Kind::Prune => self.start(false, None),
-            Kind::Undo => match self.meta.as_ref().and_then(|m| m.undo.as_ref()) {
-                None => self.finish_with(Done::Undone(None)),
-                Some(_) => {
-                    self.phase = Phase::Finish;
-                    Ok(())
-                }
-            },
-            Kind::Status => {
-                let status = self.status()?;
-                self.finish_with(Done::Status(Some(Box::new(status))))
-            }
-            Kind::Ahead => self.plan_ahead(),
-        }
-    }
+/// An attempt at work: the call's lasting part and the loaded attempt.
+struct Work<'a> {
+    core: &'a Core,
+    at: &'a mut Loaded,
+}
 
+impl Work<'_> {
     /// Appends the call's items to the cached history. A message that does not read is an
     /// error at its place in what the caller passed (`newMessages[2].content`).
     fn append(&mut self, items: Vec<Value>, argument: &str) -> Result<(), Error> {
-        let format = self.format();
-        let cache = self.cache.as_mut().expect("a cache when ready");
+        let format = self.core.format();
+        let cache = &mut self.at.cache;
         let start = cache.len();
         cache
             .extend(items, format)
@@ -527,20 +469,17 @@ impl Call {
 
     /// The options of this call's compaction: the stored state, and a manual one's knobs.
     fn setup(&self, manual: bool, instructions: Option<String>) -> Result<Prepped, Error> {
-        let mut options = self.ctx.options.clone();
+        let mut options = self.core.ctx.options.clone();
         options.manual = Some(manual);
         if instructions.is_some() {
             options.instructions = instructions;
         }
         let mut setup = Setup::new(options)?;
-        setup.state = self.meta.as_ref().map(|m| m.state.clone());
+        setup.state = self.at.meta.as_ref().map(|m| m.state.clone());
         let model = model_key(&setup);
         // Counted exactly, a lower report is never room the window lacks (see usage::PLAUSIBLE).
         let exact = setup.counting.exact;
-        let ratio = self
-            .meta
-            .as_ref()
-            .and_then(|m| m.anchors.iter().find(|a| a.model == model));
+        let ratio = (self.at.meta.as_ref()).and_then(|m| m.anchors.iter().find(|a| a.model == model));
         let ratio = ratio.map(|a| if exact { a.ratio.max(1.0) } else { a.ratio });
         let cold = self.cold_cache(&setup.budget);
         if let Some(c) = &cold {
@@ -550,106 +489,11 @@ impl Call {
         if let Some(r) = ratio {
             setup.budget = corrected(budget, r);
         }
-        if matches!(self.kind, Kind::Prune) {
+        if matches!(self.core.kind, Kind::Prune) {
             // After the correction: the estimate keeps the real threshold.
             guarded::prune_now(&mut setup);
         }
         Ok((setup, ratio, budget, model, cold))
-    }
-
-    /// The replies to [`Step::Summarize`]'s requests, in order.
-    pub fn submit(&mut self, replies: Vec<Reply>) -> Result<(), Error> {
-        self.expect(Phase::Summarize, "submit")?;
-        let run = self.run.as_mut().expect("a run");
-        run.first = false;
-        run.asked = true;
-        run.compaction.as_mut().expect("a compaction").submit(replies)?;
-        self.after_round()
-    }
-
-    /// Answers [`Step::Summarize`] with the built-in extractive summary.
-    pub fn submit_extractive(&mut self) -> Result<(), Error> {
-        self.expect(Phase::Summarize, "submitExtractive")?;
-        let run = self.run.as_mut().expect("a run");
-        run.first = false;
-        run.compaction
-            .as_mut()
-            .expect("a compaction")
-            .submit_extractive()?;
-        self.after_round()
-    }
-
-    /// The caller's timings (planning, waiting for summaries, the whole call so far): the
-    /// batch to write is made.
-    pub fn finish(&mut self, timings: Timings) -> Result<(), Error> {
-        self.expect(Phase::Finish, "finish")?;
-        match &self.kind {
-            Kind::Prepare { .. } | Kind::Compact { .. } | Kind::Prune => self.finish_compaction(timings),
-            Kind::Commit { usage, .. } => {
-                let usage = usage.clone();
-                self.finish_commit(usage)
-            }
-            Kind::Undo => self.finish_undo(),
-            Kind::Status | Kind::Ahead => unreachable!("status and ahead end when ready"),
-        }
-    }
-
-    /// The write landed.
-    pub fn written(&mut self) -> Result<(), Error> {
-        self.expect(Phase::Write, "written")?;
-        let batch = self.batch.take().expect("a batch");
-        self.clean = Some(batch.meta.length);
-        self.dirty = false;
-        if let Some(c) = &mut self.cache {
-            c.meta = Some(batch.meta);
-        }
-        self.phase = Phase::Done;
-        Ok(())
-    }
-
-    /// The store refused the write (`found`: the version it holds, `None`: no
-    /// conversation). The call starts over from [`Step::Load`], or fails with `STALE_WRITE`
-    /// after its attempts.
-    pub fn stale(&mut self, found: Option<u32>) -> Result<(), Error> {
-        self.expect(Phase::Write, "stale")?;
-        self.attempts += 1;
-        let expected = self.meta.as_ref().map_or(0, |m| m.version);
-        self.rollback();
-        if self.attempts >= self.ctx.attempts {
-            return Err(Error::StaleWrite {
-                id: self.id.clone(),
-                expected,
-                found,
-                attempts: self.attempts,
-            });
-        }
-        self.phase = Phase::Load;
-        Ok(())
-    }
-
-    /// Undoes what this attempt did to the cache, and forgets the attempt.
-    pub(super) fn rollback(&mut self) {
-        self.assumed = false;
-        if let Some(c) = &mut self.cache {
-            // Whatever this attempt assumed about the store is not to be assumed again.
-            c.meta = None;
-        }
-        if self.dirty {
-            self.cache = None;
-        } else if let (Some(c), Some(len)) = (&mut self.cache, self.clean) {
-            c.truncate(len);
-        }
-        self.dirty = false;
-        self.run = None;
-        self.batch = None;
-        self.done = None;
-        self.meta = None;
-    }
-
-    fn finish_with(&mut self, done: Done) -> Result<(), Error> {
-        self.done = Some(done);
-        self.phase = Phase::Done;
-        Ok(())
     }
 }
 

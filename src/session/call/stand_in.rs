@@ -5,21 +5,21 @@
 
 use std::rc::Rc;
 
-use super::{Call, Done};
+use super::{Done, Next, Work};
 use crate::compact::partition::input_bound;
 use crate::compact::Request;
 use crate::messages::{Message, MessageRole, Part};
 use crate::session::prepare_ahead::NEXT_TURN;
 use crate::Error;
 
-impl Call {
+impl Work<'_> {
     /// Plans ahead, when `prepareAhead` is on: with a user message standing in for the next
     /// turn's, or, when tool calls wait for their results, with a result for each.
-    pub(super) fn plan_ahead(&mut self) -> Result<(), Error> {
-        let cache = self.cache.as_mut().expect("a cache when ready");
+    pub(super) fn plan_ahead(&mut self) -> Result<Next, Error> {
+        let cache = &mut self.at.cache;
         let settled = cache.len();
-        let Some(soft) = self.ctx.ahead.filter(|_| settled > 0) else {
-            return self.finish_with(Done::Ahead(Vec::new()));
+        let Some(soft) = self.core.ctx.ahead.filter(|_| settled > 0) else {
+            return Ok(Next::Done(Done::Ahead(Vec::new())));
         };
         let open = open_calls(cache.conv.messages());
         let before = cache.conv.messages().len();
@@ -39,8 +39,8 @@ impl Call {
                 .unwrap_or_default(),
             Err(_) => Vec::new(),
         };
-        self.cache.as_mut().expect("a cache when ready").truncate(settled);
-        self.finish_with(Done::Ahead(requests))
+        self.at.cache.truncate(settled);
+        Ok(Next::Done(Done::Ahead(requests)))
     }
 
     /// The requests of the compaction planned ahead: none below the soft threshold, when
@@ -49,14 +49,16 @@ impl Call {
     fn requests_ahead(&mut self, soft: f64, results: bool, before: usize) -> Result<Vec<Request>, Error> {
         let (mut setup, ..) = self.setup(false, None)?;
         setup.ahead = true;
-        let t = self.ctx.guards;
-        let mut guards = self.meta.as_ref().map(|m| m.guards.clone()).unwrap_or_default();
+        let t = self.core.ctx.guards;
+        let mut guards = (self.at.meta.as_ref())
+            .map(|m| m.guards.clone())
+            .unwrap_or_default();
         guards.begin_turn(&t);
         if guards.breaker_open(&t).is_some() {
             return Ok(Vec::new());
         }
-        let now = self.now.clone();
-        let cache = self.cache.as_mut().expect("a cache when ready");
+        let now = self.core.now.clone();
+        let cache = &mut self.at.cache;
         let compaction = setup.start(Rc::clone(&cache.conv), &mut cache.memo, now)?;
         let plan = compaction.plan();
         let (counts, _) = cache.memo.counts(&cache.conv, &setup.counting.counter);

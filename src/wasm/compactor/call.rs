@@ -13,6 +13,7 @@ use super::super::options::{self, json_arg};
 use super::super::reply::reply_from;
 use super::super::to_plain;
 use crate::compact::types::Timings;
+use crate::error::StoreOperation;
 use crate::session::{Call, Done, Piece, Sessions, Step, StoredMeta};
 use crate::Error;
 
@@ -25,6 +26,15 @@ pub struct CompactorCall {
 
 fn set(obj: &Object, key: &str, value: &JsValue) -> Result<(), JsValue> {
     Reflect::set(obj, &JsValue::from_str(key), value).map(|_| ())
+}
+
+/// JS answered `step` with `got`: the call is at another step (`lib/compactor.js` stepped it
+/// out of order).
+fn out_of_order(step: &Step<'_>, got: &'static str) -> JsValue {
+    to_js(Error::CallOutOfOrder {
+        expected: step.name(),
+        got,
+    })
 }
 
 impl CompactorCall {
@@ -53,11 +63,12 @@ impl CompactorCall {
         let call = self.inner()?;
         let out = Object::new();
         match call.step() {
-            Step::Load => set(&out, "load", &JsValue::TRUE)?,
-            Step::Read { from } => set(&out, "read", &(from as f64).into())?,
-            Step::Summarize { requests, first } => {
+            Step::Load(_) => set(&out, "load", &JsValue::TRUE)?,
+            Step::Read(read) => set(&out, "read", &(read.from() as f64).into())?,
+            Step::Summarize(s) => {
+                let first = s.first();
                 let list = Array::new();
-                for r in requests {
+                for r in s.requests() {
                     let req = to_plain(r)?;
                     Reflect::set(&req, &"messages".into(), &to_plain(&r.chat_messages())?)?;
                     list.push(&req);
@@ -65,22 +76,24 @@ impl CompactorCall {
                 set(&out, "summarize", &list)?;
                 set(&out, "first", &first.into())?;
                 if first {
-                    if let Some(plan) = call.plan() {
+                    if let Some(plan) = s.plan() {
                         set(&out, "plan", &to_plain(&plan)?)?;
                     }
                 }
             }
-            Step::Finish => {
+            Step::Finish(f) => {
                 set(&out, "finish", &JsValue::TRUE)?;
                 // A compaction made without asking the summarizer (the breaker is open): its
                 // plan, for the compactionStart no summarize step sent.
-                if let Some(plan) = call.plan() {
+                if let Some(plan) = f.plan() {
                     set(&out, "plan", &to_plain(&plan)?)?;
                 }
             }
-            Step::Write { expect, batch } => {
-                set(&out, "write", &to_plain(batch)?)?;
-                set(&out, "expect", &expect.into())?;
+            Step::Write(w) => {
+                if let Some(batch) = w.batch() {
+                    set(&out, "write", &to_plain(batch)?)?;
+                }
+                set(&out, "expect", &w.expects().into())?;
             }
             Step::Done => set(&out, "done", &JsValue::TRUE)?,
         }
@@ -91,7 +104,12 @@ impl CompactorCall {
     /// last (`length`: the history items JS holds); `false`: load from the store.
     #[wasm_bindgen(js_name = assumeCached)]
     pub fn assume_cached(&mut self, length: u32) -> Result<bool, JsValue> {
-        self.inner()?.assume_cached(length as usize).map_err(to_js)
+        match self.inner()?.step() {
+            Step::Load(load) => (load.assume_cached(length as usize))
+                .map(|handle| handle.is_none())
+                .map_err(to_js),
+            other => Err(out_of_order(&other, "assumeCached")),
+        }
     }
 
     /// The store's `load(id)`; `length`: how many history items JS holds for the
@@ -103,7 +121,7 @@ impl CompactorCall {
         } else {
             let bad = |reason: String| {
                 to_js(Error::Store {
-                    operation: "load",
+                    operation: StoreOperation::Load,
                     id: call.id().to_owned(),
                     reason,
                 })
@@ -116,10 +134,12 @@ impl CompactorCall {
                 .map_err(|e| bad(format!("returned a meta that does not read ({e})")))?;
             Some(meta)
         };
-        let call = self.inner()?;
-        call.loaded(meta, length as usize)
-            .map(|kept| kept as u32)
-            .map_err(to_js)
+        match self.inner()?.step() {
+            Step::Load(load) => (load.loaded(meta, length as usize))
+                .map(|kept| kept as u32)
+                .map_err(to_js),
+            other => Err(out_of_order(&other, "loaded")),
+        }
     }
 
     /// The store's `messages(id, from)`.
@@ -127,7 +147,7 @@ impl CompactorCall {
         let call = self.inner()?;
         if !Array::is_array(&items) {
             return Err(to_js(Error::Store {
-                operation: "messages",
+                operation: StoreOperation::Messages,
                 id: call.id().to_owned(),
                 reason: format!("returned {}, not an array", describe(&items)),
             }));
@@ -136,41 +156,58 @@ impl CompactorCall {
             Value::Array(items) => items,
             _ => Vec::new(),
         };
-        self.inner()?.read(items).map_err(to_js)
+        match self.inner()?.step() {
+            Step::Read(read) => read.read(items).map_err(to_js),
+            other => Err(out_of_order(&other, "read")),
+        }
     }
 
     /// The summarizer's replies: each `{ value }` or `{ failed }` (as `compact()` passes them).
     pub fn submit(&mut self, replies: Array) -> Result<(), JsValue> {
         let replies = replies.iter().map(|r| reply_from(&r)).collect();
-        self.inner()?.submit(replies).map_err(to_js)
+        match self.inner()?.step() {
+            Step::Summarize(s) => s.submit(replies).map_err(to_js),
+            other => Err(out_of_order(&other, "submit")),
+        }
     }
 
     /// Answers the summaries with the built-in extractive summary.
     #[wasm_bindgen(js_name = submitExtractive)]
     pub fn submit_extractive(&mut self) -> Result<(), JsValue> {
-        self.inner()?.submit_extractive().map_err(to_js)
+        match self.inner()?.step() {
+            Step::Summarize(s) => s.submit_extractive().map_err(to_js),
+            other => Err(out_of_order(&other, "submitExtractive")),
+        }
     }
 
     /// The call's timings, in milliseconds.
     pub fn finish(&mut self, plan_ms: f64, summarize_ms: f64, total_ms: f64) -> Result<(), JsValue> {
-        self.inner()?
-            .finish(Timings {
-                plan_ms,
-                summarize_ms,
-                total_ms,
-            })
-            .map_err(to_js)
+        let timings = Timings {
+            plan_ms,
+            summarize_ms,
+            total_ms,
+        };
+        match self.inner()?.step() {
+            Step::Finish(f) => f.finish(timings).map_err(to_js),
+            other => Err(out_of_order(&other, "finish")),
+        }
     }
 
     /// The write landed.
     pub fn written(&mut self) -> Result<(), JsValue> {
-        self.inner()?.written().map_err(to_js)
+        match self.inner()?.step() {
+            Step::Write(w) => w.written().map_err(to_js),
+            other => Err(out_of_order(&other, "written")),
+        }
     }
 
     /// The store refused the write as stale; `found`: the version it holds, if it said.
     pub fn stale(&mut self, found: JsValue) -> Result<(), JsValue> {
         let found = found.as_f64().filter(|n| *n >= 0.0).map(|n| n as u32);
-        self.inner()?.stale(found).map_err(to_js)
+        match self.inner()?.step() {
+            Step::Write(w) => w.stale(found).map_err(to_js),
+            other => Err(out_of_order(&other, "stale")),
+        }
     }
 
     /// The result, once the call reached its write (the core makes it with the batch, so JS

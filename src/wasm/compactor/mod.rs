@@ -620,21 +620,16 @@ pub fn restore_original(copy: JsValue, original: JsValue) -> JsValue {
 }
 
 /// A `STORE_ERROR` for a store method that failed (JS sets the original error as `cause`).
+/// An `operation` that names no store method is `INTERNAL` (ctxfold's JS names them).
 #[wasm_bindgen(js_name = __ctxfoldStoreError, skip_typescript)]
 pub fn store_error(operation: String, id: String, reason: String) -> JsValue {
-    let operation = match operation.as_str() {
-        "load" => "load",
-        "messages" => "messages",
-        "write" => "write",
-        "summaries" => "summaries",
-        "records" => "records",
-        "list" => "list",
-        _ => "delete",
-    };
-    to_js(Error::Store {
-        operation,
-        id,
-        reason,
+    to_js(match operation.parse::<crate::error::StoreOperation>() {
+        Ok(operation) => Error::Store {
+            operation,
+            id,
+            reason,
+        },
+        Err(e) => e,
     })
 }
 

@@ -9,6 +9,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{Event, IdbDatabase, IdbKeyRange, IdbRequest, IdbTransaction, IdbTransactionMode};
 
 use super::{failed, from_dom, settled, transaction, with_cause, At};
+use crate::error::StoreOperation;
 use crate::indexeddb::{self as schema, MESSAGES, META, RECORDS, STORES, SUMMARIES};
 use crate::wasm::batch::{id_arg, Write};
 use crate::wasm::error::{invalid_argument, to_js};
@@ -57,7 +58,7 @@ pub struct IdbCall {
 impl IdbCall {
     /// `load(id)`: the meta, or `null`.
     pub fn load(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
-        let at = At::new("load", &id_arg(&id)?);
+        let at = At::new(StoreOperation::Load, &id_arg(&id)?);
         let tx = transaction(&at, db, &[META], IdbTransactionMode::Readonly)?;
         let request = store(&tx, &at, META)?
             .get(&JsValue::from_str(&at.id))
@@ -67,7 +68,7 @@ impl IdbCall {
 
     /// `messages(id, from)`: the history from index `from` on.
     pub fn messages(db: &IdbDatabase, id: JsValue, from: JsValue) -> Result<IdbCall, JsValue> {
-        let at = At::new("messages", &id_arg(&id)?);
+        let at = At::new(StoreOperation::Messages, &id_arg(&id)?);
         let from = from
             .as_f64()
             .and_then(schema::whole)
@@ -83,17 +84,17 @@ impl IdbCall {
 
     /// `summaries(id)`: every summary written, in `seq` order.
     pub fn summaries(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
-        IdbCall::every(At::new("summaries", &id_arg(&id)?), SUMMARIES, db)
+        IdbCall::every(At::new(StoreOperation::Summaries, &id_arg(&id)?), SUMMARIES, db)
     }
 
     /// `records(id)`: every compaction record written, in `seq` order.
     pub fn records(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
-        IdbCall::every(At::new("records", &id_arg(&id)?), RECORDS, db)
+        IdbCall::every(At::new(StoreOperation::Records, &id_arg(&id)?), RECORDS, db)
     }
 
     /// `list()`: every conversation's id.
     pub fn list(db: &IdbDatabase) -> Result<IdbCall, JsValue> {
-        let at = At::new("list", "");
+        let at = At::new(StoreOperation::List, "");
         let tx = transaction(&at, db, &[META], IdbTransactionMode::Readonly)?;
         let request = store(&tx, &at, META)?
             .get_all_keys()
@@ -103,7 +104,7 @@ impl IdbCall {
 
     /// `delete(id)`: the conversation's meta, history, summaries and records, at once.
     pub fn delete(db: &IdbDatabase, id: JsValue) -> Result<IdbCall, JsValue> {
-        let at = At::new("delete", &id_arg(&id)?);
+        let at = At::new(StoreOperation::Delete, &id_arg(&id)?);
         let tx = transaction(&at, db, &STORES, IdbTransactionMode::Readwrite)?;
         let all = everything(&at.id).map_err(|e| from_dom(&at, "", &e))?;
         for name in STORES {
@@ -125,7 +126,7 @@ impl IdbCall {
     /// version and length and aborts the transaction (nothing is kept) when they do not fit.
     pub fn write(db: &IdbDatabase, id: JsValue, expect: JsValue, batch: JsValue) -> Result<IdbCall, JsValue> {
         let write = Write::read(&id, &expect, &batch)?;
-        let at = At::new("write", &write.id);
+        let at = At::new(StoreOperation::Write, &write.id);
         let tx = transaction(&at, db, &write.stores(), IdbTransactionMode::Readwrite)?;
         let request = store(&tx, &at, META)?
             .get(&JsValue::from_str(&write.id))
@@ -293,7 +294,7 @@ impl Write {
                 (Some(v), Some(l)) => (Some(v), l),
                 _ => {
                     return Err(Verdict::Refused(Error::Store {
-                        operation: "write",
+                        operation: StoreOperation::Write,
                         id: self.id.clone(),
                         reason: "the stored meta has no whole version and length; nothing was written".into(),
                     }))

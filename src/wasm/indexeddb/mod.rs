@@ -28,6 +28,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{IdbDatabase, IdbTransaction, IdbTransactionMode};
 
 use super::error::to_js;
+use crate::error::StoreOperation;
 use crate::indexeddb::IndexedDBStoreOptions;
 use crate::Error;
 
@@ -35,12 +36,12 @@ use crate::Error;
 /// `open` and `list`), as `STORE_ERROR`'s message shows them (`store.write("c") failed: ...`).
 #[derive(Clone)]
 struct At {
-    operation: &'static str,
+    operation: StoreOperation,
     id: String,
 }
 
 impl At {
-    fn new(operation: &'static str, id: &str) -> At {
+    fn new(operation: StoreOperation, id: &str) -> At {
         At {
             operation,
             id: id.to_owned(),
@@ -106,30 +107,19 @@ pub fn options(options: JsValue) -> Result<JsValue, JsValue> {
 /// database could not be opened because another tab holds it open at an older version.
 #[wasm_bindgen(js_name = idbTimeout, skip_typescript)]
 pub fn timeout(operation: String, id: String, ms: f64, blocked: bool) -> JsValue {
+    let operation = match operation.parse::<StoreOperation>() {
+        Ok(operation) => operation,
+        Err(e) => return to_js(e),
+    };
     let why = if blocked {
         "; the IndexedDB database is being upgraded and another tab keeps it open at the older version (close or reload that tab)"
     } else {
         ""
     };
     failed(
-        &At::new(operation_name(&operation), &id),
+        &At::new(operation, &id),
         format!("no answer within {ms} ms{why}; the call was aborted and wrote nothing"),
     )
-}
-
-/// The operation names, as `&'static str` for the error type.
-fn operation_name(op: &str) -> &'static str {
-    match op {
-        "open" => "open",
-        "load" => "load",
-        "messages" => "messages",
-        "write" => "write",
-        "summaries" => "summaries",
-        "records" => "records",
-        "list" => "list",
-        "delete" => "delete",
-        _ => "call",
-    }
 }
 
 /// `error` (a DOMException, or anything IndexedDB threw) as the typed error of the call

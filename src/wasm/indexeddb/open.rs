@@ -13,6 +13,7 @@ use web_sys::{
 
 use super::call::key;
 use super::{failed, from_dom, with_cause, At};
+use crate::error::StoreOperation;
 use crate::indexeddb::{self as schema, UpgradeStep, MESSAGES, META, RECORDS, STORES, SUMMARIES};
 use crate::indexeddb::{SCHEMA_VERSION, V1_CONVERSATIONS};
 
@@ -44,14 +45,14 @@ impl IdbOpen {
             .filter(|f| f.is_object())
             .ok_or_else(|| {
                 failed(
-                    &At::new("open", ""),
+                    &At::new(StoreOperation::Open, ""),
                     "this runtime has no IndexedDB (no global indexedDB)".into(),
                 )
             })?
             .unchecked_into::<IdbFactory>();
         let request = factory.open_with_u32(&name, SCHEMA_VERSION).map_err(|e| {
             from_dom(
-                &At::new("open", ""),
+                &At::new(StoreOperation::Open, ""),
                 &format!("could not open IndexedDB database {name:?}"),
                 &e,
             )
@@ -105,13 +106,13 @@ impl IdbOpen {
             let db: IdbDatabase = self
                 .request
                 .result()
-                .map_err(|e| from_dom(&At::new("open", ""), "", &e))?
+                .map_err(|e| from_dom(&At::new(StoreOperation::Open, ""), "", &e))?
                 .unchecked_into();
             // A database of that name and version that another library made.
             if let Some(name) = STORES.iter().find(|n| !db.object_store_names().contains(n)) {
                 db.close();
                 return Err(failed(
-                    &At::new("open", ""),
+                    &At::new(StoreOperation::Open, ""),
                     format!(
                         "the IndexedDB database {:?} has no {name:?} store: it is not ctxfold's (another library's?); give IndexedDBStore a database name of its own",
                         db.name()
@@ -132,7 +133,7 @@ impl IdbOpen {
         let dom = self.request.error().ok().flatten();
         Err(match dom {
             Some(dom) if dom.name() == "VersionError" => with_cause(
-                failed(&At::new("open", ""),
+                failed(&At::new(StoreOperation::Open, ""),
                     format!(
                         "the IndexedDB database has a schema version above {SCHEMA_VERSION}, written by a newer ctxfold ({})",
                         dom.message()
@@ -140,8 +141,8 @@ impl IdbOpen {
                 ),
                 &dom,
             ),
-            Some(dom) => from_dom(&At::new("open", ""), "could not open the IndexedDB database", &dom),
-            None => failed(&At::new("open", ""), "the IndexedDB database could not be opened".into()),
+            Some(dom) => from_dom(&At::new(StoreOperation::Open, ""), "could not open the IndexedDB database", &dom),
+            None => failed(&At::new(StoreOperation::Open, ""), "the IndexedDB database could not be opened".into()),
         })
     }
 }
@@ -166,11 +167,14 @@ fn upgrade(
     let steps = schema::upgrade(from).map_err(crate::wasm::error::to_js)?;
     let db: IdbDatabase = request
         .result()
-        .map_err(|e| from_dom(&At::new("open", ""), "", &e))?
+        .map_err(|e| from_dom(&At::new(StoreOperation::Open, ""), "", &e))?
         .unchecked_into();
-    let tx = request
-        .transaction()
-        .ok_or_else(|| failed(&At::new("open", ""), "the upgrade has no transaction".into()))?;
+    let tx = request.transaction().ok_or_else(|| {
+        failed(
+            &At::new(StoreOperation::Open, ""),
+            "the upgrade has no transaction".into(),
+        )
+    })?;
     for step in steps {
         match step {
             UpgradeStep::CreateStores => {
@@ -178,7 +182,7 @@ fn upgrade(
                     if !db.object_store_names().contains(name) {
                         db.create_object_store(name).map_err(|e| {
                             from_dom(
-                                &At::new("open", ""),
+                                &At::new(StoreOperation::Open, ""),
                                 &format!("could not create object store {name:?}"),
                                 &e,
                             )
@@ -190,7 +194,7 @@ fn upgrade(
                 // Version 1 with no ctxfold store: another library's database by that name.
                 if !db.object_store_names().contains(V1_CONVERSATIONS) {
                     return Err(failed(
-                        &At::new("open", ""),
+                        &At::new(StoreOperation::Open, ""),
                         format!(
                             "the IndexedDB database {:?} is at version 1 without ctxfold's {V1_CONVERSATIONS:?} store: it is not ctxfold's (another library's?); give IndexedDBStore a database name of its own",
                             db.name()
@@ -200,7 +204,13 @@ fn upgrade(
                 let walk = tx
                     .object_store(V1_CONVERSATIONS)
                     .and_then(|s| s.open_cursor())
-                    .map_err(|e| from_dom(&At::new("open", ""), "could not read schema version 1", &e))?;
+                    .map_err(|e| {
+                        from_dom(
+                            &At::new(StoreOperation::Open, ""),
+                            "could not read schema version 1",
+                            &e,
+                        )
+                    })?;
                 let on_step = {
                     let (walk, tx, db, failure) = (walk.clone(), tx.clone(), db.clone(), failure.clone());
                     Closure::<dyn FnMut()>::new(move || {
@@ -225,20 +235,20 @@ fn split_one(walk: &IdbRequest, tx: &IdbTransaction, db: &IdbDatabase) -> Result
     let context = "upgrading from schema version 1";
     let at = walk
         .result()
-        .map_err(|e| from_dom(&At::new("open", ""), context, &e))?;
+        .map_err(|e| from_dom(&At::new(StoreOperation::Open, ""), context, &e))?;
     if at.is_null() || at.is_undefined() {
         return db
             .delete_object_store(V1_CONVERSATIONS)
-            .map_err(|e| from_dom(&At::new("open", ""), context, &e));
+            .map_err(|e| from_dom(&At::new(StoreOperation::Open, ""), context, &e));
     }
     let cursor: IdbCursorWithValue = at.unchecked_into();
     let record = cursor
         .value()
-        .map_err(|e| from_dom(&At::new("open", ""), context, &e))?;
+        .map_err(|e| from_dom(&At::new(StoreOperation::Open, ""), context, &e))?;
     let get = |key: &str| Reflect::get(&record, &JsValue::from_str(key)).unwrap_or_default();
     let id = get("id").as_string().ok_or_else(|| {
         failed(
-            &At::new("open", ""),
+            &At::new(StoreOperation::Open, ""),
             format!("{context}: a conversation record without a string id"),
         )
     })?;
@@ -250,7 +260,7 @@ fn split_one(walk: &IdbRequest, tx: &IdbTransaction, db: &IdbDatabase) -> Result
             Ok(v.unchecked_into())
         } else {
             Err(failed(
-                &At::new("open", ""),
+                &At::new(StoreOperation::Open, ""),
                 format!("{context}: conversation {id:?} has {key} that is not an array"),
             ))
         }
@@ -259,7 +269,7 @@ fn split_one(walk: &IdbRequest, tx: &IdbTransaction, db: &IdbDatabase) -> Result
         tx.object_store(name)
             .and_then(|s| s.put_with_key(value, key))
             .map(|_| ())
-            .map_err(|e| from_dom(&At::new("open", ""), context, &e))
+            .map_err(|e| from_dom(&At::new(StoreOperation::Open, ""), context, &e))
     };
     for (i, message) in list("messages")?.iter().enumerate() {
         put(MESSAGES, &message, &key(&id, i as f64))?;
@@ -284,5 +294,5 @@ fn split_one(walk: &IdbRequest, tx: &IdbTransaction, db: &IdbDatabase) -> Result
     }
     cursor
         .continue_()
-        .map_err(|e| from_dom(&At::new("open", ""), context, &e))
+        .map_err(|e| from_dom(&At::new(StoreOperation::Open, ""), context, &e))
 }
