@@ -7,6 +7,7 @@ import type { CompactResult, CtxfoldError, HttpSummary, IndexedDBStoreOptions, S
 
 /** The API's types, for JSDoc here (`import("./types.d.ts").CompactOptions`). */
 export type * from "../dist/full/ctxfold.js";
+export type { VocabularySource } from "../index.js";
 
 /** The instantiated module, full or lite (they declare the same functions). */
 export type Raw = typeof Bindings & Internals;
