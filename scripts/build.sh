@@ -49,6 +49,8 @@ build full
 build lite --no-default-features
 
 cp -r pkg-template/. "$out/"
+# The tsc --checkJs configurations (scripts/test.sh's checkjs layer) are the repository's, not the package's.
+rm -f "$out/tsconfig.json" "$out/bin/tsconfig.json"
 mkdir -p "$out/vocab"
 cp vocab/*.ctxv vocab/SHA256SUMS "$out/vocab/"
 cp README.md "$out/"

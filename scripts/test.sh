@@ -19,6 +19,9 @@
 #              SQLite, a Next.js AI SDK route), each with its own pinned packages (npm ci, when
 #              its lockfile changed) and its own test, against a stand-in for the model on 127.0.0.1
 #   types      tsc --noEmit on tests/types/ against the package's .d.ts
+#   checkjs    tsc --checkJs --strict over the package's JavaScript (pkg-template/tsconfig.json and
+#              bin/tsconfig.json: the files typed with JSDoc), then tests/checkjs/check.mjs: every
+#              file but the ones not typed yet without errors, and no @ts-ignore or @ts-nocheck
 #   docs       the API reference built by TypeDoc from the package's .d.ts (scripts/api-docs.sh;
 #              pinned in docs/api-build, installs it), any warning an error; then the guides'
 #              checks that need its tools (tests/docs/: the TOML blocks parsed)
@@ -40,7 +43,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd examples types docs anchoring ai-sdk bench)
+all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd examples types checkjs docs anchoring ai-sdk bench)
 layers=("${@:-${all_layers[@]}}")
 for l in "${layers[@]}"; do
   [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
@@ -186,6 +189,14 @@ layer_types() {
   node_modules/.bin/tsc --version
   node_modules/.bin/tsc -p tests/types/tsconfig.json
   node_modules/.bin/tsc -p tests/types/tsconfig.node16.json
+}
+
+layer_checkjs() {
+  # The JSDoc names the built package's types (pkg/index.d.ts, pkg/dist/): pkg/ must be built.
+  link_package
+  node_modules/.bin/tsc -p pkg-template/tsconfig.json
+  node_modules/.bin/tsc -p pkg-template/bin/tsconfig.json
+  node tests/checkjs/check.mjs
 }
 
 layer_docs() {

@@ -3,9 +3,36 @@
 // follows it, and an option a command does not take is refused from the same table.
 import { CLI_ERRORS, usageError } from "./input.mjs";
 
+/** @typedef {import("../node.js").Encoding} Encoding */
+/** @typedef {import("../node.js").MessageFormat} MessageFormat */
+/** @typedef {import("../node.js").Preset} Preset */
+/**
+ * What --summarizer names.
+ * @typedef {{ kind: "extractive" } | { kind: "url", url: string } | { kind: "module", path: string }} SummarizerSpec
+ */
+/**
+ * The command line, parsed: the options by their key in OPTIONS. Values the library reads
+ * (--encoding, --format, --preset) are as given: the library refuses a bad one.
+ * @typedef {{
+ *   positional: string[], given: string[], json: boolean, text: boolean, quiet: boolean,
+ *   model?: string, encoding?: Encoding, format?: MessageFormat, window?: number,
+ *   summarizer?: SummarizerSpec, summarizerModel?: string, apiKeyEnv?: string, state?: string,
+ *   saveState?: string, preset?: Preset, store?: string, id?: string, until?: number,
+ * }} Args
+ */
+/**
+ * An option: its value's name (none: a flag), the key it sets in Args, how its value is read.
+ * @typedef {{ value?: string, key: string, parse?: (raw: string) => unknown, about: string }} Option
+ */
+/**
+ * A command: the options it takes (null: any), its arguments' synopsis (default FILE).
+ * @typedef {{ takes: string[] | null, args?: string, about: string }} Command
+ */
+
 /** The largest context window ctxfold takes (a u32). */
 const MAX_WINDOW = 2 ** 32 - 1;
 
+/** @type {Record<string, number>} */
 const SUFFIX = { "": 1, k: 1_000, m: 1_000_000 };
 
 /**
@@ -14,6 +41,8 @@ const SUFFIX = { "": 1, k: 1_000, m: 1_000_000 };
  * for 131,072 (Llama); the decimal reading is the smaller, so a window given this way is never
  * larger than the model's (a larger one would let an input through that the server refuses).
  * Number() alone would also take "1e3", "0x10" and "", which are refused.
+ * @param {string} raw
+ * @returns {number}
  */
 export function parseWindow(raw) {
   const m = /^([0-9]+)(?:\.([0-9]+))?([kKmM]?)$/.exec(raw);
@@ -30,13 +59,21 @@ export function parseWindow(raw) {
   );
 }
 
-/** A turn number: a positive whole number in digits. */
+/**
+ * A turn number: a positive whole number in digits.
+ * @param {string} raw
+ * @returns {number}
+ */
 function parseTurn(raw) {
   if (/^[0-9]+$/.test(raw) && Number(raw) > 0 && Number(raw) <= Number.MAX_SAFE_INTEGER) return Number(raw);
   throw usageError(`--until needs a turn number (1, 2, ...), got ${JSON.stringify(raw)}`);
 }
 
-/** extractive, an http(s) URL, or a module path; anything else is a usage error. */
+/**
+ * extractive, an http(s) URL, or a module path; anything else is a usage error.
+ * @param {string} raw
+ * @returns {SummarizerSpec}
+ */
 function parseSummarizer(raw) {
   if (raw === "extractive") return { kind: "extractive" };
   if (/^https?:\/\//i.test(raw)) {
@@ -51,6 +88,7 @@ function parseSummarizer(raw) {
 }
 
 /** Every option: its value's name (none: a flag), where the parser puts it, and what it means. */
+/** @type {Record<string, Option>} */
 export const OPTIONS = {
   "--model": { value: "M", key: "model", about: "a model id (e.g. gpt-4o, claude-sonnet-4-5): its encoding or calibrated estimate, and its window" },
   "--encoding": { value: "E", key: "encoding", about: "o200k_base (default) or cl100k_base: exact counts (with --model: the model's window, counted with E)" },
@@ -94,6 +132,7 @@ export const OPTIONS = {
 const TOKENS = ["--model", "--encoding", "--format"];
 
 /** The commands: what each does and the options it takes (help takes any). */
+/** @type {Record<string, Command>} */
 export const COMMANDS = {
   count: {
     takes: [...TOKENS, "--text", "--json"],
@@ -116,7 +155,11 @@ export const COMMANDS = {
   help: { takes: null, args: "[COMMAND]", about: "Prints this; with a COMMAND, that command's usage (so does ctxfold COMMAND --help)." },
 };
 
-/** `text` broken into lines of at most `width` characters, each after `indent`. */
+/**
+ * `text` broken into lines of at most `width` characters, each after `indent`.
+ * @param {string} text
+ * @param {string} indent
+ */
 function wrap(text, indent, width = 92) {
   const lines = [];
   let line = "";
@@ -130,6 +173,7 @@ function wrap(text, indent, width = 92) {
   return lines.join("\n");
 }
 
+/** @param {string} name  a key of COMMANDS */
 function synopsis(name) {
   const c = COMMANDS[name];
   const parts = [`ctxfold ${name}`, c.args ?? "FILE", ...(c.takes ?? []).map((o) => (OPTIONS[o].value ? `[${o} ${OPTIONS[o].value}]` : `[${o}]`))];
@@ -147,6 +191,7 @@ function synopsis(name) {
   return lines.join("\n");
 }
 
+/** @param {string[]} names  keys of OPTIONS */
 function optionLines(names) {
   return names
     .map((o) => {
@@ -186,7 +231,10 @@ the command line's own are named CliError:
 ${codes}`;
 }
 
-/** `ctxfold COMMAND --help`: that command and its options. */
+/**
+ * `ctxfold COMMAND --help`: that command and its options.
+ * @param {string} name  a key of COMMANDS
+ */
 export function commandUsage(name) {
   const c = COMMANDS[name];
   return `usage:
@@ -201,19 +249,28 @@ ${optionLines(c.takes ?? [])}
 ${EXIT} "ctxfold help" lists the error codes.`;
 }
 
-/** The line a usage error ends with: where to read the usage. */
+/**
+ * The line a usage error ends with: where to read the usage.
+ * @param {string | undefined} command
+ */
 export function usagePointer(command) {
-  return Object.hasOwn(COMMANDS, command) && command !== "help"
+  return command !== undefined && Object.hasOwn(COMMANDS, command) && command !== "help"
     ? `run "ctxfold help" (or ctxfold ${command} --help) for usage`
     : `run "ctxfold help" for usage`;
 }
 
-/** The command line as `{ positional, given, [key]: value }`; a usage error if it does not parse. */
+/**
+ * The command line as `{ positional, given, [key]: value }`; a usage error if it does not parse.
+ * @param {string[]} argv
+ * @returns {Args}
+ */
 export function parseArgs(argv) {
+  /** @type {Args & Record<string, unknown>} */
   const args = { positional: [], json: false, text: false, quiet: false, given: [] };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     // `--window=8192` is `--window 8192`.
+    /** @type {string | null} */
     let inline = null;
     const eq = a.startsWith("--") ? a.indexOf("=") : -1;
     if (eq > 2) [a, inline] = [a.slice(0, eq), a.slice(eq + 1)];
@@ -244,7 +301,11 @@ export function parseArgs(argv) {
   return args;
 }
 
-/** An option given that `command` does not take is a usage error, not ignored. */
+/**
+ * An option given that `command` does not take is a usage error, not ignored.
+ * @param {string} command
+ * @param {Args} args
+ */
 export function checkTaken(command, args) {
   const takes = COMMANDS[command]?.takes;
   if (!takes) return;

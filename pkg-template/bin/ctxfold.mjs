@@ -7,8 +7,20 @@ import { checkTaken, commandUsage, COMMANDS, parseArgs, usage, usagePointer } fr
 import { CliError, conversationInput, countInput, kindOf, parseJson, readText, usageError, writeText } from "./input.mjs";
 import { replayCommand } from "./replay.mjs";
 
+/** @typedef {import("./args.mjs").Args} Args */
+/** @typedef {import("../node.js").CompactOptions} CompactOptions */
+/** @typedef {import("../node.js").CountOptions} CountOptions */
+/** @typedef {import("../node.js").MessagesCount} MessagesCount */
+/** @typedef {import("../node.js").Summarizer} Summarizer */
+/**
+ * The options compact, inspect and replay call the library with: a model always.
+ * @typedef {CompactOptions & { model: string }} CliCompactOptions
+ */
+
+/** @param {number} n */
 const fmt = (n) => n.toLocaleString("en-US");
 
+/** @param {Args} args */
 function count(args) {
   const [file] = args.positional;
   if (!file) throw usageError("count needs a FILE");
@@ -33,14 +45,19 @@ function count(args) {
   by role    ${roles}`);
 }
 
-/** Options for compact, inspect and replay from the command line. */
+/**
+ * Options for compact, inspect and replay from the command line.
+ * @param {Args} args
+ * @returns {Promise<{ options: CliCompactOptions, about: string }>}
+ */
 async function compactOptions(args) {
+  /** @type {CliCompactOptions} */
   const options = { model: args.model ?? "gpt-4o" };
   if (args.encoding) options.encoding = args.encoding;
   if (args.format) options.format = args.format;
   if (args.window) options.contextWindow = args.window;
   if (args.preset) options.preset = args.preset;
-  if (args.state) options.state = readState(args.state);
+  if (args.state) options.state = /** @type {import("../node.js").CompactState} */ (readState(args.state));
   const summarizer = await summarizerOf(args, options.model);
   if (summarizer.use) options.summarizer = summarizer.use;
   return { options, about: summarizer.about };
@@ -49,6 +66,9 @@ async function compactOptions(args) {
 /**
  * The --summarizer: the built-in extractive summary, an OpenAI-compatible API through
  * openAISummarizer, or a module's default export; `about` says which in words.
+ * @param {Args} args
+ * @param {string} model
+ * @returns {Promise<{ use: Summarizer | null, about: string }>}
  */
 async function summarizerOf(args, model) {
   const spec = args.summarizer ?? { kind: "extractive" };
@@ -66,7 +86,10 @@ async function summarizerOf(args, model) {
   return { use, about: `summaries by ${summarizerModel} at ${baseURL}${apiKey ? "" : " (no key)"}` };
 }
 
-/** The API key: from --api-key-env's variable (which must be set), else $OPENAI_API_KEY if set. */
+/**
+ * The API key: from --api-key-env's variable (which must be set), else $OPENAI_API_KEY if set.
+ * @param {string | undefined} name
+ */
 function keyFrom(name) {
   if (name === undefined) return process.env.OPENAI_API_KEY || null;
   const key = process.env[name];
@@ -74,7 +97,11 @@ function keyFrom(name) {
   return key;
 }
 
-/** A --state file: JSON and an object; the library checks the rest of its shape. */
+/**
+ * A --state file: JSON and an object; the library checks the rest of its shape.
+ * @param {string} path
+ * @returns {object}
+ */
 function readState(path) {
   const state = parseJson(readText(path, "--state "), `--state ${path}`, "INVALID_STATE");
   if (state === null || typeof state !== "object" || Array.isArray(state)) {
@@ -83,6 +110,10 @@ function readState(path) {
   return state;
 }
 
+/**
+ * @param {string} spec  the module's path
+ * @returns {Promise<Summarizer>}
+ */
 async function loadSummarizer(spec) {
   const path = resolve(spec);
   let mod;
@@ -99,6 +130,7 @@ async function loadSummarizer(spec) {
   return mod.default;
 }
 
+/** @param {Args} args */
 async function compactCommand(args) {
   const [file] = args.positional;
   if (!file) throw usageError("compact needs a FILE");
@@ -120,16 +152,23 @@ async function compactCommand(args) {
   fallback     ${r.fallback ? `${r.fallback.kind}: ${r.fallback.reason}` : "none"}
   messages     ${fmt(out.length)} out of ${fmt(Array.isArray(messages) ? messages.length : messages.messages.length)}; cache breakpoints after ${r.cacheBreakpoints.join(", ") || "-"}
   time         ${r.timings.totalMs.toFixed(1)} ms (summarizer ${r.timings.summarizeMs.toFixed(1)} ms)${r.stateReset ? `\n  state        ignored: ${r.stateReset}` : ""}`);
-  if (summary) console.log(`\n${indent(summaryText(summary))}`);
+  // (found by summaryText, so it has one)
+  if (summary) console.log(`\n${indent(/** @type {string} */ (summaryText(summary)))}`);
 }
 
+/**
+ * @param {any} m  a message of the result, in any format
+ * @returns {string | null}
+ */
 function summaryText(m) {
   const text = typeof m?.content === "string" ? m.content : Array.isArray(m?.content) && typeof m.content[0]?.text === "string" ? m.content[0].text : null;
   return text && (text.startsWith("## Conversation Summary") || text.startsWith("[Earlier messages truncated]")) ? text : null;
 }
 
+/** @param {string} text */
 const indent = (text) => text.split("\n").map((l) => `  ${l}`).join("\n");
 
+/** @param {Args} args */
 async function inspectCommand(args) {
   const [file] = args.positional;
   if (!file) throw usageError("inspect needs a FILE");
@@ -138,6 +177,7 @@ async function inspectCommand(args) {
   const p = ctxfold.plan(messages, options);
   if (args.json) return print(p);
   const t = p.tokens;
+  /** @param {number[]} list */
   const range = (list) => (list.length ? `${list[0]}..${list[list.length - 1]}` : "-");
   console.log(`${basename(file)}: ${modelLine(options)}, window ${fmt(p.budget.window)}
   budget     reserved output ${fmt(p.budget.reservedOutput)} · input ${fmt(p.budget.input)} · threshold ${fmt(p.budget.threshold)}
@@ -149,13 +189,20 @@ async function inspectCommand(args) {
   prune      ${fmt(p.pruned.messages.length)} tool outputs before message ${p.pruned.boundary}${p.pruned.advanced ? " (boundary advances now)" : ""}, saving ${fmt(p.pruned.tokensSaved)} tokens${p.stateReset ? `\n  state      ignored: ${p.stateReset}` : ""}`);
 }
 
-/** The model as compact and inspect say it: one the registry does not know is said so. */
+/**
+ * The model as compact and inspect say it: one the registry does not know is said so.
+ * @param {CliCompactOptions} options
+ */
 function modelLine(options) {
   const m = ctxfold.getModel(options.model);
   // Without --window an unknown model is UNKNOWN_MODEL: here the window is --window's.
   return m.known === false ? `${options.model} (unknown model: an estimated count)` : options.model;
 }
 
+/**
+ * @param {CountOptions} tokenizer
+ * @param {MessagesCount} [result]
+ */
 function describe(tokenizer, result) {
   if (result?.model) {
     const m = result.model;
@@ -165,18 +212,22 @@ function describe(tokenizer, result) {
   return tokenizer.model ? tokenizer.model : `${tokenizer.encoding} (exact)`;
 }
 
+/** @param {unknown} value */
 function print(value) {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** @param {Args} args */
 async function replay(args) {
   if (!args.positional[0]) throw usageError("replay needs a FILE");
   const { options, about } = await compactOptions(args);
   await replayCommand(args, { options, about, print });
 }
 
+/** @type {Record<string, (args: Args) => unknown>} */
 const RUN = { count, compact: compactCommand, inspect: inspectCommand, replay };
 
+/** @param {Args} args */
 function help(args) {
   const [topic] = args.positional;
   if (topic === undefined || topic === "help") return console.log(usage());
@@ -184,6 +235,7 @@ function help(args) {
   console.log(commandUsage(topic));
 }
 
+/** @param {string[]} argv */
 async function main(argv) {
   // Known before parsing, so that a bad command line is reported as JSON too.
   const json = argv.some((a) => a === "--json" || a.startsWith("--json="));
@@ -207,7 +259,12 @@ async function main(argv) {
   }
 }
 
-/** Every failure, expected or not, as one { error } object or one stderr line; never a stack. */
+/**
+ * Every failure, expected or not, as one { error } object or one stderr line; never a stack.
+ * @param {any} err  what was thrown
+ * @param {boolean} json
+ * @param {string | undefined} command
+ */
 function report(err, json, command) {
   const known = err instanceof CliError || ctxfold.isCtxfoldError(err);
   const error = known

@@ -17,18 +17,47 @@ import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from "node:f
 import { join } from "node:path";
 import { checkWrite, staleWriteError } from "../node.js";
 
+/** @typedef {import("../node.js").StoredMeta} StoredMeta */
+/** @typedef {import("../node.js").StoredSummary} StoredSummary */
+/** @typedef {import("../node.js").CompactionRecord} CompactionRecord */
+/** @typedef {import("../node.js").WriteBatch} WriteBatch */
+/**
+ * What a head names of one write's part: its file, and how many of each it added.
+ * @typedef {{ file: string, start: number, messages: number, summaries: number, records: number }} Part
+ */
+/**
+ * head-<n>.json.
+ * @typedef {{ layout: string, id: string, meta: StoredMeta, parts: Part[] }} Head
+ */
+/**
+ * part-<n>-<r>.json.
+ * @typedef {{ messages: unknown[], summaries: StoredSummary[], records: CompactionRecord[] }} PartData
+ */
+/**
+ * What a failed file operation throws (anything else is thrown on as it is).
+ * @typedef {{ code?: unknown } | null | undefined} Thrown
+ */
+
 const LAYOUT = "ctxfold.file-store";
 const HEAD = /^head-(\d{12})\.json$/;
+/** @param {number} n */
 const pad = (n) => String(n).padStart(12, "0");
 
-/** The directory name of a conversation id. */
+/**
+ * The directory name of a conversation id.
+ * @param {string} id
+ */
 function nameOf(id) {
   const name = [...Buffer.from(id, "utf8")].map((b) => (/[a-z0-9_-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, "0")}`)).join("");
   // "c" first: the name is never empty, and never starts with the "." of a removed folder.
   return name.length <= 200 ? `c${name}` : `h${createHash("sha256").update(id, "utf8").digest("hex")}`;
 }
 
-/** `text` written to `path` and flushed to disk. */
+/**
+ * `text` written to `path` and flushed to disk.
+ * @param {string} path
+ * @param {string} text
+ */
 async function writeFlushed(path, text) {
   const file = await open(path, "wx");
   try {
@@ -39,14 +68,18 @@ async function writeFlushed(path, text) {
   }
 }
 
-const missing = (err) => err?.code === "ENOENT";
+/** @param {unknown} err */
+const missing = (err) => /** @type {Thrown} */ (err)?.code === "ENOENT";
 
-/** The number of the newest head in `folder` (-1: none), from its file names. */
+/**
+ * The number of the newest head in `folder` (-1: none), from its file names.
+ * @param {string} folder
+ */
 async function newest(folder) {
   let names;
   try {
     names = await readdir(folder);
-  } catch (err) {
+  } catch (/** @type {any} */ err) {
     if (missing(err) || err?.code === "ENOTDIR") return -1;
     throw err;
   }
@@ -58,7 +91,11 @@ async function newest(folder) {
   return n;
 }
 
-/** The newest head in `folder` as `{ n, head }`, or null. */
+/**
+ * The newest head in `folder` as `{ n, head }`, or null.
+ * @param {string} folder
+ * @returns {Promise<{ n: number, head: Head } | null>}
+ */
 async function latest(folder) {
   // A head is removed only once a newer one exists: look again if it went meanwhile.
   for (let attempt = 0; ; attempt++) {
@@ -83,8 +120,10 @@ async function latest(folder) {
  * ```
  */
 export class FileStore {
+  /** @type {string} */
   #dir;
 
+  /** @param {string} dir */
   constructor(dir) {
     if (typeof dir !== "string" || dir === "") throw new TypeError(`FileStore: dir must be a directory path, got ${JSON.stringify(dir)}`);
     this.#dir = dir;
@@ -95,14 +134,20 @@ export class FileStore {
     return this.#dir;
   }
 
+  /** @param {string} id */
   #folder(id) {
     return join(this.#dir, nameOf(id));
   }
 
-  /** The parts of `id`'s newest head that `wanted` picks, each with its data. */
+  /**
+   * The parts of `id`'s newest head that `wanted` picks, each with its data.
+   * @param {string} id
+   * @param {(part: Part) => boolean} wanted
+   */
   async #parts(id, wanted) {
     const folder = this.#folder(id);
     const found = await latest(folder);
+    /** @type {{ part: Part, data: PartData }[]} */
     const out = [];
     for (const part of found?.head.parts ?? []) {
       if (!wanted(part)) continue;
@@ -112,10 +157,18 @@ export class FileStore {
     return out;
   }
 
+  /**
+   * @param {string} id
+   * @returns {Promise<StoredMeta | null>}
+   */
   async load(id) {
     return (await latest(this.#folder(id)))?.head.meta ?? null;
   }
 
+  /**
+   * @param {string} id
+   * @param {number} from
+   */
   async messages(id, from) {
     const out = [];
     for (const { part, data } of await this.#parts(id, (p) => p.messages > 0 && p.start + p.messages > from)) {
@@ -124,20 +177,29 @@ export class FileStore {
     return out;
   }
 
+  /** @param {string} id */
   async summaries(id) {
     return (await this.#parts(id, (p) => p.summaries > 0)).flatMap(({ data }) => data.summaries);
   }
 
+  /** @param {string} id */
   async records(id) {
     return (await this.#parts(id, (p) => p.records > 0)).flatMap(({ data }) => data.records);
   }
 
+  /**
+   * @param {string} id
+   * @param {number} expect
+   * @param {WriteBatch} batch
+   * @returns {Promise<void>}
+   */
   async write(id, expect, batch) {
     const folder = this.#folder(id);
     const found = await latest(folder);
     const parts = found ? [...found.head.parts] : [];
     const stored = found && { version: found.head.meta.version, length: parts.reduce((sum, p) => sum + p.messages, 0) };
     // The seqs held are read only when the batch adds summaries or records (a compaction).
+    /** @param {"summaries" | "records"} name */
     const adds = (name) => Array.isArray(batch?.[name]) && batch[name].length > 0;
     const held = found && (adds("summaries") || adds("records")) ? { summaries: (await this.summaries(id)).map((s) => s.seq), records: (await this.records(id)).map((r) => r.seq) } : null;
     checkWrite(id, expect, batch, stored, held);
@@ -181,6 +243,7 @@ export class FileStore {
       if (missing(err)) return [];
       throw err;
     }
+    /** @type {string[]} */
     const ids = [];
     for (const name of names) {
       if (!/^[ch]/.test(name)) continue;
@@ -190,6 +253,7 @@ export class FileStore {
     return ids;
   }
 
+  /** @param {string} id */
   async delete(id) {
     // Renamed first, so no reader sees a conversation half removed.
     const gone = join(this.#dir, `.removed-${randomBytes(6).toString("hex")}`);
@@ -203,7 +267,10 @@ export class FileStore {
   }
 }
 
-/** Removes the head a write replaced (if any; another writer may have removed it already). */
+/**
+ * Removes the head a write replaced (if any; another writer may have removed it already).
+ * @param {string | null | undefined} path
+ */
 async function removeOld(path) {
   if (path === null || path === undefined) return;
   try {
@@ -213,24 +280,33 @@ async function removeOld(path) {
   }
 }
 
-/** link(2): whether `to` was made (false: it exists). */
+/**
+ * link(2): whether `to` was made (false: it exists).
+ * @param {string} from
+ * @param {string} to
+ */
 async function linked(from, to) {
   try {
     await link(from, to);
     return true;
-  } catch (err) {
+  } catch (/** @type {any} */ err) {
     if (err?.code === "EEXIST") return false;
     throw err;
   }
 }
 
-/** A store file's JSON, or an error that names the file. */
+/**
+ * A store file's JSON, or an error that names the file.
+ * @param {string} text
+ * @param {string} path
+ * @returns {any} a Head or PartData, as the caller reads it
+ */
 function parse(text, path) {
   try {
     const value = JSON.parse(text);
     if (value?.layout !== undefined && value.layout !== LAYOUT) throw new Error(`layout ${JSON.stringify(value.layout)}, expected ${LAYOUT}`);
     return value;
-  } catch (err) {
+  } catch (/** @type {any} */ err) {
     throw new Error(`${path} is not a ctxfold store file: ${err.message}`);
   }
 }

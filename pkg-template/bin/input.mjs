@@ -21,54 +21,91 @@ export const CLI_ERRORS = Object.freeze({
   INTERNAL: "a bug in ctxfold; CTXFOLD_DEBUG=1 also prints the stack",
 });
 
+/** @typedef {keyof typeof CLI_ERRORS} CliErrorCode */
+/**
+ * A conversation as the commands take it: messages, or `{ system, messages }`.
+ * @typedef {unknown[] | { system: unknown, messages: unknown[] }} Conversation
+ */
+/**
+ * A failed file operation's error, as Node's fs throws it.
+ * @typedef {NodeJS.ErrnoException & { code: string }} FsError
+ */
+
 /** A failure the CLI found itself: `code` is a key of CLI_ERRORS. */
 export class CliError extends Error {
+  /**
+   * @param {CliErrorCode} code
+   * @param {string} message
+   */
   constructor(code, message) {
     super(message);
     if (!Object.hasOwn(CLI_ERRORS, code)) throw new TypeError(`undeclared CLI error code ${code}`);
     this.name = "CliError";
+    /** @type {CliErrorCode} */
     this.code = code;
   }
 }
 
+/** @param {string} message */
 export const usageError = (message) => new CliError("USAGE", message);
 
-/** "ENOENT (no such file or directory)" for a failed file operation. */
+/**
+ * "ENOENT (no such file or directory)" for a failed file operation.
+ * @param {FsError} err
+ */
 export function errno(err) {
-  const description = getSystemErrorMap().get(err.errno)?.[1];
+  const description = err.errno === undefined ? undefined : getSystemErrorMap().get(err.errno)?.[1];
   return description ? `${err.code} (${description})` : err.code;
 }
 
-/** A file's text (`-`: standard input); `label` says which option named it ("--state "), if any. */
+/**
+ * A file's text (`-`: standard input); `label` says which option named it ("--state "), if any.
+ * @param {string} path
+ * @returns {string}
+ */
 export function readText(path, label = "") {
   try {
     return decode(readFileSync(path === "-" && label === "" ? 0 : path));
-  } catch (err) {
+  } catch (/** @type {any} */ err) {
     if (typeof err?.code !== "string") throw err;
     throw new CliError("READ_FAILED", `cannot read ${label}${path}: ${errno(err)}`);
   }
 }
 
-/** UTF-8, or UTF-16 with its byte-order mark (what Notepad and PowerShell's `>` write). */
+/**
+ * UTF-8, or UTF-16 with its byte-order mark (what Notepad and PowerShell's `>` write).
+ * @param {Buffer} bytes
+ */
 function decode(bytes) {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes.subarray(2));
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes.subarray(2));
   return bytes.toString("utf8");
 }
 
+/**
+ * @param {string} path
+ * @param {string} text
+ */
 export function writeText(path, text, label = "") {
   try {
     writeFileSync(path, text);
-  } catch (err) {
+  } catch (/** @type {any} */ err) {
     if (typeof err?.code !== "string") throw err;
     throw new CliError("WRITE_FAILED", `cannot write ${label}${path}: ${errno(err)}`);
   }
 }
 
 // Editors on Windows may start a UTF-8 file with a byte order mark, which JSON.parse refuses.
+/** @param {string} text */
 export const withoutBom = (text) => (text.startsWith("\uFEFF") ? text.slice(1) : text);
 
-/** JSON.parse, or a CliError with `code` that says where `what` stops being JSON. */
+/**
+ * JSON.parse, or a CliError with `code` that says where `what` stops being JSON.
+ * @param {string} text
+ * @param {string} what
+ * @param {CliErrorCode} code
+ * @returns {unknown}
+ */
 export function parseJson(text, what, code) {
   const body = withoutBom(text);
   try {
@@ -87,12 +124,20 @@ export function parseJson(text, what, code) {
   }
 }
 
+/**
+ * @param {string} text
+ * @param {number} offset
+ */
 function lineColumn(text, offset) {
   const before = text.slice(0, offset);
   return `line ${before.split("\n").length}, column ${offset - before.lastIndexOf("\n")}`;
 }
 
-/** The offset at which `text` stops being JSON (RFC 8259), or null if it does not. */
+/**
+ * The offset at which `text` stops being JSON (RFC 8259), or null if it does not.
+ * @param {string} text
+ * @returns {number | null}
+ */
 function jsonErrorOffset(text) {
   let i = 0;
   const stop = () => {
@@ -101,6 +146,7 @@ function jsonErrorOffset(text) {
   const space = () => {
     while (i < text.length && " \t\n\r".includes(text[i])) i++;
   };
+  /** @param {string} chars */
   const expect = (chars) => {
     for (const c of chars) {
       if (text[i] !== c) stop();
@@ -162,7 +208,11 @@ function jsonErrorOffset(text) {
   }
 }
 
-/** The messages of parsed JSON in a conversation's shape, or null. */
+/**
+ * The messages of parsed JSON in a conversation's shape, or null.
+ * @param {any} json  parsed JSON
+ * @returns {Conversation | null}
+ */
 export function messagesOf(json) {
   if (Array.isArray(json)) return json;
   if (json && typeof json === "object" && Array.isArray(json.messages)) {
@@ -176,6 +226,7 @@ export function messagesOf(json) {
   return null;
 }
 
+/** @param {string} path */
 export function jsonLinesError(path, hint = "") {
   return new CliError(
     "NOT_A_CONVERSATION",
@@ -186,6 +237,9 @@ export function jsonLinesError(path, hint = "") {
 /**
  * count's input: a conversation or plain text. A .json file must parse; another file is
  * plain text unless it parses as a conversation; --text makes any file plain text.
+ * @param {string} path
+ * @param {{ text: boolean }} args
+ * @returns {{ kind: "text", text: string } | { kind: "messages", messages: Conversation }}
  */
 export function countInput(path, args) {
   const text = readText(path);
@@ -204,13 +258,17 @@ export function countInput(path, args) {
   return messages ? { kind: "messages", messages } : { kind: "text", text };
 }
 
+/** @param {unknown} value */
 export function kindOf(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return /^[aeiou]/.test(typeof value) ? `an ${typeof value}` : `a ${typeof value}`;
 }
 
-/** compact's and inspect's input: the conversation in FILE. */
+/**
+ * compact's and inspect's input: the conversation in FILE.
+ * @param {string} path
+ */
 export function conversationInput(path) {
   return conversationFile(path).conversation;
 }
@@ -218,11 +276,13 @@ export function conversationInput(path) {
 /**
  * The conversation in FILE (messages, or `{ system, messages }`), and the `id` a corpus file
  * gives it, if any.
+ * @param {string} path
+ * @returns {{ conversation: Conversation, id: string | null }}
  */
 export function conversationFile(path) {
   const text = readText(path);
   if (/\.jsonl$/i.test(path)) throw jsonLinesError(path);
-  const json = parseJson(text, path, "INVALID_JSON");
+  const json = /** @type {any} */ (parseJson(text, path, "INVALID_JSON"));
   const conversation = messagesOf(json);
   if (!conversation) {
     throw new CliError(

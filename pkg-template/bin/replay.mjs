@@ -12,6 +12,22 @@ import { FileStore } from "./file-store.mjs";
 import { CliError, conversationFile, errno } from "./input.mjs";
 import { progress, summary, table } from "./replay-output.mjs";
 
+/** @typedef {import("./args.mjs").Args} Args */
+/** @typedef {import("./replay-output.mjs").Output} Output */
+/** @typedef {import("./replay-output.mjs").Run} Run */
+/** @typedef {import("../node.js").CompactorStore} CompactorStore */
+/** @typedef {import("../node.js").CompactionRecord} CompactionRecord */
+/** @typedef {import("../node.js").CountMessagesOptions} CountMessagesOptions */
+/**
+ * A call a chat app makes: a prepare of messages from..to-1 before turn `turn`'s model call,
+ * or the commit of a reply.
+ * @typedef {{ kind: "prepare", from: number, to: number, turn: number } | { kind: "commit", from: number, to: number, turn?: undefined }} Step
+ */
+/**
+ * The conversation replayed: its messages, its top-level system (Anthropic's), its id.
+ * @typedef {{ messages: unknown[], system: unknown, id: string }} Replayed
+ */
+
 /** Responses items the model writes (a reply's part); the rest are the caller's input. */
 const OUTPUT_ITEMS = new Set([
   "reasoning",
@@ -28,6 +44,10 @@ const OUTPUT_ITEMS = new Set([
   "mcp_approval_request",
 ]);
 
+/**
+ * @param {any} m  a message, in any format
+ * @param {string} format
+ */
 function isReply(m, format) {
   if (m?.role === "assistant") return true;
   return format === "openai-responses" && m?.role === undefined && OUTPUT_ITEMS.has(m?.type);
@@ -38,8 +58,11 @@ function isReply(m, format) {
  * each model call (what is new since the last reply), `{ kind: "commit", from, to }` for each
  * reply. The first message is never a reply (a conversation may start with the assistant's
  * greeting; it goes with the first input), and the last step is always a prepare.
+ * @param {unknown[]} messages
+ * @param {string} format
  */
 export function replaySteps(messages, format) {
+  /** @type {Step[]} */
   const steps = [];
   let from = 0;
   let turn = 0;
@@ -58,12 +81,18 @@ export function replaySteps(messages, format) {
   return steps;
 }
 
+/** @param {unknown} v */
 const json = (v) => JSON.stringify(v);
 
 /**
  * Where a conversation the store holds `held` messages of goes on: the steps not done yet
  * (the first cut to start at `held`). A store that holds anything but the start of
  * `messages` is STORE_MISMATCH.
+ * @param {Step[]} steps
+ * @param {unknown[]} messages
+ * @param {unknown[]} held
+ * @param {string} where
+ * @returns {Step[]}
  */
 function remaining(steps, messages, held, where) {
   if (held.length > messages.length || held.some((m, i) => json(m) !== json(messages[i]))) {
@@ -74,41 +103,59 @@ function remaining(steps, messages, held, where) {
   return steps.filter((s) => s.to > held.length).map((s) => (s.from < held.length ? { ...s, from: held.length } : s));
 }
 
-/** The request a chat app would send: Anthropic's system and the tools beside the messages. */
+/**
+ * The request a chat app would send: Anthropic's system and the tools beside the messages.
+ * @param {unknown[]} messages
+ * @param {{ system?: unknown, tools?: unknown }} beside
+ */
 function requestOf(messages, { system, tools }) {
   if (system === undefined && tools === undefined) return messages;
   return { ...(system === undefined ? {} : { system }), ...(tools === undefined ? {} : { tools }), messages };
 }
 
-/** `--store DIR`: the directory, made if missing. */
+/**
+ * `--store DIR`: the directory, made if missing.
+ * @param {string} dir
+ */
 function storeAt(dir) {
   try {
     mkdirSync(dir, { recursive: true });
-  } catch (err) {
+  } catch (/** @type {any} */ err) {
     if (typeof err?.code !== "string") throw err;
     throw new CliError("WRITE_FAILED", `cannot use --store ${dir}: ${errno(err)}`);
   }
   return new FileStore(dir);
 }
 
-/** `store` with the time its calls take added up in `timed.ms`, so a turn's time can say how much was the store's. */
+/**
+ * `store` with the time its calls take added up in `timed.ms`, so a turn's time can say how much was the store's.
+ * @param {CompactorStore} store
+ * @returns {{ store: CompactorStore, timed: { ms: number } }}
+ */
 function timedStore(store) {
   const timed = { ms: 0 };
+  /** @type {Record<string, (...args: unknown[]) => Promise<unknown>>} */
   const wrapped = {};
-  for (const method of ["load", "messages", "write", "summaries", "records", "list", "delete"]) {
+  const methods = /** @type {typeof wrapped} */ (/** @type {unknown} */ (store));
+  for (const method of /** @type {const} */ (["load", "messages", "write", "summaries", "records", "list", "delete"])) {
     wrapped[method] = async (...args) => {
       const started = performance.now();
       try {
-        return await store[method](...args);
+        return await methods[method](...args);
       } finally {
         timed.ms += performance.now() - started;
       }
     };
   }
-  return { store: wrapped, timed };
+  return { store: /** @type {CompactorStore} */ (/** @type {unknown} */ (wrapped)), timed };
 }
 
-/** The conversation in FILE: its messages, its system (Anthropic's, top-level), its id. */
+/**
+ * The conversation in FILE: its messages, its system (Anthropic's, top-level), its id.
+ * @param {string} file
+ * @param {Args} args
+ * @returns {Replayed}
+ */
 function conversationOf(file, args) {
   const { conversation, id } = conversationFile(file);
   const messages = Array.isArray(conversation) ? conversation : conversation.messages;
@@ -123,6 +170,11 @@ function conversationOf(file, args) {
 /**
  * The steps this run makes: what the store does not hold yet, up to `--until`'s turn. Says on
  * `out` where a conversation the store held goes on.
+ * @param {Step[]} steps
+ * @param {Replayed} c
+ * @param {unknown[]} held
+ * @param {Args} args
+ * @param {Output} out
  */
 function planRun(steps, c, held, args, out) {
   const where = `--store ${args.store} holds conversation ${json(c.id)}, which`;
@@ -142,7 +194,8 @@ function planRun(steps, c, held, args, out) {
       todo = [];
     }
     // Up to turn K's prepare: its reply is the next run's first commit.
-    const last = todo.findIndex((s) => s.kind === "prepare" && s.turn >= args.until);
+    const until = args.until;
+    const last = todo.findIndex((s) => s.kind === "prepare" && s.turn >= until);
     if (last >= 0) todo = todo.slice(0, last + 1);
   }
   return { todo, turns, resumed: held.length > 0 ? { storedMessages: held.length, fromTurn } : null };
@@ -152,8 +205,14 @@ function planRun(steps, c, held, args, out) {
  * Makes the steps' calls on `compactor`, as a chat app would, and measures each turn: the
  * input sent and the whole history counted again, the budget, the time (the commit before
  * it included, and how much of it the store took).
+ * @param {import("../node.js").Compactor} compactor
+ * @param {Replayed} c
+ * @param {ReturnType<typeof planRun>} plan
+ * @param {{ tokenizer: CountMessagesOptions, timed: { ms: number }, out: Output }} how
+ * @returns {Promise<Run>}
  */
 async function drive(compactor, c, plan, { tokenizer, timed, out }) {
+  /** @type {Run} */
   const run = { turns: [], records: [], current: null };
   compactor.on("compactionEnd", ({ record }) => {
     run.records.push({ turn: run.current, record });
@@ -176,12 +235,13 @@ async function drive(compactor, c, plan, { tokenizer, timed, out }) {
     }
     pending = { ms: pending.ms + performance.now() - started, storeMs: pending.storeMs + timed.ms - storeBefore };
     if (step.kind === "commit") continue;
-    const input = ctxfold.countMessages(requestOf(r.messages, { system: r.system, tools: r.tools }), tokenizer).total;
+    const prepared = /** @type {import("../node.js").PrepareResult} */ (r); // (the step was a prepare)
+    const input = ctxfold.countMessages(requestOf(prepared.messages, { system: prepared.system, tools: prepared.tools }), tokenizer).total;
     const history = ctxfold.countMessages(requestOf(c.messages.slice(0, step.to), { system: c.system }), tokenizer).total;
-    const { budget } = r.report;
-    run.turns.push({ turn: step.turn, messages: step.to, input, history, budget: budget.input, window: budget.window, compacted: r.record !== null, status: r.contextStatus, ...pending });
+    const { budget } = prepared.report;
+    run.turns.push({ turn: step.turn, messages: step.to, input, history, budget: budget.input, window: budget.window, compacted: prepared.record !== null, status: prepared.contextStatus, ...pending });
     pending = { ms: 0, storeMs: 0 };
-    out.turn(run.turns.at(-1), plan.turns, run.records.length);
+    out.turn(run.turns[run.turns.length - 1], plan.turns, run.records.length);
   }
   out.done();
   return run;
@@ -190,6 +250,8 @@ async function drive(compactor, c, plan, { tokenizer, timed, out }) {
 /**
  * Runs the replay. `options` are the Compactor's (model, window, summarizer, ...); `about`
  * says in words who summarizes, for the table.
+ * @param {Args} args
+ * @param {{ options: import("./ctxfold.mjs").CliCompactOptions, about: string, print: (value: unknown) => void }} how
  */
 export async function replayCommand(args, { options, about, print }) {
   const [file] = args.positional;

@@ -6,6 +6,16 @@
 import { headline, tokens, percent } from "./notices.js";
 import { invalidArgument, kindOf } from "./values.js";
 
+/** @typedef {import("./types.d.ts").ParsedCommand} ParsedCommand */
+/** @typedef {import("./types.d.ts").CommandResult} CommandResult */
+/** @typedef {import("./types.d.ts").Compactor} Compactor */
+/** @typedef {import("./types.d.ts").CompactOptions} CompactOptions */
+/**
+ * What runCommand needs that only the Compactor has: its options for compact() (its
+ * summarizer included), and the stateless compact().
+ * @typedef {{ options: CompactOptions, compact: (messages: unknown, options: CompactOptions) => Promise<import("./types.d.ts").CompactResult<unknown[] | { messages: unknown[] }>> }} Internals
+ */
+
 /** The commands, with what each takes after its name. */
 const COMMANDS = {
   compact: "instructions",
@@ -22,6 +32,11 @@ const USAGE = Object.entries(COMMANDS)
 /** The user message /new appends to the old history, so that everything before it is summarized. */
 const HANDOFF = "(This conversation continues in a new one.)";
 
+/**
+ * @param {string} argument
+ * @param {string} expected
+ * @param {unknown} value
+ */
 const typeError = (argument, expected, value) => invalidArgument(argument, `${expected}, got ${kindOf(value)}`);
 
 /**
@@ -30,6 +45,8 @@ const typeError = (argument, expected, value) => invalidArgument(argument, `${ex
  * `//`) is `null`, for the model. A name that is not a command is `{ command: "unknown" }`,
  * and arguments to a command that takes none `{ command: "invalid" }`: results, not errors,
  * since they are what a user typed.
+ * @param {unknown} text
+ * @returns {ParsedCommand | null}
  */
 export function parseCommand(text) {
   if (typeof text !== "string") throw typeError("text", "a string", text);
@@ -45,13 +62,20 @@ export function parseCommand(text) {
       return { command: "resume", id: rest === "" ? null : rest };
     default:
       if (rest !== "") return { command: "invalid", name, reason: `/${name} takes no arguments` };
-      return { command: name };
+      return /** @type {ParsedCommand} */ ({ command: name }); // status, prune, undo or new
   }
 }
 
+/**
+ * @param {number} n
+ * @param {string} one
+ */
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** `23.4k/128k tokens (18 %), 42 messages, 2 compactions`. */
+/**
+ * `23.4k/128k tokens (18 %), 42 messages, 2 compactions`.
+ * @param {import("./types.d.ts").ConversationStatus} s
+ */
 function statusLine(s) {
   const window = s.plan.budget.window;
   const parts = [`${tokens(s.estimate.tokens)}/${tokens(window)} tokens (${percent(s.estimate.tokens, window)})`, plural(s.length, "message")];
@@ -64,13 +88,20 @@ function statusLine(s) {
   return parts.join(", ");
 }
 
-/** A conversation id for /new that the store does not hold yet. */
+/**
+ * A conversation id for /new that the store does not hold yet.
+ * @param {string} previous
+ */
 function freshId(previous) {
   const random = typeof globalThis.crypto?.randomUUID === "function" ? globalThis.crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   return `${previous}/${random}`;
 }
 
-/** The text of a message (a string content, or its text parts). */
+/**
+ * The text of a message (a string content, or its text parts).
+ * @param {any} message  a message, in any format
+ * @returns {string}
+ */
 function textOf(message) {
   const c = message?.content;
   if (typeof c === "string") return c;
@@ -78,7 +109,12 @@ function textOf(message) {
   return "";
 }
 
-/** Anthropic's `system` with `text` after it (a string stays a string; blocks get a block). */
+/**
+ * Anthropic's `system` with `text` after it (a string stays a string; blocks get a block).
+ * @param {unknown} system
+ * @param {string} text
+ * @returns {unknown}
+ */
 function systemWith(system, text) {
   if (system === null || system === undefined || system === "") return text;
   if (typeof system === "string") return `${system}\n\n${text}`;
@@ -92,6 +128,10 @@ function systemWith(system, text) {
  * a hand-off message, so that nothing before that message stays out (`bufferTurns: 0`); the
  * summary goes out as a system message (Anthropic: appended to `system`), so it is part of
  * the new conversation's head. Nothing is stored in the old conversation.
+ * @param {Compactor} compactor
+ * @param {string} id
+ * @param {Internals} internals
+ * @returns {Promise<{ messages: unknown[] | { system?: unknown, tools?: unknown[], messages: unknown[] }, summarized: boolean }>}
  */
 async function handoff(compactor, id, { options, compact }) {
   const data = await compactor.export(id);
@@ -99,9 +139,11 @@ async function handoff(compactor, id, { options, compact }) {
   const bye = { role: "user", content: HANDOFF };
   const history = [...data.messages, bye];
   const own = new Set(history);
+  /** @type {CompactOptions} */
   const knobs = { ...options, manual: true, state: data.meta.state, bufferTurns: 0, summaryRole: "system", alternateRoles: false, format: data.meta.format };
   delete knobs.keepRecentTokens;
   // What the old conversation sends beside its messages: counted, and carried to the new one.
+  /** @type {{ system?: unknown, tools?: unknown[] }} */
   const around = {};
   if (anthropic && data.meta.system != null) around.system = data.meta.system;
   if (data.meta.tools != null) around.tools = data.meta.tools;
@@ -109,6 +151,7 @@ async function handoff(compactor, id, { options, compact }) {
   const out = await compact(wrapped ? { ...around, messages: history } : history, knobs);
   // compact() answers in the shape it was given: an array, or { system?, tools?, messages }.
   const messages = (Array.isArray(out.messages) ? out.messages : out.messages.messages).filter((m) => m !== bye);
+  /** @param {unknown[]} rest */
   const carry = (rest) => (Object.keys(around).length > 0 ? { ...around, messages: rest } : rest);
   if (!anthropic) return { messages: carry(messages), summarized: out.report.summaryChunks > 0 };
   // Anthropic has no system messages: the summary (the one message ctxfold made) joins `system`.
@@ -122,10 +165,16 @@ async function handoff(compactor, id, { options, compact }) {
  * Runs the command in `text` on `id` through the Compactor's own methods. `null` when the
  * text is not a command. `internals`: `{ options, compact }` (the Compactor's options for
  * compact(), its summarizer included, and the stateless compact()).
+ * @param {Compactor} compactor
+ * @param {string} id
+ * @param {string} text
+ * @param {Internals} internals
+ * @returns {Promise<CommandResult | null>}
  */
 export async function runCommand(compactor, id, text, internals) {
   const parsed = parseCommand(text);
   if (parsed === null) return null;
+  /** @param {any} e  what a Compactor call threw */
   const unknownConversation = (e) => e?.code === "UNKNOWN_CONVERSATION";
   switch (parsed.command) {
     case "unknown":
@@ -185,6 +234,7 @@ export async function runCommand(compactor, id, text, internals) {
     }
     case "new": {
       const next = freshId(id);
+      /** @type {Awaited<ReturnType<typeof handoff>>} */
       let carried = { messages: [], summarized: false };
       try {
         carried = await handoff(compactor, id, internals);
@@ -197,6 +247,6 @@ export async function runCommand(compactor, id, text, internals) {
       return { command: "new", ok: true, conversationId: next, previous: id, summarized: carried.summarized, result, text };
     }
     default:
-      throw new Error(`unhandled command ${parsed.command}`);
+      throw new Error(`unhandled command ${/** @type {{ command: string }} */ (parsed).command}`);
   }
 }

@@ -2,20 +2,33 @@
 // step is a synchronous wasm call inside this async function, so an error or a trap in any
 // of them rejects the caller's promise; none is left waiting on a module that stopped.
 
+/** @typedef {import("./types.d.ts").CoreRequest} CoreRequest */
+/** @typedef {import("./types.d.ts").SummaryRequest} SummaryRequest */
 /**
- * @param {object} raw  the wasm-bindgen module
- * @param {ReturnType<import("./guard.js").guard>} g
+ * What a call's catch holds: anything, but ctxfold's own errors have a `code` and a `cause`.
+ * @typedef {{ code?: unknown, cause?: unknown } | null | undefined} Caught
+ */
+
+/**
+ * @param {import("./types.d.ts").Raw} raw  the wasm-bindgen module
+ * @param {import("./types.d.ts").Guard} g
  */
 export function compactWith(raw, g) {
+  /**
+   * @param {unknown} messages
+   * @param {unknown} options
+   */
   return async function compact(messages, options) {
     g.check();
     const since = g.restarts();
+    /** @type {import("./types.d.ts").CompactCall | null} */
     let call = null;
     let waited = 0;
+    /** @type {unknown} */
     let firstRejection;
     try {
       call = raw.CompactCall.start(messages, options);
-      const summarizer = call.summarizer();
+      const summarizer = /** @type {(request: SummaryRequest) => unknown} */ (call.summarizer());
       for (let requests = call.requests(); requests !== null; requests = call.requests()) {
         const t = Date.now();
         const replies = await Promise.all(requests.map((r) => ask(summarizer, r)));
@@ -27,12 +40,12 @@ export function compactWith(raw, g) {
       call = null; // finish consumes it, whatever happens
       return finishing.finish(waited);
     } catch (e) {
-      let err = g.recover(e);
+      let err = /** @type {Caught} */ (g.recover(e));
       // The module was made afresh (by this call's trap, or another's while this one waited
       // for its summarizer): the call belonged to the old instance; free nothing there.
       if (g.restarts() !== since) {
         call = null;
-        if (err === e) err = g.restartedDuring(e);
+        if (err === e) err = /** @type {Caught} */ (g.restartedDuring(e));
       }
       if (err?.code === "SUMMARIZER_FAILED" && firstRejection !== undefined && err.cause === undefined) {
         err.cause = firstRejection;
@@ -50,9 +63,15 @@ export function compactWith(raw, g) {
   };
 }
 
-/** One summarizer call with its deadline: `{ value }`, or `{ failed, rejection }`. */
+/**
+ * One summarizer call with its deadline: `{ value }`, or `{ failed, rejection }`.
+ * @param {(request: SummaryRequest) => unknown} summarizer
+ * @param {CoreRequest} request
+ * @returns {Promise<{ value: unknown, failed?: undefined, rejection?: undefined } | { value?: undefined, failed: string, rejection: unknown }>}
+ */
 export function ask(summarizer, request) {
   const controller = new AbortController();
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
   const deadline = new Promise((_, reject) => {
     timer = setTimeout(() => {
@@ -70,7 +89,11 @@ export function ask(summarizer, request) {
   ).finally(() => clearTimeout(timer));
 }
 
-/** Why a summarizer call failed, in words for the report. */
+/**
+ * Why a summarizer call failed, in words for the report.
+ * @param {any} e  a rejection: any value, even one whose getters throw
+ * @returns {string}
+ */
 export function failure(e) {
   let name;
   let message;

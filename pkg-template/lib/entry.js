@@ -37,16 +37,20 @@ const INTERNAL = new Set([
   "__ctxfoldInternalError",
 ]);
 
+/** @typedef {import("./types.d.ts").Raw} Raw */
+
 /**
- * @param {object} raw  the instantiated wasm-bindgen module
- * @param {{ fetchBytes: (source: URL | string) => Promise<Uint8Array>, defaultSource: ((encoding: string) => URL) | null }} platform
+ * @param {Raw} raw  the instantiated wasm-bindgen module
+ * @param {{ fetchBytes: import("./vocabulary.js").FetchBytes, defaultSource: ((encoding: import("./types.d.ts").Encoding) => URL | null) | null }} platform
+ * @returns {Record<string, unknown>} the API by name (index.d.ts declares it)
  */
 export function api(raw, platform) {
   const g = guard(raw);
+  /** @type {Record<string, unknown>} */
   const out = {};
   for (const [name, value] of Object.entries(raw)) {
     if (INTERNAL.has(name) || typeof value !== "function") continue;
-    out[name] = g.wrap(value);
+    out[name] = g.wrap(/** @type {(...args: unknown[]) => unknown} */ (value));
   }
   out.compact = compactWith(raw, g);
   Object.assign(out, summarizersWith(raw, g));
@@ -56,7 +60,7 @@ export function api(raw, platform) {
   Object.assign(out, { parseCommand, notify, sse, applyAnthropicCacheControl });
   out.loadVocabulary = vocabularyLoader({
     install: g.wrap(raw.installVocabulary),
-    has: out.hasVocabulary,
+    has: /** @type {Raw["hasVocabulary"]} */ (out.hasVocabulary),
     ...platform,
   });
   return out;

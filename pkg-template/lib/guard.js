@@ -7,23 +7,32 @@
 /** How many times each module was made afresh (shared by every guard of one module). */
 const restarts = new WeakMap();
 
+/** @typedef {import("./types.d.ts").Raw} Raw */
+/** @typedef {import("./types.d.ts").CtxfoldError} CtxfoldError */
+
 /**
- * @param {object} raw  the wasm-bindgen module (built with --experimental-reset-state-function)
+ * @param {Raw} raw  the wasm-bindgen module (built with --experimental-reset-state-function)
  */
 export function guard(raw) {
+  /** @type {unknown} what the failed restart threw, once it did */
   let poisoned = null;
 
+  /** @returns {CtxfoldError} */
   function poisonedError() {
-    const err = new Error(
-      `the module trapped and could not be restarted (${poisoned?.message ?? poisoned}); reload the page or restart the process`,
-    );
+    const err = /** @type {CtxfoldError} */ (new Error(
+      `the module trapped and could not be restarted (${/** @type {Error | null} */ (poisoned)?.message ?? poisoned}); reload the page or restart the process`,
+    ));
     err.name = "CtxfoldError";
     err.code = "MODULE_POISONED";
     err.cause = poisoned;
     return err;
   }
 
-  /** The error to throw for `e`: a trap restarts the module and becomes INTERNAL. */
+  /**
+   * The error to throw for `e`: a trap restarts the module and becomes INTERNAL.
+   * @param {unknown} e
+   * @returns {unknown}
+   */
   function recover(e) {
     if (!(e instanceof WebAssembly.RuntimeError)) return e;
     try {
@@ -43,22 +52,36 @@ export function guard(raw) {
     if (poisoned) throw poisonedError();
   }
 
-  /** `fn`, guarded: a trap inside it restarts the module and throws INTERNAL. */
+  /**
+   * `fn`, guarded: a trap inside it restarts the module and throws INTERNAL.
+   * @template {(...args: any[]) => any} F
+   * @param {F} fn
+   * @returns {F}
+   */
   function wrap(fn) {
-    return function guarded(...args) {
+    /**
+     * @this {unknown}
+     * @param {Parameters<F>} args
+     * @returns {ReturnType<F>}
+     */
+    function guarded(...args) {
       check();
       try {
         return fn.apply(this, args);
       } catch (e) {
         throw recover(e);
       }
-    };
+    }
+    return /** @type {F} */ (guarded);
   }
 
   /** How many times the module was made afresh so far (objects from before are gone). */
   const count = () => restarts.get(raw) ?? 0;
 
-  /** INTERNAL for a call whose objects belonged to an instance made afresh meanwhile. */
+  /**
+   * INTERNAL for a call whose objects belonged to an instance made afresh meanwhile.
+   * @param {unknown} e
+   */
   function restartedDuring(e) {
     const err = raw.__ctxfoldInternalError("the module was restarted while this call was in progress");
     err.cause = e;

@@ -10,9 +10,17 @@
 /** What the deadline rejects with (never seen outside this file). */
 const DEADLINE = Symbol("deadline");
 
+/** @typedef {import("./types.d.ts").IdbCall} IdbCall */
+/** @typedef {import("./types.d.ts").IdbOpen} IdbOpen */
+/** @typedef {import("./types.d.ts").WriteBatch} WriteBatch */
 /**
- * @param {object} raw  the wasm-bindgen module
- * @param {ReturnType<import("./guard.js").guard>} g
+ * An open connection, or one being opened (`ready` once open).
+ * @typedef {{ db: Promise<IDBDatabase>, opening: IdbOpen | null, ready: IDBDatabase | null }} Connection
+ */
+
+/**
+ * @param {import("./types.d.ts").Raw} raw  the wasm-bindgen module
+ * @param {import("./types.d.ts").Guard} g
  */
 export function indexedDBStoreWith(raw, g) {
   const readOptions = g.wrap(raw.idbOptions);
@@ -29,9 +37,13 @@ export function indexedDBStoreWith(raw, g) {
     delete: g.wrap(raw.IdbCall.delete),
   };
 
-  /** A connection that another tab asked to close, or that was closed: open it again. */
+  /**
+   * A connection that another tab asked to close, or that was closed: open it again.
+   * @param {any} e  what a call threw
+   */
   const closing = (e) => e?.code === "STORE_ERROR" && e.cause?.name === "InvalidStateError";
 
+  /** @param {IdbCall | IdbOpen} object */
   const free = (object) => {
     try {
       object.free();
@@ -41,14 +53,14 @@ export function indexedDBStoreWith(raw, g) {
   };
 
   return class IndexedDBStore {
+    /** @type {string} */
     #database;
+    /** @type {number} */
     #timeoutMs;
-    /**
-     * `{ db: Promise<IDBDatabase>, opening: IdbOpen | null, ready: IDBDatabase | null }` (`ready`
-     * once open), or null before the first call.
-     */
+    /** @type {Connection | null} null before the first call */
     #connection = null;
 
+    /** @param {import("./types.d.ts").IndexedDBStoreOptions} [options] */
     constructor(options) {
       const { database, timeoutMs } = readOptions(options);
       this.#database = database;
@@ -64,22 +76,34 @@ export function indexedDBStoreWith(raw, g) {
       return `indexeddb:${this.#database}`;
     }
 
+    /** @param {string} id */
     load(id) {
       return this.#call("load", id, (db) => start.load(db, id));
     }
 
+    /**
+     * @param {string} id
+     * @param {number} from
+     */
     messages(id, from) {
       return this.#call("messages", id, (db) => start.messages(db, id, from));
     }
 
+    /**
+     * @param {string} id
+     * @param {number} expect
+     * @param {WriteBatch} batch
+     */
     write(id, expect, batch) {
       return this.#call("write", id, (db) => start.write(db, id, expect, batch));
     }
 
+    /** @param {string} id */
     summaries(id) {
       return this.#call("summaries", id, (db) => start.summaries(db, id));
     }
 
+    /** @param {string} id */
     records(id) {
       return this.#call("records", id, (db) => start.records(db, id));
     }
@@ -88,6 +112,7 @@ export function indexedDBStoreWith(raw, g) {
       return this.#call("list", "", (db) => start.list(db));
     }
 
+    /** @param {string} id */
     delete(id) {
       return this.#call("delete", id, (db) => start.delete(db, id));
     }
@@ -102,7 +127,8 @@ export function indexedDBStoreWith(raw, g) {
     #open() {
       if (this.#connection !== null) return this.#connection;
       const opening = startOpen(this.#database);
-      const connection = { opening, db: null, ready: null };
+      /** @type {Connection} */
+      const connection = { opening, db: /** @type {never} */ (null), ready: null }; // db: just below (it needs connection)
       connection.db = (async () => {
         try {
           const event = await opening.done();
@@ -121,18 +147,29 @@ export function indexedDBStoreWith(raw, g) {
       return connection;
     }
 
+    /** @param {Connection} connection */
     #forget(connection) {
       if (this.#connection === connection) this.#connection = null;
     }
 
+    /**
+     * @param {string} operation
+     * @param {unknown} id
+     * @param {(db: IDBDatabase) => IdbCall} begin
+     * @returns {Promise<any>} what the operation's store method returns
+     */
     async #call(operation, id, begin) {
       g.check();
       const since = g.restarts();
+      /** @type {ReturnType<typeof setTimeout> | undefined} */
       let timer;
+      /** @type {Promise<never>} */
       const deadline = new Promise((_, reject) => {
         timer = setTimeout(() => reject(DEADLINE), this.#timeoutMs);
       });
+      /** @type {Connection | null} */
       let connection = null;
+      /** @type {IdbCall | null} */
       let call = null;
       try {
         for (let attempt = 1; call === null; attempt++) {

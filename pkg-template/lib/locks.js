@@ -18,12 +18,18 @@ const clock = () => (typeof performance === "object" ? performance.now() : Date.
  * late, or a holder that died, is caught up with or forgotten within BUSY_MS.
  */
 export function lockNotices() {
-  /** Lock name → (the Compactor that holds it, null for another realm's → until when). */
+  /** @type {Map<string, Map<object | null, number>>} Lock name → (the Compactor that holds it, null for another realm's → until when). */
   const until = new Map();
+  /** @type {BroadcastChannel & { unref?: () => void } | null | undefined} undefined until the first question */
   let channel;
+  /**
+   * @param {string} name
+   * @param {object | null} owner
+   */
   const mark = (name, owner) => {
-    if (!until.has(name)) until.set(name, new Map());
-    until.get(name).set(owner, clock() + BUSY_MS);
+    let holders = until.get(name);
+    if (holders === undefined) until.set(name, (holders = new Map()));
+    holders.set(owner, clock() + BUSY_MS);
   };
   const open = () => {
     if (channel !== undefined) return channel;
@@ -42,7 +48,11 @@ export function lockNotices() {
     return channel;
   };
   return {
-    /** Whether a Compactor other than `asking` said lately that it holds the lock `name`. */
+    /**
+     * Whether a Compactor other than `asking` said lately that it holds the lock `name`.
+     * @param {string} name
+     * @param {object} asking
+     */
     busy(name, asking) {
       open();
       const holders = until.get(name);
@@ -56,7 +66,12 @@ export function lockNotices() {
       if (holders.size === 0) until.delete(name);
       return busy;
     },
-    /** Says that `owner` holds the lock `name`, now and until the function returned is called. */
+    /**
+     * Says that `owner` holds the lock `name`, now and until the function returned is called.
+     * @param {string} name
+     * @param {object} owner
+     * @returns {() => void}
+     */
     hold(name, owner) {
       const say = () => {
         mark(name, owner);
@@ -67,7 +82,8 @@ export function lockNotices() {
         }
       };
       say();
-      const timer = setInterval(say, BUSY_MS / 2);
+      // (Node's timers are objects with unref, which would keep the process alive; browsers' are numbers.)
+      const timer = /** @type {ReturnType<typeof setInterval> & { unref?: () => void }} */ (setInterval(say, BUSY_MS / 2));
       timer.unref?.();
       return () => clearInterval(timer);
     },

@@ -9,13 +9,14 @@ import { fetchBytes } from "./vocabulary.js";
  * which a bundler that takes the package in (Next.js's server build) may turn into a web path
  * it serves to browsers, not a file here. That is said, with what to do, instead of Node's
  * "must be of type string" from readFileSync.
+ * @param {URL | string} url
  */
 export function readModule(url) {
   const file = url instanceof URL && url.protocol === "file:" ? url : URL.canParse(String(url)) ? new URL(String(url)) : null;
   try {
     if (file === null || file.protocol !== "file:") throw new Error(`${String(url)} is not a file: URL`);
     return readFileSync(file);
-  } catch (e) {
+  } catch (/** @type {any} */ e) {
     throw new Error(
       `ctxfold could not read its WebAssembly module (${String(url)}): ${e.message}. ` +
         `A bundler that rewrites the package's files into web paths (Next.js does, for server ` +
@@ -25,10 +26,14 @@ export function readModule(url) {
   }
 }
 
-/** Where Node reads vocabularies from; `defaultSource(encoding)`: the file shipped in the package (lite), or null. */
+/**
+ * Where Node reads vocabularies from; `defaultSource(encoding)`: the file shipped in the package (lite), or null.
+ * @param {((encoding: import("./types.d.ts").Encoding) => URL | null) | null} defaultSource
+ */
 export function nodeSources(defaultSource) {
   return {
     defaultSource,
+    /** @type {import("./vocabulary.js").FetchBytes} */
     fetchBytes: async (source) => {
       const url = source instanceof URL ? source : URL.canParse(source) ? new URL(source) : null;
       if (url && url.protocol !== "file:") return fetchBytes(url);

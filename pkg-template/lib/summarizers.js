@@ -6,26 +6,39 @@
 // rejects the caller's promise. Rust builds each request (with gloo-net) and starts its
 // fetch; this loop only awaits what Rust started, and waits when Rust says to.
 
+/** @typedef {import("./types.d.ts").Raw} Raw */
+/** @typedef {import("./types.d.ts").Guard} Guard */
+/** @typedef {import("./types.d.ts").HttpSummaryRequest} HttpSummaryRequest */
+
 /**
- * @param {object} raw  the wasm-bindgen module
- * @param {ReturnType<import("./guard.js").guard>} g
+ * @param {Raw} raw  the wasm-bindgen module
+ * @param {Guard} g
  */
 export function summarizersWith(raw, g) {
   const settingsFor = g.wrap(raw.summarizerSettings);
-  const make = (provider) => (options) => {
+  /** @param {string} provider */
+  const make = (provider) => (/** @type {unknown} */ options) => {
     const settings = settingsFor(provider, options);
-    return (request) => summarize(raw, g, settings, request);
+    return (/** @type {HttpSummaryRequest} */ request) => summarize(raw, g, settings, request);
   };
   return { openAISummarizer: make("openai"), anthropicSummarizer: make("anthropic") };
 }
 
+/**
+ * @param {Raw} raw
+ * @param {Guard} g
+ * @param {string} settings
+ * @param {HttpSummaryRequest} request  as the caller passed it: Rust checks it
+ * @returns {Promise<import("./types.d.ts").HttpSummary>}
+ */
 async function summarize(raw, g, settings, request) {
   g.check();
   const since = g.restarts();
   // Without a signal, the request's own deadline (if it has one) aborts it.
   let signal = request?.signal;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
-  if (signal == null && request?.timeoutMs > 0) {
+  if (signal == null && /** @type {number} */ (request?.timeoutMs) > 0) {
     const controller = new AbortController();
     timer = setTimeout(() => {
       const reason = new Error(`the summarizer did not answer within ${request.timeoutMs} ms`);
@@ -34,6 +47,7 @@ async function summarize(raw, g, settings, request) {
     }, request.timeoutMs);
     signal = controller.signal;
   }
+  /** @type {import("./types.d.ts").HttpSummaryCall | null} */
   let call = null;
   /** After each await: the module may have been made afresh meanwhile, or the call aborted. */
   const resumed = () => {
@@ -90,7 +104,13 @@ async function summarize(raw, g, settings, request) {
   }
 }
 
-/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+/**
+ * `promise`, or a rejection with the signal's reason as soon as `signal` aborts.
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {AbortSignal | null | undefined} signal
+ * @returns {Promise<T>}
+ */
 function abortable(promise, signal) {
   if (!signal) return promise;
   return new Promise((resolve, reject) => {
@@ -110,9 +130,14 @@ function abortable(promise, signal) {
   });
 }
 
-/** Resolves after `ms`, or as soon as `signal` aborts. */
+/**
+ * Resolves after `ms`, or as soon as `signal` aborts.
+ * @param {number} ms
+ * @param {AbortSignal | null | undefined} signal
+ * @returns {Promise<void>}
+ */
 function sleep(ms, signal) {
-  return new Promise((resolve) => {
+  return /** @type {Promise<void>} */ (new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
@@ -121,5 +146,5 @@ function sleep(ms, signal) {
     };
     const timer = setTimeout(done, ms);
     signal?.addEventListener("abort", done, { once: true });
-  });
+  }));
 }

@@ -5,14 +5,27 @@
 
 import { invalidArgument } from "./values.js";
 
+/** @typedef {import("./types.d.ts").Encoding} Encoding */
+/** @typedef {import("./types.d.ts").VocabularySource} VocabularySource */
+/** @typedef {(source: URL | string) => Promise<Uint8Array>} FetchBytes */
+/**
+ * What vocabularyLoader's errors are: ctxfold's, with a code and the original error as cause.
+ * @typedef {Error & { code?: string }} CodedError
+ */
+
 /**
  * @param {object} platform
- * @param {(bytes: Uint8Array, encoding: string) => void} platform.install
- * @param {(encoding: string) => boolean} platform.has
- * @param {(source: URL | string) => Promise<Uint8Array>} platform.fetchBytes
- * @param {((encoding: string) => URL) | null} platform.defaultSource
+ * @param {(bytes: Uint8Array, encoding: Encoding) => void} platform.install
+ * @param {(encoding: Encoding) => boolean} platform.has
+ * @param {FetchBytes} platform.fetchBytes
+ * @param {((encoding: Encoding) => URL | null) | null} platform.defaultSource
  */
 export function vocabularyLoader({ install, has, fetchBytes, defaultSource }) {
+  /**
+   * @param {Encoding} encoding
+   * @param {VocabularySource} [source]
+   * @returns {Promise<void>}
+   */
   return async function loadVocabulary(encoding, source) {
     // Validates the name (UNKNOWN_ENCODING) and skips work already done.
     if (has(encoding)) return;
@@ -24,12 +37,18 @@ export function vocabularyLoader({ install, has, fetchBytes, defaultSource }) {
             `this runtime cannot locate the file shipped in ctxfold/vocab by itself`,
         );
       }
-      source = defaultSource(encoding);
+      // (null for an encoding it ships no file of: has() refused an unknown name already)
+      source = /** @type {URL} */ (defaultSource(encoding));
     }
     install(await toBytes(source, fetchBytes), encoding);
   };
 }
 
+/**
+ * @param {unknown} source  a VocabularySource, as the caller passed it
+ * @param {FetchBytes} fetchBytes
+ * @returns {Promise<Uint8Array>}
+ */
 async function toBytes(source, fetchBytes) {
   if (source instanceof Uint8Array) return source;
   if (source instanceof ArrayBuffer) return new Uint8Array(source);
@@ -39,7 +58,7 @@ async function toBytes(source, fetchBytes) {
   if (source instanceof URL || typeof source === "string") {
     try {
       return await fetchBytes(source);
-    } catch (e) {
+    } catch (/** @type {any} */ e) {
       throw e?.code === "VOCABULARY_UNAVAILABLE" ? e : unavailable(String(source), e?.code ?? e?.message ?? String(e), e);
     }
   }
@@ -47,25 +66,37 @@ async function toBytes(source, fetchBytes) {
   throw invalidArgument("source", `a Uint8Array, an ArrayBuffer, a URL, a URL string or a Response, got ${source === null ? "null" : typeof source}`);
 }
 
+/**
+ * @param {string} where
+ * @param {string} reason
+ * @param {unknown} [cause]
+ */
 function unavailable(where, reason, cause) {
-  const err = new Error(`could not load the vocabulary from ${where}: ${reason}`);
+  const err = /** @type {CodedError} */ (new Error(`could not load the vocabulary from ${where}: ${reason}`));
   err.name = "CtxfoldError";
   err.code = "VOCABULARY_UNAVAILABLE";
   if (cause !== undefined) err.cause = cause;
   return err;
 }
 
+/**
+ * @param {Response} response
+ * @param {string} where
+ */
 function checked(response, where) {
   if (!response.ok) throw unavailable(where, `it answered ${response.status}`);
   return response;
 }
 
-/** fetch() for browsers and workerd. */
+/**
+ * fetch() for browsers and workerd.
+ * @type {FetchBytes}
+ */
 export async function fetchBytes(source) {
   let response;
   try {
     response = await fetch(source);
-  } catch (e) {
+  } catch (/** @type {any} */ e) {
     throw unavailable(String(source), e?.message ?? String(e), e);
   }
   return new Uint8Array(await checked(response, String(source)).arrayBuffer());

@@ -26,9 +26,27 @@
 // - Values are copied in and out (structured clone or JSON): changing an object after writing
 //   it, or one a read returned, changes nothing stored.
 
-/** A meta as the Compactor writes it (the store reads only `version`). */
+/** @typedef {import("../lib/types.d.ts").CompactorStore} CompactorStore */
+/** @typedef {import("../lib/types.d.ts").StoredMeta} StoredMeta */
+/** @typedef {import("../lib/types.d.ts").StoredSummary} StoredSummary */
+/** @typedef {import("../lib/types.d.ts").CompactionRecord} CompactionRecord */
+/** @typedef {import("../lib/types.d.ts").WriteBatch} WriteBatch */
+/**
+ * What the cases read back: any JSON a store returns, taken apart as the case expects it to be.
+ * @typedef {any} Read
+ */
+
+/**
+ * A meta as the Compactor writes it (the store reads only `version`): of schema 1, so without
+ * the guards' state, which reads as none.
+ * @param {string} id
+ * @param {number} version
+ * @param {number} length
+ * @param {Partial<StoredMeta>} [extra]
+ * @returns {StoredMeta}
+ */
 export function metaFor(id, version, length, extra = {}) {
-  return {
+  return /** @type {StoredMeta} */ ({
     schema: 1,
     id,
     version,
@@ -47,10 +65,18 @@ export function metaFor(id, version, length, extra = {}) {
     createdAt: "2026-01-01T00:00:00.000Z",
     updatedAt: "2026-01-01T00:00:00.000Z",
     ...extra,
-  };
+  });
 }
 
+/**
+ * @param {number} i
+ * @param {Record<string, unknown>} [extra]
+ */
 const message = (i, extra = {}) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}`, ...extra });
+/**
+ * @param {number} seq
+ * @returns {StoredSummary}
+ */
 const summary = (seq, compaction = seq) => ({
   seq,
   compaction,
@@ -62,26 +88,55 @@ const summary = (seq, compaction = seq) => ({
   keptIds: [],
   lostIds: [],
 });
-const record = (seq) => ({ seq, trigger: "threshold", tokensBefore: 1000 + seq, tokensAfter: 100 + seq, evicted: [seq], undone: false });
+/**
+ * A record with the fields a reader of the store might look at (a store reads only `seq`).
+ * @param {number} seq
+ * @returns {CompactionRecord}
+ */
+const record = (seq) => /** @type {CompactionRecord} */ ({ seq, trigger: "threshold", tokensBefore: 1000 + seq, tokensAfter: 100 + seq, evicted: [seq], undone: false });
 
-/** A batch appending `messages` at `start`, putting the meta of version `version`. */
+/**
+ * A batch appending `messages` at `start`, putting the meta of version `version`.
+ * @param {string} id
+ * @param {number} version
+ * @param {number} start
+ * @param {unknown[]} messages
+ * @param {{ summaries?: StoredSummary[], records?: CompactionRecord[], meta?: Partial<StoredMeta> }} [more]
+ * @returns {WriteBatch}
+ */
 function batch(id, version, start, messages, { summaries = [], records = [], meta = {} } = {}) {
   return { start, messages, summaries, records, meta: metaFor(id, version, start + messages.length, meta) };
 }
 
 class CheckFailed extends Error {}
+/**
+ * @param {boolean} ok
+ * @param {string} what
+ */
 function check(ok, what) {
   if (!ok) throw new CheckFailed(what);
 }
+/** @param {unknown} v */
 const json = (v) => JSON.stringify(v);
+/**
+ * @param {unknown} actual
+ * @param {unknown} expected
+ * @param {string} what
+ */
 function same(actual, expected, what) {
   check(json(actual) === json(expected), `${what}: expected ${short(expected)}, got ${short(actual)}`);
 }
+/** @param {unknown} v */
 function short(v) {
   const s = json(v) ?? String(v);
   return s.length > 200 ? `${s.slice(0, 200)}... (${s.length} characters)` : s;
 }
+/**
+ * @param {Promise<unknown>} promise
+ * @param {string} what
+ */
 async function rejectsStale(promise, what) {
+  /** @type {Read} */
   let error = null;
   try {
     await promise;
@@ -93,7 +148,12 @@ async function rejectsStale(promise, what) {
   check(error instanceof Error, `${what}: the rejection is not an Error`);
 }
 
+/**
+ * @param {Promise<unknown>} promise
+ * @param {string} what
+ */
 async function rejects(promise, what) {
+  /** @type {unknown} */
   let error = null;
   try {
     await promise;
@@ -104,7 +164,11 @@ async function rejects(promise, what) {
   check(error instanceof Error, `${what}: the rejection is not an Error`);
 }
 
-/** Everything stored for `id`, read back. */
+/**
+ * Everything stored for `id`, read back.
+ * @param {CompactorStore} store
+ * @param {string} id
+ */
 async function snapshot(store, id) {
   return {
     meta: await store.load(id),
@@ -114,6 +178,7 @@ async function snapshot(store, id) {
   };
 }
 
+/** @type {Record<string, (store: CompactorStore, id: string) => Promise<void>>} */
 export const CASES = {
   async "an unknown id has nothing"(store, id) {
     same(await store.load(id), null, "load");
@@ -184,7 +249,7 @@ export const CASES = {
     const settled = await Promise.allSettled([store.write(id, 1, a), store.write(id, 1, b)]);
     const won = settled.findIndex((s) => s.status === "fulfilled");
     check(settled.filter((s) => s.status === "fulfilled").length === 1, `${settled.filter((s) => s.status === "fulfilled").length} of 2 landed`);
-    const lost = settled[1 - won];
+    const lost = /** @type {PromiseRejectedResult} */ (settled[1 - won]);
     check(lost.reason?.code === "STALE_WRITE", `the other rejected with ${lost.reason?.code} (${lost.reason?.message})`);
     const winner = won === 0 ? a : b;
     const s = await snapshot(store, id);
@@ -211,7 +276,7 @@ export const CASES = {
     same(await store.messages(id, 311), all.slice(311), "messages(id, 311)");
     same(await store.summaries(id), Array.from({ length: 12 }, (_, k) => summary(k)), "summaries");
     same(await store.records(id), Array.from({ length: 12 }, (_, k) => record(k)), "records");
-    same((await store.load(id)).version, 13, "version");
+    same(/** @type {Read} */ (await store.load(id)).version, 13, "version");
   },
 
   async "values are copied in and out"(store, id) {
@@ -219,17 +284,17 @@ export const CASES = {
     const b = batch(id, 1, 0, [m], { summaries: [summary(0)], records: [record(0)] });
     await store.write(id, 0, b);
     // Changing what was written...
-    m.content[0].text = "changed after write";
+    /** @type {Read} */ (m.content)[0].text = "changed after write";
     b.meta.length = 42;
     b.summaries[0].text = "changed";
     b.records[0].evicted.push(7);
     // ...and what was read...
-    (await store.messages(id, 0))[0].content[0].text = "changed after read";
-    (await store.load(id)).state.chunks.push("junk");
+    /** @type {Read} */ (await store.messages(id, 0))[0].content[0].text = "changed after read";
+    /** @type {Read} */ (await store.load(id)).state.chunks.push("junk");
     (await store.summaries(id))[0].tokens = -1;
     (await store.records(id))[0].evicted.length = 0;
     // ...changes nothing stored.
-    same((await store.messages(id, 0))[0].content[0].text, "original", "message");
+    same(/** @type {Read} */ (await store.messages(id, 0))[0].content[0].text, "original", "message");
     same(await store.load(id), metaFor(id, 1, 1), "meta");
     same(await store.summaries(id), [summary(0)], "summaries");
     same(await store.records(id), [record(0)], "records");
@@ -246,7 +311,7 @@ export const CASES = {
     ];
     await store.write(id, 0, batch(id, 1, 0, items, { meta: { system: [{ type: "text", text: "system ✓" }] } }));
     same(await store.messages(id, 0), items, "messages");
-    same((await store.load(id)).system, [{ type: "text", text: "system ✓" }], "meta.system");
+    same(/** @type {Read} */ (await store.load(id)).system, [{ type: "text", text: "system ✓" }], "meta.system");
   },
 
   async "ids are kept apart"(store, id) {
@@ -255,7 +320,7 @@ export const CASES = {
     for (const [k, x] of ids.entries()) {
       same(await store.messages(x, 0), [message(k)], `messages of ${json(x)}`);
       same(await store.records(x), [record(k)], `records of ${json(x)}`);
-      same((await store.load(x)).id, x, `meta of ${json(x)}`);
+      same(/** @type {Read} */ (await store.load(x)).id, x, `meta of ${json(x)}`);
     }
     const listed = await store.list();
     for (const x of ids) check(listed.includes(x), `list() lacks ${json(x)}`);
@@ -283,22 +348,24 @@ export const CASES = {
  * `{ name, ok, error }` (error: the message of the first check that failed). `only`: the
  * names of the cases to run (all by default).
  *
- * @param {() => any} makeStore
+ * @param {() => CompactorStore | Promise<CompactorStore>} makeStore
  * @param {{ only?: string[] }} [options]
  * @returns {Promise<{ name: string, ok: boolean, error: string | null }[]>}
  */
 export async function checkStore(makeStore, { only } = {}) {
   const tag = Math.random().toString(36).slice(2, 8);
+  /** @type {{ name: string, ok: boolean, error: string | null }[]} */
   const results = [];
   for (const [k, [name, run]] of Object.entries(CASES).entries()) {
     if (only && !only.includes(name)) continue;
     const id = `conformance-${tag}-${k}`;
+    /** @type {CompactorStore | undefined} */
     let store;
     try {
       store = await makeStore();
       await run(store, id);
       results.push({ name, ok: true, error: null });
-    } catch (e) {
+    } catch (/** @type {Read} */ e) {
       results.push({ name, ok: false, error: e instanceof CheckFailed ? e.message : `threw ${e?.name}: ${e?.message}\n${e?.stack ?? ""}` });
     } finally {
       try {
@@ -315,7 +382,7 @@ export async function checkStore(makeStore, { only } = {}) {
  * Runs every case (as `checkStore` does) and throws an `AggregateError` naming each case that
  * failed and why; resolves to the number of cases that passed when all did.
  *
- * @param {() => any} makeStore
+ * @param {() => CompactorStore | Promise<CompactorStore>} makeStore
  * @param {{ only?: string[] }} [options]
  * @returns {Promise<number>}
  */

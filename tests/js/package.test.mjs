@@ -191,6 +191,13 @@ describe("packaging", () => {
     }
   });
 
+  test("npm pack ships no tsconfig.json (pkg-template's are the checkjs layer's)", async () => {
+    const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: pkgDir });
+    const packed = JSON.parse(stdout)[0].files.map((f) => f.path);
+    assert.ok(packed.includes("lib/guard.js"), "the packed list is not the package's");
+    assert.deepEqual(packed.filter((f) => /(^|\/)tsconfig[^/]*\.json$/.test(f)), []);
+  });
+
   test("npm pack ships no file of the test corpus and no CC BY-NC material", async () => {
     const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: pkgDir });
     const packed = JSON.parse(stdout)[0].files.map((f) => f.path);

@@ -1,0 +1,86 @@
+// Types for the package's own JavaScript, read by `tsc --checkJs` (pkg-template/tsconfig.json)
+// and never by users (the API's types are index.d.ts). The wasm-bindgen module as lib/ gets
+// it: the generated declaration, plus the internals src/wasm/ exports with skip_typescript
+// (lib/entry.js's INTERNAL keeps them out of the API), declared here as far as lib/ calls them.
+import type * as Bindings from "../dist/full/ctxfold.js";
+import type { CompactResult, CtxfoldError, HttpSummary, IndexedDBStoreOptions, SummaryRequest } from "../dist/full/ctxfold.js";
+
+/** The API's types, for JSDoc here (`import("./types.d.ts").CompactOptions`). */
+export type * from "../dist/full/ctxfold.js";
+export type { VocabularySource } from "../index.js";
+
+/** The instantiated module, full or lite (they declare the same functions). */
+export type Raw = typeof Bindings & Internals;
+
+/** A summarizer request as the core hands it out: the public one, and a chat API's messages. */
+export type CoreRequest = Omit<SummaryRequest, "signal"> & { messages: unknown[] };
+
+/** What compact.js and compactor.js hand back to the core for each request. */
+export type Reply = { value: unknown } | { failed: string };
+
+/** A wasm-bindgen object: freed by hand when the call it belongs to ends early. */
+interface Freed {
+  free(): void;
+}
+
+/** One compact() in progress (src/wasm/compact.rs). */
+export interface CompactCall extends Freed {
+  summarizer(): ((request: SummaryRequest) => unknown) | undefined;
+  requests(): CoreRequest[] | null;
+  submit(replies: Reply[]): void;
+  finish(summarizeMs: number): CompactResult;
+}
+
+/** A step of an HTTP summary call: a fetch begun, a wait (ms), or the summary. */
+export type HttpStep = { fetch: Promise<Response>; wait?: undefined; done?: undefined } | { wait: number; done?: undefined } | { done: HttpSummary; wait?: undefined };
+
+/** One built-in summarizer request in progress (src/wasm/http.rs). */
+export interface HttpSummaryCall extends Freed {
+  next(): HttpStep;
+  response(response: Response): Promise<string>;
+  body(text: string): void;
+  unreachable(error: unknown): void;
+  abandoned(reason: unknown): CtxfoldError;
+}
+
+/** One IndexedDB request in progress (src/wasm/indexeddb.rs): the events go to finish(). */
+export interface IdbCall extends Freed {
+  done(): Promise<Event>;
+  finish(event: Event): unknown;
+  abort(): void;
+}
+
+/** An IndexedDB open in progress. */
+export interface IdbOpen extends Freed {
+  done(): Promise<Event>;
+  finish(event: Event): IDBDatabase;
+  blocked(): boolean;
+}
+
+interface Internals {
+  __wbg_reset_state(): void;
+  __ctxfoldInternalError(reason: string): CtxfoldError;
+  __ctxfoldStoreError(operation: string, id: string, reason: string): CtxfoldError;
+  __ctxfoldConversationError(exists: boolean, id: string): CtxfoldError;
+  __ctxfoldRestoreOriginal(copy: unknown, original: unknown): unknown;
+  installVocabulary(bytes: Uint8Array, encoding: Bindings.Encoding): void;
+  summarizerSettings(provider: string, options: unknown): string;
+  idbOptions(options: unknown): Required<IndexedDBStoreOptions>;
+  idbTimeout(operation: string, id: string, ms: number, blocked: boolean): CtxfoldError;
+  idbClose(db: IDBDatabase): void;
+  CompactCall: { start(messages: unknown, options: unknown): CompactCall };
+  HttpSummaryCall: { start(settings: string, request: unknown, signal: AbortSignal | undefined): HttpSummaryCall };
+  IdbOpen: { start(name: string): IdbOpen };
+  IdbCall: {
+    load(db: IDBDatabase, id: unknown): IdbCall;
+    messages(db: IDBDatabase, id: unknown, from: unknown): IdbCall;
+    summaries(db: IDBDatabase, id: unknown): IdbCall;
+    records(db: IDBDatabase, id: unknown): IdbCall;
+    list(db: IDBDatabase): IdbCall;
+    write(db: IDBDatabase, id: unknown, expect: unknown, batch: unknown): IdbCall;
+    delete(db: IDBDatabase, id: unknown): IdbCall;
+  };
+}
+
+/** What guard(raw) returns (lib/guard.js). */
+export type Guard = ReturnType<typeof import("./guard.js").guard>;
