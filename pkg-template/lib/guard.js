@@ -4,6 +4,8 @@
 // loaded vocabularies and registered models back (src/wasm/lifecycle.rs). If even a fresh
 // instance cannot be made, every later call fails with MODULE_POISONED.
 
+import { ctxfoldError } from "./values.js";
+
 /** How many times each module was made afresh (shared by every guard of one module). */
 const restarts = new WeakMap();
 
@@ -14,13 +16,7 @@ export function guard(raw) {
   let poisoned = null;
 
   function poisonedError() {
-    const err = new Error(
-      `the module trapped and could not be restarted (${poisoned?.message ?? poisoned}); reload the page or restart the process`,
-    );
-    err.name = "CtxfoldError";
-    err.code = "MODULE_POISONED";
-    err.cause = poisoned;
-    return err;
+    return ctxfoldError("MODULE_POISONED", `the module trapped and could not be restarted (${poisoned?.message ?? poisoned}); reload the page or restart the process`, { cause: poisoned });
   }
 
   /** The error to throw for `e`: a trap restarts the module and becomes INTERNAL. */

@@ -3,7 +3,7 @@
 // pinned for the shipped file), which throws the typed errors; a source that cannot be
 // read or fetched is VOCABULARY_UNAVAILABLE here, with the original error as its cause.
 
-import { invalidArgument } from "./values.js";
+import { ctxfoldError, invalidArgument } from "./values.js";
 
 /**
  * @param {object} platform
@@ -48,11 +48,7 @@ async function toBytes(source, fetchBytes) {
 }
 
 function unavailable(where, reason, cause) {
-  const err = new Error(`could not load the vocabulary from ${where}: ${reason}`);
-  err.name = "CtxfoldError";
-  err.code = "VOCABULARY_UNAVAILABLE";
-  if (cause !== undefined) err.cause = cause;
-  return err;
+  return ctxfoldError("VOCABULARY_UNAVAILABLE", `could not load the vocabulary from ${where}: ${reason}`, { cause });
 }
 
 function checked(response, where) {
