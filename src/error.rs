@@ -28,6 +28,11 @@ pub enum Error {
     #[error("invalid argument {argument}: expected {expected}")]
     InvalidArgument { argument: String, expected: String },
 
+    /// An option that does not exist: `known` is every option the call takes (a
+    /// `TypeError` with code `INVALID_ARGUMENT`, as any wrong argument).
+    #[error("invalid argument {argument}: expected {}", no_such_option(known))]
+    UnknownOption { argument: String, known: Vec<String> },
+
     /// An argument of the right type but out of range.
     #[error("{argument} out of range: {reason}")]
     OutOfRange { argument: String, reason: String },
@@ -281,7 +286,9 @@ impl Error {
             Error::InvalidVocabulary { .. } => Code::InvalidVocabulary,
             Error::UnknownFormat { .. } => Code::UnknownFormat,
             Error::InvalidMessage { .. } => Code::InvalidMessage,
-            Error::InvalidArgument { .. } | Error::CallOutOfOrder { .. } => Code::InvalidArgument,
+            Error::InvalidArgument { .. } | Error::CallOutOfOrder { .. } | Error::UnknownOption { .. } => {
+                Code::InvalidArgument
+            }
             Error::OutOfRange { .. } => Code::OutOfRange,
             Error::ContextOverflow { .. } => Code::ContextOverflow,
             Error::SummarizerFailed { .. } => Code::SummarizerFailed,
@@ -296,6 +303,35 @@ impl Error {
             Error::UnknownConversation { .. } => Code::UnknownConversation,
             Error::ConversationExists { .. } => Code::ConversationExists,
             Error::UnknownModel { .. } => Code::UnknownModel,
+        }
+    }
+
+    /// The argument an argument error is about (`options.toolPolicies.bash`), for the JS
+    /// error's `argument`.
+    pub fn argument(&self) -> Option<&str> {
+        match self {
+            Error::InvalidArgument { argument, .. }
+            | Error::UnknownOption { argument, .. }
+            | Error::OutOfRange { argument, .. } => Some(argument),
+            _ => None,
+        }
+    }
+
+    /// An unknown option's error with `known` made the caller's: without `drop`, with `add`
+    /// (sorted, each once). Any other error as it was.
+    pub fn with_known(self, drop: &[&str], add: &[&str]) -> Error {
+        match self {
+            Error::UnknownOption { argument, known } => {
+                let mut known: Vec<String> = known
+                    .into_iter()
+                    .filter(|k| !drop.contains(&k.as_str()))
+                    .chain(add.iter().map(|k| (*k).to_owned()))
+                    .collect();
+                known.sort();
+                known.dedup();
+                Error::UnknownOption { argument, known }
+            }
+            other => other,
         }
     }
 
@@ -321,6 +357,14 @@ fn unknown_model(model: &str, closest: &[String], served_by: Option<&str>) -> St
         }
     };
     format!("unknown model {model:?}: ctxfold does not know its context window{hint}; {fix}")
+}
+
+/// What an unknown option is told: the options there are.
+fn no_such_option(known: &[String]) -> String {
+    match known {
+        [] => "no such option (this call takes none)".into(),
+        _ => format!("no such option (known: {})", known.join(", ")),
+    }
 }
 
 /// A stored version, or its absence, in words.
@@ -413,7 +457,7 @@ mod tests {
                     continue;
                 }
                 let text = std::fs::read_to_string(&path).unwrap();
-                for marker in ["code: \"", "code = \"", "CODE(\""] {
+                for marker in ["code: \"", "code = \"", "CODE(\"", "ctxfoldError(\""] {
                     for (at, _) in text.match_indices(marker) {
                         let rest = &text[at + marker.len()..];
                         let code = &rest[..rest.find('"').unwrap()];

@@ -428,3 +428,161 @@ fn the_architecture_names_only_paths_that_exist() {
         "ARCHITECTURE.md names paths that do not exist: {missing:?}"
     );
 }
+
+/// String tests that read an error's words to decide something (`.contains(`, `.starts_with(`,
+/// `strip_prefix(`, `split_once(`, ... on `e.to_string()`, on a binding made from it, or on a
+/// `message` / `msg`). Error structure travels as values (codes, variants, paths, lists), so a
+/// reworded message (a serde_json upgrade, an edited sentence) can never change a code, a path
+/// or a decision; words are for people.
+const TEXT_TESTS: &str = r"(contains|starts_with|ends_with|strip_prefix|strip_suffix|split_once|rsplit_once|find|rfind|matches|trim_start_matches)";
+
+/// The places in Rust `code` (comments and literals blanked, test items removed) where an
+/// error's text is inspected.
+fn error_text_tests(code: &str) -> Vec<String> {
+    let direct = regex::Regex::new(&format!(r"to_string\(\)\s*\.\s*{TEXT_TESTS}\(")).unwrap();
+    let named = regex::Regex::new(&format!(r"\b(message|msg)\s*\.\s*{TEXT_TESTS}\(")).unwrap();
+    let binding =
+        regex::Regex::new(r"let\s+(\w+)\s*=\s*[\w.]*\b(e|err|error|problem)\.to_string\(\)").unwrap();
+    let mut found: Vec<String> = direct
+        .find_iter(code)
+        .chain(named.find_iter(code))
+        .map(|m| m.as_str().to_owned())
+        .collect();
+    for b in binding.captures_iter(code) {
+        let test = regex::Regex::new(&format!(r"\b{}\s*\.\s*{TEXT_TESTS}\(", &b[1])).unwrap();
+        found.extend(test.find_iter(code).map(|m| m.as_str().to_owned()));
+    }
+    found
+}
+
+/// The places in JavaScript `text` where an error's message is tested with a pattern or a
+/// string search (`e.message.match(`, `/.../.test(e.message)`, `e?.message.includes(`).
+/// Rewriting a message for display (`.replace` of line breaks) is not deciding from it.
+fn message_tests_js(text: &str) -> Vec<String> {
+    let on = regex::Regex::new(
+        r"\.message\s*\??\.\s*(match|matchAll|test|includes|startsWith|endsWith|search|indexOf|split)\(",
+    )
+    .unwrap();
+    let of = regex::Regex::new(r"\.(test|exec|match)\([^()]*\.message\b").unwrap();
+    on.find_iter(text)
+        .chain(of.find_iter(text))
+        .map(|m| m.as_str().to_owned())
+        .collect()
+}
+
+/// `code` without the items marked `#[cfg(test)]` (a test module, a test helper): tests may
+/// assert on the words of a message, which is what they are for.
+fn without_test_items(code: &str) -> String {
+    let mut out = code.to_owned();
+    while let Some(at) = out.find("#[cfg(test)]") {
+        let rest = &out[at..];
+        let semi = rest.find(';');
+        let brace = rest.find('{');
+        let end = match (semi, brace) {
+            (Some(s), Some(b)) if s < b => at + s + 1,
+            (_, Some(b)) => {
+                let mut depth = 0;
+                let mut end = out.len();
+                for (k, c) in out[at + b..].char_indices() {
+                    depth += match c {
+                        '{' => 1,
+                        '}' => -1,
+                        _ => 0,
+                    };
+                    if depth == 0 {
+                        end = at + b + k + 1;
+                        break;
+                    }
+                }
+                end
+            }
+            (Some(s), None) => at + s + 1,
+            (None, None) => out.len(),
+        };
+        let lines = out[at..end].matches('\n').count();
+        out.replace_range(at..end, &"\n".repeat(lines));
+    }
+    out
+}
+
+/// Nothing in `src/` (but tests) or in the package's JavaScript decides from an error's
+/// message: see [`TEXT_TESTS`]. Codes, paths and known-option lists are read from the
+/// errors' fields (`Error::UnknownOption { known }`, `err.code`, `err.known`).
+#[test]
+fn nothing_decides_from_an_error_message() {
+    let mut found = Vec::new();
+    for (path, text) in sources() {
+        let name = path.to_string_lossy().replace('\\', "/");
+        if name.ends_with("/tests.rs") || name.contains("/tests/") {
+            continue;
+        }
+        for hit in error_text_tests(&without_test_items(&code_only(&text))) {
+            found.push(format!("{name}: {hit}"));
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stack = vec![root.join("pkg-template")];
+    let mut scripts = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "js" || e == "mjs") {
+                scripts += 1;
+                let text = std::fs::read_to_string(&path).unwrap();
+                for hit in message_tests_js(&text) {
+                    found.push(format!("{}: {hit}", path.strip_prefix(root).unwrap().display()));
+                }
+            }
+        }
+    }
+    assert!(
+        scripts > 10,
+        "the package's JavaScript was not found ({scripts} files)"
+    );
+    assert!(
+        found.is_empty(),
+        "error text read to decide:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The rule sees what it forbids (the ways this code once read error text) and passes what
+/// it does not (a chat message's text, a message rewritten for display, a test's assertion).
+#[test]
+fn the_error_text_rule_sees_what_it_forbids() {
+    let rust = |s: &str| error_text_tests(&without_test_items(&code_only(s))).len();
+    assert_eq!(
+        rust(r#"fn f(e: Error) -> bool { e.to_string().contains("no such option") }"#),
+        1
+    );
+    assert_eq!(
+        rust(r#"fn f(e: &E) { let full = e.to_string(); let m = full.rsplit_once(" at line "); }"#),
+        1
+    );
+    assert_eq!(
+        rust(r#"fn expected(message: &str) { message.strip_prefix("unknown field "); }"#),
+        1
+    );
+    assert_eq!(
+        rust(r#"fn f(text: &str) -> bool { text.starts_with("data:") }"#),
+        0
+    );
+    assert_eq!(
+        rust("#[cfg(test)]\nmod tests { fn t(e: E) { assert!(e.to_string().contains(\"x\")); } }\nfn g() {}"),
+        0
+    );
+    let js = |s: &str| message_tests_js(s).len();
+    assert_eq!(
+        js(r"const m = e.message.match(/^(.*no such option \(known: )([^)]*)\)$/);"),
+        1
+    );
+    assert_eq!(js(r"if (/stale/.test(err.message)) retry();"), 1);
+    assert_eq!(js(r"if (e?.message?.includes('quota')) return;"), 1);
+    assert_eq!(
+        js(r#"error.message = error.message.replace(/\s*\n\s*/g, " ");"#),
+        0
+    );
+    assert_eq!(js(r#"if (e?.code === "STALE_WRITE") throw e;"#), 0);
+}

@@ -112,10 +112,10 @@ export function parseJson(text, what, code) {
     return JSON.parse(body);
   } catch (err) {
     if (!(err instanceof SyntaxError)) throw err;
-    // V8 gives the position for most errors but not for "Unexpected token" (a trailing comma,
-    // plain text); its message then quotes the text around it, which is dropped here.
-    const given = /at position (\d+)/.exec(err.message);
-    const offset = given ? Number(given[1]) : jsonErrorOffset(body);
+    // Where it stops being JSON is found by scanning the text (engines word their messages
+    // differently, and V8 gives no position for "Unexpected token"); the message, which may
+    // quote the text around it (dropped here), is only shown.
+    const offset = jsonErrorOffset(body);
     const reason = err.message
       .replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "")
       .replace(/ at position \d+[\s\S]*$/, "");

@@ -23,7 +23,7 @@
 // prepare -> compactor.prepare(key, what the prompt adds to its history), settle ->
 // compactor.commit(key, ..., usage); status(key) stays what the caller reads.
 
-import { kindOf, withKnownOptions } from "./values.js";
+import { ctxfoldError, kindOf, withOwnOptions } from "./values.js";
 
 const OWN_OPTIONS = new Set(["conversationKey", "maxConversations", "onReport"]);
 /** compact() options the middleware sets per call. */
@@ -34,8 +34,8 @@ const PER_CALL = {
   instructions: "a per-call choice, not a middleware setting (summaryPrompt applies to every summary)",
 };
 
-/** compact()'s "no such option" error with the middleware's options as the known ones. */
-const ownWords = (e) => withKnownOptions(e, new Set(Object.keys(PER_CALL)), [...OWN_OPTIONS, "summarizer"]);
+/** compact()'s unknown-option error with the middleware's options as the known ones. */
+const ownWords = (e) => withOwnOptions(e, new Set(Object.keys(PER_CALL)), [...OWN_OPTIONS, "summarizer"]);
 
 /**
  * @param {{ compact: Function, plan: Function }} ctxfold  the package's main entry
@@ -396,13 +396,9 @@ function hash53(s) {
 
 
 function argumentError(where, what) {
-  const e = new TypeError(`invalid argument ${where}: ${what}`);
-  e.code = "INVALID_ARGUMENT";
-  return e;
+  return ctxfoldError("INVALID_ARGUMENT", `invalid argument ${where}: ${what}`, { argument: where });
 }
 
 function rangeError(where, what) {
-  const e = new RangeError(`${where} out of range: ${what}`);
-  e.code = "OUT_OF_RANGE";
-  return e;
+  return ctxfoldError("OUT_OF_RANGE", `${where} out of range: ${what}`, { argument: where });
 }

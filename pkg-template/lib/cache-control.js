@@ -4,7 +4,7 @@
 // messages together) and only on some block types; the cache is read for the longest prefix
 // that ends at a marker and was written before.
 
-import { kindOf } from "./values.js";
+import { ctxfoldError, invalidArgument, kindOf } from "./values.js";
 
 const MAX = 4;
 /** Blocks a breakpoint may go on (not thinking, redacted_thinking, or an empty text). */
@@ -12,11 +12,6 @@ const ALLOWED = new Set(["text", "image", "tool_use", "tool_result", "document"]
 /** A breakpoint: 5 minutes, or 1 hour before a caller's 1-hour one (Anthropic wants those first). */
 const MARK = (hour) => (hour ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" });
 
-function fail(Kind, code, message) {
-  const err = new Kind(message);
-  err.code = code;
-  return err;
-}
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const marked = (block) => isObject(block) && block.cache_control !== undefined && block.cache_control !== null;
@@ -76,13 +71,13 @@ function withMark(content, k, hour) {
 
 function checkBreakpoints(report, count) {
   if (report === undefined || report === null) return [];
-  if (!isObject(report)) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument report: expected a compaction report (with cacheBreakpoints), got ${kindOf(report)}`);
+  if (!isObject(report)) throw invalidArgument(`report`, `a compaction report (with cacheBreakpoints), got ${kindOf(report)}`);
   const list = report.cacheBreakpoints;
-  if (!Array.isArray(list)) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument report.cacheBreakpoints: expected an array of message indexes, got ${kindOf(list)}`);
+  if (!Array.isArray(list)) throw invalidArgument(`report.cacheBreakpoints`, `an array of message indexes, got ${kindOf(list)}`);
   return list.map((i, k) => {
-    if (!Number.isInteger(i) || i < 0) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument report.cacheBreakpoints[${k}]: expected a message index, got ${JSON.stringify(i)}`);
+    if (!Number.isInteger(i) || i < 0) throw invalidArgument(`report.cacheBreakpoints[${k}]`, `a message index, got ${JSON.stringify(i)}`);
     if (i >= count) {
-      throw fail(RangeError, "OUT_OF_RANGE", `report.cacheBreakpoints[${k}] out of range: ${i}, but the request has ${count} messages (is the report this request's?)`);
+      throw ctxfoldError("OUT_OF_RANGE", `report.cacheBreakpoints[${k}] out of range: ${i}, but the request has ${count} messages (is the report this request's?)`, { argument: `report.cacheBreakpoints[${k}]` });
     }
     return i;
   });
@@ -100,11 +95,11 @@ function checkBreakpoints(report, count) {
  * are shared with it.
  */
 export function applyAnthropicCacheControl(request, report) {
-  if (!isObject(request)) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument request: expected an Anthropic Messages request ({ system?, messages, ... }), got ${kindOf(request)}`);
-  if (!Array.isArray(request.messages)) throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument request.messages: expected an array of messages, got ${kindOf(request.messages)}`);
+  if (!isObject(request)) throw invalidArgument(`request`, `an Anthropic Messages request ({ system?, messages, ... }), got ${kindOf(request)}`);
+  if (!Array.isArray(request.messages)) throw invalidArgument(`request.messages`, `an array of messages, got ${kindOf(request.messages)}`);
   const { system } = request;
   if (system !== undefined && system !== null && typeof system !== "string" && !Array.isArray(system)) {
-    throw fail(TypeError, "INVALID_ARGUMENT", `invalid argument request.system: expected a string or an array of blocks, got ${kindOf(system)}`);
+    throw invalidArgument(`request.system`, `a string or an array of blocks, got ${kindOf(system)}`);
   }
   const messages = request.messages;
   const stable = checkBreakpoints(report, messages.length);

@@ -9,13 +9,11 @@ import { ask, compactWith } from "./compact.js";
 import { runCommand } from "./commands.js";
 import { lockNotices } from "./locks.js";
 import { storesWith } from "./stores.js";
-import { checkInteger, invalidArgument as typeError, kindOf, withKnownOptions } from "./values.js";
+import { checkInteger, invalidArgument as typeError, kindOf } from "./values.js";
 
 const EVENTS = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
-/** Keys of the options that JavaScript keeps (the rest go to the core). */
-/** compact()'s options a Compactor refuses (the core says why). */
-const REFUSED_OPTIONS = new Set(["state", "manual", "stateKey"]);
+/** Keys of the options that JavaScript keeps (the rest go to the core, which names these too in an unknown option's error). */
 const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations", "storeTimeoutMs", "guards", "prepareAhead", "waitUntil", "compactWhenCold"]);
 const DEFAULT_RETRIES = 4;
 const DEFAULT_CACHED = 100;
@@ -109,11 +107,7 @@ export function compactorWith(raw, g) {
       this.#attempts = writeRetries + 1;
       this.store = store;
       // The core reads and checks the options now: a bad one throws here, not at the first call.
-      try {
-        this.#ensureCore();
-      } catch (e) {
-        throw withKnownOptions(e, REFUSED_OPTIONS, JS_OPTIONS);
-      }
+      this.#ensureCore();
       if (on !== undefined) {
         if (on === null || typeof on !== "object" || Array.isArray(on)) throw typeError("options.on", `an object of event handlers, got ${kindOf(on)}`);
         for (const [name, handler] of Object.entries(on)) {
@@ -130,7 +124,7 @@ export function compactorWith(raw, g) {
         this.#items.clear();
         this.#since = g.restarts();
         try {
-          this.#core = new raw.CompactorCore(this.#options, this.#guards, this.#attempts, this.#cached, Math.floor(Math.random() * 2 ** 52), this.#ahead, this.#cold);
+          this.#core = new raw.CompactorCore(this.#options, this.#guards, this.#attempts, this.#cached, Math.floor(Math.random() * 2 ** 52), this.#ahead, this.#cold, [...JS_OPTIONS]);
         } catch (e) {
           throw g.recover(e);
         }

@@ -4,6 +4,8 @@
 // loaded vocabularies and registered models back (src/wasm/lifecycle.rs). If even a fresh
 // instance cannot be made, every later call fails with MODULE_POISONED.
 
+import { ctxfoldError } from "./values.js";
+
 /** How many times each module was made afresh (shared by every guard of one module). */
 const restarts = new WeakMap();
 
@@ -19,13 +21,7 @@ export function guard(raw) {
 
   /** @returns {CtxfoldError} */
   function poisonedError() {
-    const err = /** @type {CtxfoldError} */ (new Error(
-      `the module trapped and could not be restarted (${/** @type {Error | null} */ (poisoned)?.message ?? poisoned}); reload the page or restart the process`,
-    ));
-    err.name = "CtxfoldError";
-    err.code = "MODULE_POISONED";
-    err.cause = poisoned;
-    return err;
+    return ctxfoldError("MODULE_POISONED", `the module trapped and could not be restarted (${poisoned?.message ?? poisoned}); reload the page or restart the process`, { cause: poisoned });
   }
 
   /**

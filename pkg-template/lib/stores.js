@@ -1,7 +1,7 @@
 // The stores ctxfold ships beside IndexedDBStore (Rust's, stepped by lib/indexeddb.js):
 // MemoryStore, the default, and durableObjectStore over a Durable Object's transactional
 // storage. The contract they keep, CompactorStore, is declared in src/wasm/compactor/stores.rs.
-import { invalidArgument, kindOf } from "./values.js";
+import { invalidArgument, kindOf, unknownOption } from "./values.js";
 
 /**
  * @param {(id: string, expect: number, batch: object, stored: object | null, held?: { summaries?: number[], records?: number[] }) => void} checkWrite
@@ -59,7 +59,7 @@ export function storesWith(checkWrite) {
       if (typeof storage?.[m] !== "function") throw invalidArgument(`storage.${m}`, `a function (a Durable Object's ctx.storage), got ${kindOf(storage?.[m])}`);
     }
     if (options === null || typeof options !== "object") throw invalidArgument("options", `an options object, got ${kindOf(options)}`);
-    for (const k of Object.keys(options)) if (k !== "prefix") throw invalidArgument(`options.${k}`, "no such option (known: prefix)");
+    for (const k of Object.keys(options)) if (k !== "prefix") throw unknownOption(`options.${k}`, ["prefix"]);
     const prefix = options.prefix ?? "ctxfold";
     if (typeof prefix !== "string") throw invalidArgument("options.prefix", `a string, got ${kindOf(prefix)}`);
     return new DurableObjectStore(storage, prefix, checkWrite);

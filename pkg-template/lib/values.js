@@ -1,15 +1,40 @@
-// What the modules' argument errors are made of: the kind of a value, and the typed errors for
-// an argument of the wrong kind and one out of range (the names and codes the core's own
-// errors carry: a TypeError with INVALID_ARGUMENT, a RangeError with OUT_OF_RANGE).
+// What the modules' errors are made of: the kind of a value, and the one builder of every
+// error ctxfold's JavaScript raises, made as the core's own are (src/wasm/error.rs): a
+// TypeError for INVALID_ARGUMENT, a RangeError for OUT_OF_RANGE, an Error named
+// "CtxfoldError" for any other code; `code` always, `argument` for an argument's error,
+// `known` for an unknown option.
 
 /** `"null"`, `"an array"`, or the value's `typeof`. */
 export const kindOf = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
 
+const KINDS = { INVALID_ARGUMENT: TypeError, OUT_OF_RANGE: RangeError };
+
+/**
+ * A ctxfold error: `code` (a declared CtxfoldErrorCode), `message`, and `fields` set on it
+ * as they are given (`argument`, `known`, `cause`, ...; undefined ones left out).
+ */
+export function ctxfoldError(code, message, fields = {}) {
+  const Kind = KINDS[code];
+  const err = Kind === undefined ? new Error(message) : new Kind(message);
+  if (Kind === undefined) err.name = "CtxfoldError";
+  err.code = code;
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) err[key] = value;
+  return err;
+}
+
 /** `invalid argument <argument>: expected <expected>`, a TypeError with code INVALID_ARGUMENT. */
 export function invalidArgument(argument, expected) {
-  const err = new TypeError(`invalid argument ${argument}: expected ${expected}`);
-  err.code = "INVALID_ARGUMENT";
-  return err;
+  return ctxfoldError("INVALID_ARGUMENT", `invalid argument ${argument}: expected ${expected}`, { argument });
+}
+
+/** `<argument> out of range: expected <expected>, got <value>`, a RangeError with code OUT_OF_RANGE. */
+export function outOfRange(argument, expected, value) {
+  return ctxfoldError("OUT_OF_RANGE", `${argument} out of range: expected ${expected}, got ${String(value)}`, { argument });
+}
+
+/** An option that does not exist, with the `known` ones (the core's UnknownOption, in words and fields). */
+export function unknownOption(argument, known) {
+  return ctxfoldError("INVALID_ARGUMENT", `invalid argument ${argument}: expected no such option (known: ${known.join(", ")})`, { argument, known });
 }
 
 /**
@@ -25,20 +50,12 @@ export function checkInteger(argument, value, min, max, unit = "") {
 }
 
 /**
- * compact()'s "no such option (known: ...)" error, for a caller whose options are compact()'s
- * without `drop` and with `add`: its list made that caller's. Any other error as it was.
+ * The core's unknown-option error (its `known` list, a property, not words) for a caller whose
+ * options are the core's without `drop` and with `add`: the list made that caller's. Any
+ * other error as it was.
  */
-export function withKnownOptions(e, drop, add) {
-  const m = typeof e?.message === "string" ? e.message.match(/^(.*no such option \(known: )([^)]*)\)$/) : null;
-  if (m === null) return e;
-  const names = m[2].split(", ").filter((n) => !drop.has(n));
-  e.message = `${m[1]}${[...new Set([...names, ...add])].sort().join(", ")})`;
-  return e;
-}
-
-/** `<argument> out of range: expected <expected>, got <value>`, a RangeError with code OUT_OF_RANGE. */
-export function outOfRange(argument, expected, value) {
-  const err = new RangeError(`${argument} out of range: expected ${expected}, got ${String(value)}`);
-  err.code = "OUT_OF_RANGE";
-  return err;
+export function withOwnOptions(e, drop, add) {
+  if (e?.code !== "INVALID_ARGUMENT" || !Array.isArray(e.known) || typeof e.argument !== "string") return e;
+  const known = [...new Set([...e.known.filter((n) => !drop.has(n)), ...add])].sort();
+  return unknownOption(e.argument, known);
 }

@@ -3,7 +3,7 @@
 // pinned for the shipped file), which throws the typed errors; a source that cannot be
 // read or fetched is VOCABULARY_UNAVAILABLE here, with the original error as its cause.
 
-import { invalidArgument } from "./values.js";
+import { ctxfoldError, invalidArgument } from "./values.js";
 
 /** @typedef {import("./types.d.ts").Encoding} Encoding */
 /** @typedef {import("./types.d.ts").VocabularySource} VocabularySource */
@@ -72,11 +72,7 @@ async function toBytes(source, fetchBytes) {
  * @param {unknown} [cause]
  */
 function unavailable(where, reason, cause) {
-  const err = /** @type {CodedError} */ (new Error(`could not load the vocabulary from ${where}: ${reason}`));
-  err.name = "CtxfoldError";
-  err.code = "VOCABULARY_UNAVAILABLE";
-  if (cause !== undefined) err.cause = cause;
-  return err;
+  return ctxfoldError("VOCABULARY_UNAVAILABLE", `could not load the vocabulary from ${where}: ${reason}`, { cause });
 }
 
 /**

@@ -62,7 +62,7 @@ impl Setup {
             state: options
                 .state
                 .as_deref()
-                .map(|raw| crate::options::parse::<CompactState>("options.state", raw.get()))
+                .map(|raw| crate::options::parse_state::<CompactState>("options.state", raw.get()))
                 .transpose()?,
             manual: options.manual.unwrap_or(false),
             ahead: false,

@@ -20,6 +20,9 @@ use crate::messages::MessageFormat;
 use crate::tokenizer::Encoding;
 use crate::Error;
 
+pub mod tracked;
+pub use tracked::{Path, Problem, Segment, What};
+
 /// Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give a
 /// `model`, or a `contextWindow` (counted as an unknown model, unless `encoding` is given).
 #[derive(Clone, Debug, Default, Deserialize, TS)]
@@ -330,22 +333,23 @@ pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> R
     T::deserialize(d).map(Some)
 }
 
-/// Marks a serde error for a format name ctxfold does not know (it becomes `UNKNOWN_FORMAT`).
-const UNKNOWN_FORMAT: &str = "\u{2}unknown format: ";
-/// Marks a serde error for an encoding name ctxfold does not know (`UNKNOWN_ENCODING`).
-const UNKNOWN_ENCODING: &str = "\u{3}unknown encoding: ";
-
 /// A message format by its name (`"anthropic"`): read here, once, so the core gets the enum.
+/// A name it does not know is `UNKNOWN_FORMAT` (through [`tracked::unknown_name`]).
 fn format_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<MessageFormat>, D::Error> {
     let name = String::deserialize(d)?;
-    (MessageFormat::from_name(&name).map(Some))
-        .map_err(|_| de::Error::custom(format!("{UNKNOWN_FORMAT}{name}")))
+    match MessageFormat::from_name(&name) {
+        Ok(format) => Ok(Some(format)),
+        Err(_) => Err(tracked::unknown_name(tracked::Named::Format, name)),
+    }
 }
 
 /// An encoding by its name (`"o200k_base"`), read once like [`format_name`].
 fn encoding_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Encoding>, D::Error> {
     let name = String::deserialize(d)?;
-    (Encoding::from_name(&name).map(Some)).map_err(|_| de::Error::custom(format!("{UNKNOWN_ENCODING}{name}")))
+    match Encoding::from_name(&name) {
+        Ok(encoding) => Ok(Some(encoding)),
+        Err(_) => Err(tracked::unknown_name(tracked::Named::Encoding, name)),
+    }
 }
 
 /// A share in (0, 1].
@@ -374,10 +378,6 @@ macro_rules! ts_number {
 ts_number!(TS for Ratio);
 ts_number!(<const MIN: usize, const MAX: usize> TS for Int<MIN, MAX>);
 
-/// What a [`de::Error::custom`] message starts with when the value was of the right type
-/// but out of range (it becomes `OUT_OF_RANGE`, not `INVALID_ARGUMENT`).
-const OUT_OF_RANGE: &str = "\u{1}out of range: ";
-
 /// Reads any number, then checks it with `check` (which says what was expected).
 struct Number<T>(fn(f64) -> Result<T, String>, &'static str);
 
@@ -388,7 +388,7 @@ impl<T> Visitor<'_> for Number<T> {
         f.write_str(self.1)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        (self.0)(v).map_err(|reason| E::custom(format!("{OUT_OF_RANGE}expected {reason}, got {v}")))
+        (self.0)(v).map_err(|reason| tracked::out_of_range(format!("expected {reason}, got {v}")))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
         self.visit_f64(v as f64)
@@ -448,8 +448,8 @@ impl<'de> Deserialize<'de> for StateKey {
         let key = String::deserialize(d)?;
         match key.chars().count() {
             n if n >= 16 => Ok(StateKey(key)),
-            n => Err(de::Error::custom(format!(
-                "{OUT_OF_RANGE}expected a secret of at least 16 characters, got {n}"
+            n => Err(tracked::out_of_range(format!(
+                "expected a secret of at least 16 characters, got {n}"
             ))),
         }
     }
@@ -457,15 +457,30 @@ impl<'de> Deserialize<'de> for StateKey {
 
 /// Reads options of type `T` from JSON text: `argument` names the object in errors
 /// (`options`). A bad value is an error at its path: `INVALID_ARGUMENT` for the wrong type
-/// or an unknown key, `OUT_OF_RANGE` for a value out of range, `INVALID_STATE` for a bad
-/// `state`.
+/// or an unknown key (an [`Error::UnknownOption`], with the known keys), `OUT_OF_RANGE` for
+/// a value out of range, `INVALID_STATE` for a bad `state`.
 pub fn parse<T: DeserializeOwned>(argument: &str, json: &str) -> Result<T, Error> {
+    read(json).map_err(|p| error_at(argument, p))
+}
+
+/// [`parse`] of a ctxfold state: every problem is `INVALID_STATE` at its path.
+pub fn parse_state<T: DeserializeOwned>(argument: &str, json: &str) -> Result<T, Error> {
+    read(json).map_err(|p| state_error(argument, &p))
+}
+
+/// Reads `T` from `json`, its problem (if any) at its path.
+fn read<T: DeserializeOwned>(json: &str) -> Result<T, Problem> {
     let mut de = serde_json::Deserializer::from_str(json);
     // CompactState chunks can nest their summarizer's usage deeply; JSON from JS is bounded there.
     de.disable_recursion_limit();
-    T::deserialize(&mut de)
-        .and_then(|value| de.end().map(|()| value))
-        .map_err(|e| error_at(argument, json, &e))
+    let value = tracked::read::<T, _>(&mut de)?;
+    de.end().map_err(|e| Problem {
+        path: Path::default(),
+        what: What::Other {
+            message: e.to_string(),
+        },
+    })?;
+    Ok(value)
 }
 
 /// [`parse`] of a JSON value (native callers: tests, benches).
@@ -480,145 +495,42 @@ pub fn from_value<T: DeserializeOwned>(argument: &str, value: &serde_json::Value
     }
 }
 
-/// The core error for a serde error in `json`, at the path where it was found.
-fn error_at(argument: &str, json: &str, e: &serde_json::Error) -> Error {
-    let path = path_at(json, e.column().saturating_sub(1));
-    let at = if path.is_empty() {
-        argument.to_owned()
-    } else {
-        format!("{argument}.{path}")
-    };
-    // serde_json appends " at line 1 column 9": the path says where.
-    let full = e.to_string();
-    let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(m, _)| m);
-    let in_state = argument.ends_with(".state")
-        || path == "state"
-        || path.starts_with("state.")
-        || path.starts_with("state[");
-    if let Some(name) = message.strip_prefix(UNKNOWN_FORMAT) {
-        return MessageFormat::unknown(name);
-    }
-    if let Some(name) = message.strip_prefix(UNKNOWN_ENCODING) {
-        return Error::UnknownEncoding {
-            name: name.to_owned(),
+/// The core error for a problem found reading `argument`, decided by the problem's kind and
+/// path (never by its words).
+pub fn error_at(argument: &str, problem: Problem) -> Error {
+    if let What::UnknownName { kind, name } = &problem.what {
+        return match kind {
+            tracked::Named::Format => MessageFormat::unknown(name),
+            tracked::Named::Encoding => Error::UnknownEncoding { name: name.clone() },
         };
     }
-    if in_state {
-        return Error::InvalidState {
-            path: at,
-            reason: message.trim_start_matches(OUT_OF_RANGE).to_owned(),
-        };
+    if problem.path.first_key() == Some("state") {
+        return state_error(argument, &problem);
     }
-    if let Some(reason) = message.strip_prefix(OUT_OF_RANGE) {
-        return Error::OutOfRange {
+    let at = problem.path.under(argument);
+    match problem.what {
+        What::OutOfRange { reason } => Error::OutOfRange { argument: at, reason },
+        What::UnknownField { known, .. } => Error::UnknownOption {
             argument: at,
-            reason: reason.to_owned(),
-        };
-    }
-    Error::InvalidArgument {
-        argument: at,
-        expected: expected(message),
+            known: known.iter().map(|k| (*k).to_owned()).collect(),
+        },
+        what => Error::InvalidArgument {
+            argument: at,
+            expected: what.expected(),
+        },
     }
 }
 
-/// Where in one line of JSON the byte at `offset` is: `toolPolicies.bash`, `state.chunks[0]`,
-/// or empty at the top. serde_json reports an error at the byte after what it read last
-/// (a key, or a value), which is inside the member it belongs to: its path is the error's.
-/// (Cheaper than tracking the path while deserializing, which costs code for every type.)
-fn path_at(json: &str, offset: usize) -> String {
-    enum Frame {
-        Object(Option<String>),
-        Array(usize),
+/// `INVALID_STATE` for a problem in a state.
+fn state_error(argument: &str, problem: &Problem) -> Error {
+    let reason = match &problem.what {
+        What::OutOfRange { reason } | What::Other { message: reason } => reason.clone(),
+        what => format!("expected {}", what.expected()),
+    };
+    Error::InvalidState {
+        path: problem.path.under(argument),
+        reason,
     }
-    let bytes = json.as_bytes();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut i = 0;
-    let mut expect_key = false;
-    while i < bytes.len().min(offset) {
-        match bytes[i] {
-            b'"' => {
-                let start = i + 1;
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                if expect_key {
-                    let key = json.get(start..i.min(bytes.len())).unwrap_or_default();
-                    if let Some(Frame::Object(k)) = stack.last_mut() {
-                        *k = Some(
-                            serde_json::from_str(&format!("\"{key}\"")).unwrap_or_else(|_| key.to_owned()),
-                        );
-                    }
-                    expect_key = false;
-                }
-            }
-            b'{' => {
-                stack.push(Frame::Object(None));
-                expect_key = true;
-            }
-            b'[' => stack.push(Frame::Array(0)),
-            b'}' | b']' => {
-                stack.pop();
-            }
-            b',' => match stack.last_mut() {
-                Some(Frame::Object(_)) => expect_key = true,
-                Some(Frame::Array(n)) => *n += 1,
-                None => {}
-            },
-            _ => {}
-        }
-        i += 1;
-    }
-    let mut path = String::new();
-    for frame in &stack {
-        match frame {
-            Frame::Object(Some(key)) => {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(key);
-            }
-            Frame::Object(None) => {}
-            Frame::Array(n) => path.push_str(&format!("[{n}]")),
-        }
-    }
-    path
-}
-
-/// serde's words made ctxfold's: `invalid type: string "x", expected a number` becomes
-/// `a number, got string "x"`; an unknown key lists the known ones (serde says `one of a, b`,
-/// `a or b`, `a`, or `there are no fields`); a missing field is asked for.
-fn expected(message: &str) -> String {
-    if let Some(rest) = message.strip_prefix("unknown field ") {
-        let known = rest.split_once(", expected ").map_or("", |(_, k)| k);
-        let list = known
-            .strip_prefix("one of ")
-            .unwrap_or(known)
-            .replace(" or ", ", ");
-        return match list.is_empty() || list == "there are no fields" {
-            true => "no such option (this call takes none)".into(),
-            false => format!("no such option (known: {})", list.replace('`', "")),
-        };
-    }
-    if let Some(field) = message.strip_prefix("missing field ") {
-        return format!("an object with {}", field.replace('`', ""));
-    }
-    if let Some(rest) = message.strip_prefix("unknown variant ") {
-        let (got, known) = rest.split_once(", expected ").unwrap_or((rest, ""));
-        let known = known.trim_start_matches("one of ").replace('`', "\"");
-        return format!("{known}, got {}", got.replace('`', "\""));
-    }
-    for prefix in ["invalid type: ", "invalid value: "] {
-        if let Some(rest) = message.strip_prefix(prefix) {
-            if let Some((got, want)) = rest.split_once(", expected ") {
-                return format!(
-                    "{}, got {got}",
-                    want.replace("u32", "a whole number up to 4294967295")
-                );
-            }
-        }
-    }
-    message.to_owned()
 }
 
 #[cfg(test)]

@@ -79,15 +79,100 @@ fn errors_name_the_key_and_the_kind() {
     }
 }
 
+/// A problem's path and kind are values the deserializer made, not words read back: a
+/// nested key, an array index, an unknown key with the list serde declares, each asserted on
+/// the structured [`Problem`].
 #[test]
-fn paths_are_found_in_the_text() {
-    let json = r#"{"a":1,"toolPolicies":{"bash":"drop"},"state":{"chunks":[{"x":1},{"text":5}]}}"#;
-    let at = |needle: &str| path_at(json, json.find(needle).unwrap() + needle.len());
-    assert_eq!(at(r#""a":1"#), "a");
-    assert_eq!(at(r#""drop""#), "toolPolicies.bash");
-    assert_eq!(at(r#""text":5"#), "state.chunks[1].text");
-    assert_eq!(path_at(json, 0), "");
-    assert_eq!(path_at(r#"{"k\"ey":[1,"#, 12), "k\"ey[1]");
+fn problems_carry_their_path_and_kind_as_values() {
+    use serde::Deserialize;
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Guard {
+        pattern: String,
+        limit: Option<Int<1, 9>>,
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Top {
+        guards: Vec<Guard>,
+        policies: Option<BTreeMap<String, ToolPolicy>>,
+    }
+    let problem = |json: &str| read::<Top>(json).unwrap_err();
+    let key = |k: &str| Segment::Key(k.into());
+
+    let p = problem(r#"{"guards":[{"pattern":"a"},{"pattern":"b"},{"pattern":7}]}"#);
+    assert_eq!(
+        p.path,
+        Path(vec![key("guards"), Segment::Index(2), key("pattern")])
+    );
+    assert!(
+        matches!(&p.what, What::InvalidType { got, .. } if got == "integer `7`"),
+        "{p:?}"
+    );
+    assert_eq!(p.path.under("options"), "options.guards[2].pattern");
+
+    let p = problem(r#"{"guards":[{"pattern":"a","limit":10}]}"#);
+    assert_eq!(p.path, Path(vec![key("guards"), Segment::Index(0), key("limit")]));
+    assert!(matches!(p.what, What::OutOfRange { .. }), "{p:?}");
+
+    let p = problem(r#"{"guards":[{"pattern":"a"},{"patern":"b"}]}"#);
+    assert_eq!(
+        p.path,
+        Path(vec![key("guards"), Segment::Index(1), key("patern")])
+    );
+    assert_eq!(
+        p.what,
+        What::UnknownField {
+            field: "patern".into(),
+            known: &["pattern", "limit"]
+        }
+    );
+
+    let p = problem(r#"{"guards":[{}]}"#);
+    assert_eq!(p.path, Path(vec![key("guards"), Segment::Index(0)]));
+    assert_eq!(p.what, What::MissingField { field: "pattern" });
+
+    let p = problem(r#"{"guards":[],"policies":{"we\"ird":"drop"}}"#);
+    assert_eq!(p.path, Path(vec![key("policies"), key("we\"ird")]));
+    assert!(
+        matches!(&p.what, What::UnknownVariant { got, .. } if got == "drop"),
+        "{p:?}"
+    );
+
+    // The core error is decided by the kind: the code, the path and the known list.
+    let e = error_at("options", problem(r#"{"guards":[],"extra":1}"#));
+    assert_eq!(
+        e,
+        Error::UnknownOption {
+            argument: "options.extra".into(),
+            known: vec!["guards".into(), "policies".into()]
+        }
+    );
+    assert_eq!(e.code(), "INVALID_ARGUMENT");
+    assert_eq!(
+        e.to_string(),
+        "invalid argument options.extra: expected no such option (known: guards, policies)"
+    );
+    // A problem in a state is INVALID_STATE at its path.
+    let e = parse_state::<Top>("options.state", r#"{"guards":[{"pattern":1}]}"#).unwrap_err();
+    assert_eq!(e.code(), "INVALID_STATE");
+    assert!(
+        e.to_string()
+            .starts_with("invalid state at options.state.guards[0].pattern: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn field_names_are_the_types_own() {
+    let names = tracked::field_names::<CompactOptions>();
+    assert!(
+        names.contains(&"thresholdRatio") && names.contains(&"summarizer"),
+        "{names:?}"
+    );
+    assert!(tracked::field_names::<u32>().is_empty());
 }
 
 #[test]

@@ -158,10 +158,16 @@ impl Settings {
     pub fn from_options(provider: Provider, options: &Value) -> Result<Settings, Error> {
         let o: SummarizerOptions = crate::options::from_value("options", options)?;
         if provider == Provider::Anthropic && o.max_tokens_field.is_some() {
-            return Err(invalid(
-                "options.maxTokensField",
-                "no such option for anthropicSummarizer (it is OpenAI's)",
-            ));
+            // OpenAI's only: for Anthropic it is no option, as any unknown key.
+            let known = crate::options::tracked::field_names::<SummarizerOptions>();
+            return Err(Error::UnknownOption {
+                argument: "options.maxTokensField".into(),
+                known: known
+                    .iter()
+                    .filter(|k| **k != "maxTokensField")
+                    .map(|k| (*k).to_owned())
+                    .collect(),
+            });
         }
         let model = o
             .model
@@ -382,7 +388,9 @@ mod tests {
 
     fn argument(e: Error) -> String {
         match e {
-            Error::InvalidArgument { argument, .. } | Error::OutOfRange { argument, .. } => argument,
+            Error::InvalidArgument { argument, .. }
+            | Error::UnknownOption { argument, .. }
+            | Error::OutOfRange { argument, .. } => argument,
             other => panic!("not an argument error: {other:?}"),
         }
     }

@@ -14,7 +14,7 @@ use crate::Error;
 pub fn to_js(err: Error) -> JsValue {
     let message = err.to_string();
     let js: js_sys::Error = match &err {
-        Error::InvalidArgument { .. } | Error::CallOutOfOrder { .. } => {
+        Error::InvalidArgument { .. } | Error::CallOutOfOrder { .. } | Error::UnknownOption { .. } => {
             js_sys::TypeError::new(&message).into()
         }
         Error::OutOfRange { .. } => js_sys::RangeError::new(&message).into(),
@@ -26,6 +26,16 @@ pub fn to_js(err: Error) -> JsValue {
     };
     // Setting a property on a fresh Error cannot fail.
     let _ = Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(err.code()));
+    if let Some(argument) = err.argument() {
+        let _ = Reflect::set(&js, &JsValue::from_str("argument"), &JsValue::from_str(argument));
+    }
+    if let Error::UnknownOption { known, .. } = &err {
+        let list: js_sys::Array = known.iter().map(|k| JsValue::from_str(k)).collect();
+        let _ = Reflect::set(&js, &JsValue::from_str("known"), &list);
+    }
+    if let Error::InvalidMessage { path, .. } | Error::InvalidState { path, .. } = &err {
+        let _ = Reflect::set(&js, &JsValue::from_str("path"), &JsValue::from_str(path));
+    }
     if let Error::Http { status, excerpt, .. } = &err {
         let status = status.map_or(JsValue::NULL, JsValue::from);
         let _ = Reflect::set(&js, &JsValue::from_str("status"), &status);

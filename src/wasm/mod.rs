@@ -38,6 +38,12 @@ const TS_FACE: &str = r#"
 export interface CtxfoldError extends Error {
   /** Branch on this, not on the message. */
   code: CtxfoldErrorCode;
+  /** `INVALID_ARGUMENT` and `OUT_OF_RANGE`: the argument the error is about, with its path (`options.toolPolicies.bash`, `options.guards.backoffTurns`). */
+  argument?: string;
+  /** An unknown option (`INVALID_ARGUMENT`): every option the call takes, so a caller can suggest the one meant. */
+  known?: string[];
+  /** `INVALID_MESSAGE` and `INVALID_STATE`: where in the messages or the state (`messages[3].content[0]`, `options.state.chunks[0].text`). */
+  path?: string;
   /** `HTTP_ERROR` only: the answer's HTTP status, or `null` when no answer came (a failed connection). */
   status?: number | null;
   /** `HTTP_ERROR` only: the start of the answer's body (at most 240 characters; the API key and credential headers redacted). */

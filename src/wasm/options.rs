@@ -97,6 +97,27 @@ pub fn read_known<T: DeserializeOwned, K: DeserializeOwned>(
     function_keys: &[&str],
     optional: bool,
 ) -> Result<Read<T>, JsValue> {
+    read_with::<T, K>(name, value, function_keys, optional, to_js)
+}
+
+/// [`read_known`] of a required object, whose core errors become JS errors through `js`
+/// (which can make an unknown option's known list the caller's: [`Error::with_known`]).
+pub fn read_known_or<T: DeserializeOwned, K: DeserializeOwned>(
+    name: &str,
+    value: &JsValue,
+    function_keys: &[&str],
+    js: impl Fn(Error) -> JsValue,
+) -> Result<Read<T>, JsValue> {
+    read_with::<T, K>(name, value, function_keys, false, js)
+}
+
+fn read_with<T: DeserializeOwned, K: DeserializeOwned>(
+    name: &str,
+    value: &JsValue,
+    function_keys: &[&str],
+    optional: bool,
+    to_js: impl Fn(Error) -> JsValue,
+) -> Result<Read<T>, JsValue> {
     if optional && (value.is_undefined() || value.is_null()) {
         return Ok(Read {
             value: crate::options::parse(name, "{}").map_err(to_js)?,
@@ -132,7 +153,7 @@ pub fn read_known<T: DeserializeOwned, K: DeserializeOwned>(
             },
             // A function where the call takes none: a misspelt option says so first.
             _ => match crate::options::parse::<K>(name, &format!("{{{}:null}}", serde_json::json!(key))) {
-                Err(e @ Error::InvalidArgument { .. }) if e.to_string().contains("no such option") => e,
+                Err(e @ Error::UnknownOption { .. }) => e,
                 _ => Error::InvalidArgument {
                     argument,
                     expected: "a value that is not a function, got function".into(),

@@ -485,6 +485,33 @@ describe("argument errors", () => {
     assert.throws(() => plan([], { model: () => "gpt-4o" }), typed("INVALID_ARGUMENT", /options\.model: expected a value that is not a function/));
   });
 
+  test("an unknown option's error carries the argument and the caller's known options as fields", () => {
+    const caught = (fn) => {
+      try {
+        fn();
+      } catch (e) {
+        return e;
+      }
+      assert.fail("no error");
+    };
+    const e = caught(() => plan([], { model: "gpt-4o", treshold: 0.5 }));
+    assert.equal(e.name, "TypeError");
+    assert.equal(e.code, "INVALID_ARGUMENT");
+    assert.equal(e.argument, "options.treshold");
+    assert.ok(e.known.includes("thresholdRatio") && e.known.includes("state"), e.known.join());
+    // A Compactor's list is its own: its JS options in, the refused ones out, sorted.
+    const c = caught(() => new Compactor({ model: "gpt-4o", treshold: 0.5 }));
+    assert.equal(c.argument, "options.treshold");
+    for (const name of ["writeRetries", "store", "on", "guards", "thresholdRatio", "summarizer"]) assert.ok(c.known.includes(name), name);
+    for (const name of ["state", "manual", "stateKey"]) assert.ok(!c.known.includes(name), name);
+    assert.deepEqual(c.known, [...c.known].sort());
+    assert.match(c.message, new RegExp(`expected no such option \\(known: ${c.known.join(", ")}\\)$`));
+    // Nested paths are the argument too.
+    const r = caught(() => plan([], { model: "gpt-4o", toolPolicies: { bash: "drop" } }));
+    assert.equal(r.argument, "options.toolPolicies.bash");
+    assert.equal(r.known, undefined);
+  });
+
   test("a usage count JSON cannot carry is an INVALID_ARGUMENT that names it; a huge one is set aside as it was given", async () => {
     const compactor = new Compactor({ model: "gpt-4o" });
     const reply = [{ role: "assistant", content: "ok" }];

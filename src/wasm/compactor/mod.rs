@@ -398,8 +398,10 @@ impl CompactorCore {
     /// `guards`: `options.guards` (undefined: the defaults). `attempts`: writes tried before
     /// `STALE_WRITE`; `cached`: conversations kept parsed. `ahead`: `options.prepareAhead`
     /// (undefined or `false`: off; `true`: the defaults). `cold`: `options.compactWhenCold`
-    /// (undefined: off).
+    /// (undefined: off). `own`: the options JS reads itself, named in an unknown option's
+    /// list of known ones (with `compact()`'s, less those a Compactor refuses).
     #[wasm_bindgen(constructor)]
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         options: JsValue,
         guards: JsValue,
@@ -408,18 +410,21 @@ impl CompactorCore {
         seed: f64,
         ahead: JsValue,
         cold: JsValue,
+        own: Vec<String>,
     ) -> Result<CompactorCore, JsValue> {
-        let read = options::read_known::<serde_json::Map<String, Value>, crate::options::CompactOptions>(
+        let own: Vec<&str> = own.iter().map(String::as_str).collect();
+        let known = |e: Error| to_js(e.with_known(&REFUSED_OPTIONS, &own));
+        let read = options::read_known_or::<serde_json::Map<String, Value>, crate::options::CompactOptions>(
             "options",
             &options,
             &["summarizer"],
-            false,
+            known,
         )?;
         // Refused by their keys: `state: null` would read as no state.
         if let Some(key) = REFUSED_OPTIONS.iter().find(|k| read.value.contains_key(**k)) {
             return Err(to_js(refused(key)));
         }
-        let value = crate::options::from_value("options", &Value::Object(read.value)).map_err(to_js)?;
+        let value = crate::options::from_value("options", &Value::Object(read.value)).map_err(known)?;
         // Given means given: `guards: null` is an error, as any option's null is.
         let guards = match guards.is_undefined() {
             true => GuardOptions::default(),
