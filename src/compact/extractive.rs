@@ -443,12 +443,14 @@ pub fn summarize(
     if let Some(u) = last_user {
         open.push(format!("Last request: {u}"), RANK_PINNED);
     }
-    // Identifiers first, in their rank; then names, the most mentioned first.
-    let mut entities: Vec<Item> = ids
+    // Identifiers first, in their rank, as the ledger writes them (a group of one shape
+    // once, no directory under another listed); then names, the most mentioned first.
+    let entries = super::ledger::entries(ids, &|_| false);
+    let mut entities: Vec<Item> = entries
         .iter()
         .enumerate()
-        .map(|(k, (i, _))| Item {
-            text: i.text.clone(),
+        .map(|(k, e)| Item {
+            text: e.text(true).0,
             rank: RANK_IDENTIFIER - k as u32,
         })
         .collect();
