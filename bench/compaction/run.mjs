@@ -180,6 +180,8 @@ for (const [ci, file] of files.entries()) {
           probeBy: r.probeBy,
           idsSeen: r.idsSeen,
           idsPresent: r.idsPresent,
+          ledgerTokens: r.ledgerTokens,
+          summaryTokens: r.summaryTokens,
           probesAsked: r.probesAsked,
           probesAnswered: r.probesAnswered,
           ms: built.ms,
@@ -239,6 +241,10 @@ function aggregate(window, name) {
     followUps: 0,
     extends: 0,
     compactions: 0,
+    // Over the compacting turns: the tokens of the summaries' ledger lines, and of the
+    // summary messages themselves.
+    ledgerTokens: 0,
+    summaryTokens: 0,
     pruneAdvances: 0,
     countMismatches: 0,
     stateResets: 0,
@@ -297,6 +303,8 @@ function aggregate(window, name) {
       if (t.compacted) {
         a.compactions++;
         pc.compactions++;
+        a.ledgerTokens += t.ledgerTokens;
+        a.summaryTokens += t.summaryTokens;
         // Requests since this conversation's previous compaction.
         if (lastCompaction !== null) a.compactionGaps.push(turn - lastCompaction);
         lastCompaction = turn;
@@ -318,6 +326,8 @@ for (const w of WINDOWS) {
 
 // ------------------------------------------------------------------ report
 
+/** Tokens per compacting turn, over a method's compacting turns. */
+const perCompaction = (tokens, a) => (a.compactions === 0 ? "n/a" : (tokens / a.compactions).toFixed(1));
 const fmtMs = (x) => (x < 0.1 ? x.toFixed(3) : x < 10 ? x.toFixed(2) : x.toFixed(1));
 const msOf = (name, a) => (name === "no compaction" ? "-" : fmtMs(median(a.ms)));
 const breakdown = (by) =>
@@ -385,6 +395,7 @@ for (const w of WINDOWS) {
     if (name.startsWith("ctxfold"))
       notes.push(
         `${int(a.compactions)} compacting turns, ${int(a.pruneAdvances)} prune advances, ${a.stateResets} state resets, ${a.countMismatches} requests whose count differs from report.tokensAfter`,
+        `ledger tokens per compaction ${perCompaction(a.ledgerTokens, a)} (summary tokens per compaction ${perCompaction(a.summaryTokens, a)})`,
       );
     log(`  ${name}: ${notes.join("; ")}`);
   }
@@ -412,10 +423,11 @@ for (const w of WINDOWS)
       int(a.totalTokens),
       pct(a.cached, a.totalTokens),
       int(a.totalTokens - a.cached),
+      name.startsWith("ctxfold") ? perCompaction(a.ledgerTokens, a) : "-",
     ]);
   }
 table(
-  ["window", "method", "over budget", "refused", "invalid", "id retention", "probe coverage", "ids in input", "answers in input", "median tok/turn", "median ms/turn", "total input tok", "cache-read share", "uncached input tok"],
+  ["window", "method", "over budget", "refused", "invalid", "id retention", "probe coverage", "ids in input", "answers in input", "median tok/turn", "median ms/turn", "total input tok", "cache-read share", "uncached input tok", "ledger tok/compaction"],
   rows,
 );
 

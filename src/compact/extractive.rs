@@ -23,6 +23,9 @@ use crate::ids::Identifier;
 use crate::messages::{Message, MessageRole, Part};
 
 use super::summary::HEADER;
+use markup::{clean_line, clean_text};
+
+mod markup;
 
 const DECISION_CUES: &[&str] = &[
     "i'll ",
@@ -316,6 +319,8 @@ struct Gathered {
 
 impl Gathered {
     fn user_text(&mut self, t: &str) {
+        let cleaned = clean_text(t);
+        let t = cleaned.as_str();
         let all = sentences(t);
         let s = all.first().map(|s| clip(s));
         if self.first_user.is_none() {
@@ -350,6 +355,8 @@ impl Gathered {
     }
 
     fn assistant_text(&mut self, t: &str) {
+        let cleaned = clean_text(t);
+        let t = cleaned.as_str();
         let all = sentences(t);
         for &s in &all {
             let lower = s.to_lowercase();
@@ -383,8 +390,13 @@ impl Gathered {
     }
 
     fn tool_result(&mut self, text: &str, is_error: bool) {
-        // The exception a traceback ends with says more than its first line.
-        let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| l.len() > 3).collect();
+        // The exception a traceback ends with says more than its first line. Lines as a
+        // fact could quote them: no markup, no numbered code.
+        let lines: Vec<String> = text
+            .lines()
+            .filter_map(clean_line)
+            .filter(|l| l.len() > 3)
+            .collect();
         if let Some(l) = lines.iter().rev().find(|l| is_error_line(l)) {
             self.facts.push(clip(l), RANK_ERROR);
         } else if let Some(l) = lines.iter().find(|l| {
@@ -443,12 +455,14 @@ pub fn summarize(
     if let Some(u) = last_user {
         open.push(format!("Last request: {u}"), RANK_PINNED);
     }
-    // Identifiers first, in their rank; then names, the most mentioned first.
-    let mut entities: Vec<Item> = ids
+    // Identifiers first, in their rank, as the ledger writes them (a group of one shape
+    // once, no directory under another listed); then names, the most mentioned first.
+    let entries = super::ledger::entries(ids, &|_| false);
+    let mut entities: Vec<Item> = entries
         .iter()
         .enumerate()
-        .map(|(k, (i, _))| Item {
-            text: i.text.clone(),
+        .map(|(k, e)| Item {
+            text: e.text(true).0,
             rank: RANK_IDENTIFIER - k as u32,
         })
         .collect();

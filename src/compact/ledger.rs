@@ -3,17 +3,27 @@
 //! The identifiers of the evicted messages (paths, host:port, URLs, tickets, hashes,
 //! error names, commands, quantities, e-mails) are extracted deterministically and
 //! ranked, most referenced first. Those a summary does not mention are appended to it
-//! verbatim in one `Identifiers:` line, as many as fit the ledger budget; the rest are
-//! reported lost. Identifiers in a summary that appear nowhere in the conversation are
-//! reported unsupported (a hallucination, or something injected through a tool output) and
-//! taken out of its text ([`without`]) unless `keepUnsupportedIds`.
+//! in one `Identifiers:` line, as many as fit the ledger budget; the rest are reported
+//! lost. The line says each thing once ([`entries`]): identifiers of one shape that differ
+//! only in a number are one group (`10.0.3.{1-60}:5432`, [the notation](crate::ids::group),
+//! lossless; a group too large for the room is its first and last number and a count,
+//! and its other members are reported lost), and a directory mentioned once under a
+//! directory the summary or the line keeps is not listed (reported lost: its name is gone,
+//! only where it lies is kept). Identifiers in a summary that appear nowhere in the
+//! conversation are reported unsupported (a hallucination, or something injected through a
+//! tool output) and taken out of its text ([`without`]) unless `keepUnsupportedIds`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::haystack::Haystack;
 use crate::count::TextCounter;
-use crate::ids::{self, Identifier, Ledger};
-use crate::messages::{Message, Part};
+use crate::ids::group::{self, Group, Part};
+use crate::ids::{self, IdKind, Identifier, Ledger};
+use crate::messages::{Message, Part as MessagePart};
+
+/// A group whose lossless form lists more numbers and ranges than this is written lossily
+/// (first, last and count): past that, the list tells a reader little more than its ends.
+pub const LOSSLESS_PIECES: usize = 32;
 
 /// The identifiers of `messages`, ranked.
 pub fn collect<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<(Identifier, usize)> {
@@ -21,10 +31,10 @@ pub fn collect<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<(Iden
     for m in messages {
         for part in &m.parts {
             match part {
-                Part::Text(t) | Part::ToolResult { text: t, .. } => {
+                MessagePart::Text(t) | MessagePart::ToolResult { text: t, .. } => {
                     ids::extract(t).into_iter().for_each(|i| ledger.add(i))
                 }
-                Part::ToolCall { name, arguments, .. } => {
+                MessagePart::ToolCall { name, arguments, .. } => {
                     ids::extract(arguments).into_iter().for_each(|i| ledger.add(i));
                     ids::commands_from_call(name, arguments)
                         .into_iter()
@@ -48,7 +58,172 @@ pub struct Applied {
     pub lost: Vec<String>,
 }
 
-/// Appends the identifiers `summary` does not mention, within `budget` tokens.
+/// What a text holds of the identifiers: those it mentions ([`ids::mentions`]), the
+/// members of the groups written in it ([`group::expand`]; a lossy group's first and last),
+/// and the directories a longer path in it starts with (`./doc/en` in `./doc/en/usage`).
+pub struct Held {
+    text: Haystack,
+    grouped: HashSet<String>,
+}
+
+impl Held {
+    /// What `text` holds.
+    pub fn new(text: &str) -> Self {
+        let grouped = group::expand(text).into_iter().flat_map(|w| w.members).collect();
+        Held {
+            text: Haystack::new(text),
+            grouped,
+        }
+    }
+
+    /// Whether the text holds `id`.
+    pub fn holds(&self, id: &str) -> bool {
+        self.grouped.contains(id) || self.text.mentions(id) || self.carries(id)
+    }
+
+    /// Whether a path in the text (or a group's member) starts with the directory `dir` and
+    /// goes on below it.
+    fn carries(&self, dir: &str) -> bool {
+        carries(self.text.text(), dir)
+            || (is_directory(dir)
+                && self
+                    .grouped
+                    .iter()
+                    .any(|m| group::under(m, dir.trim_end_matches(['/', '\\']))))
+    }
+}
+
+/// A path naming a directory, with a separator in it (`./doc/en`, not `en`).
+fn is_directory(dir: &str) -> bool {
+    dir.len() >= 2 && dir.contains(['/', '\\']) && group::directory_like(dir)
+}
+
+/// Whether a path written in `text` starts with the directory `dir` and goes on below it:
+/// `text` says `dir`, as the start of a longer path (`./doc/en` in `see ./doc/en/usage`).
+fn carries(text: &str, dir: &str) -> bool {
+    if !is_directory(dir) {
+        return false;
+    }
+    let dir = dir.trim_end_matches(['/', '\\']);
+    let starts = |i: usize| {
+        text[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || matches!(c, ',' | '(' | '`' | '"' | '\''))
+    };
+    text.match_indices(dir).any(|(i, _)| {
+        let rest = &text[i + dir.len()..];
+        starts(i)
+            && rest.starts_with(['/', '\\'])
+            && rest[1..].starts_with(|c: char| !c.is_whitespace() && c != ',')
+    })
+}
+
+/// When an entry of the ledger is placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Turn {
+    /// In rank order, first.
+    Ranked,
+    /// A directory mentioned once under another identifier of the list or under one the
+    /// text holds (`./doc/en/usage` with `./doc/en`): after every ranked entry, in the room
+    /// they leave. Left out, its name is lost (reported), not where it lies.
+    Under,
+    /// A directory another path of the list goes on below (`./doc/en` of
+    /// `./doc/en/usage/faq.rst`): last, and free when that path is placed (it says the
+    /// directory), in the room left otherwise.
+    Above,
+}
+
+/// One entry of the ledger: an identifier, or a group of identifiers of one shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// The identifiers, in the order the group lists them.
+    pub members: Vec<String>,
+    /// The group, when there are several.
+    pub group: Option<Group>,
+    /// When it is placed.
+    pub turn: Turn,
+}
+
+impl Entry {
+    /// The text to list, and the identifiers it keeps: the identifier; a group's lossless
+    /// form, or its lossy one when `lossless` is false or it lists more than
+    /// [`LOSSLESS_PIECES`] numbers and ranges.
+    pub fn text(&self, lossless: bool) -> (String, Vec<String>) {
+        match &self.group {
+            None => (self.members[0].clone(), self.members.clone()),
+            Some(g) if lossless && g.pieces() <= LOSSLESS_PIECES => (g.render(), self.members.clone()),
+            Some(g) => {
+                let ends = [
+                    self.members[0].clone(),
+                    self.members[self.members.len() - 1].clone(),
+                ];
+                (g.render_lossy(), ends.to_vec())
+            }
+        }
+    }
+}
+
+/// `ids` (ranked) as ledger entries, in the order they are placed: the ranked ones, in rank
+/// order, with identifiers of one shape grouped ([`group::partition`]); then the directories
+/// mentioned once under another identifier of `ids` or under a directory `known_dir` accepts
+/// (one the text they join holds); then the directories another path of `ids` goes on below.
+/// See [`Turn`]. Files, and directories mentioned more than once (worked in, not only
+/// listed), are ranked entries.
+pub fn entries(ids: &[(Identifier, usize)], known_dir: &dyn Fn(&str) -> bool) -> Vec<Entry> {
+    let paths: HashMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .filter(|(_, (i, _))| i.kind == IdKind::Path)
+        .map(|(k, (i, _))| (i.text.as_str(), k))
+        .collect();
+    let mut turn = vec![Turn::Ranked; ids.len()];
+    // Directories a longer path of the list starts with.
+    for (id, _) in ids.iter().filter(|(i, _)| i.kind == IdKind::Path) {
+        for a in group::ancestors(&id.text) {
+            if let Some(&j) = paths.get(a) {
+                if group::directory_like(&ids[j].0.text) {
+                    turn[j] = Turn::Above;
+                }
+            }
+        }
+    }
+    // Directories mentioned once under another one.
+    for (k, (id, count)) in ids.iter().enumerate() {
+        if id.kind != IdKind::Path || *count != 1 || !group::directory_like(&id.text) {
+            continue;
+        }
+        if group::ancestors(&id.text).any(|a| known_dir(a) || paths.get(a).is_some_and(|&j| j != k)) {
+            turn[k] = Turn::Under;
+        }
+    }
+    let mut out = Vec::new();
+    for t in [Turn::Ranked, Turn::Under, Turn::Above] {
+        let listed: Vec<usize> = (0..ids.len()).filter(|&k| turn[k] == t).collect();
+        let shapes: Vec<(&str, IdKind)> = listed
+            .iter()
+            .map(|&k| (ids[k].0.text.as_str(), ids[k].0.kind))
+            .collect();
+        for part in group::partition(&shapes) {
+            out.push(match part {
+                Part::One(p) => Entry {
+                    members: vec![shapes[p].0.to_owned()],
+                    group: None,
+                    turn: t,
+                },
+                Part::Group(g) => Entry {
+                    members: g.members.iter().map(|m| shapes[m.0].0.to_owned()).collect(),
+                    group: Some(g),
+                    turn: t,
+                },
+            });
+        }
+    }
+    out
+}
+
+/// Appends the identifiers `summary` does not hold ([`Held`]), within `budget` tokens, as
+/// [`entries`]: a group in its lossless form if that fits, else its lossy one.
 pub fn apply(
     summary: &str,
     ids: &[(Identifier, usize)],
@@ -57,18 +232,17 @@ pub fn apply(
 ) -> Applied {
     // A chunk can have thousands of identifiers: the haystacks turn away, without a search,
     // those that cannot occur in the summary or the line.
-    let in_summary = Haystack::new(summary);
+    let in_summary = Held::new(summary);
     let mut kept = Vec::new();
     let mut missing = Vec::new();
-    for (id, _) in ids {
-        if in_summary.mentions(&id.text) {
+    for (id, n) in ids {
+        if in_summary.holds(&id.text) {
             kept.push(id.text.clone());
         } else {
-            missing.push(id.text.clone());
+            missing.push((id.clone(), *n));
         }
     }
     let mut line = Haystack::default();
-    let mut lost = Vec::new();
     // A summary that ends with an `Identifiers:` line already (a rolling summary's reply
     // copies the one before it) has that line continued, not a second one.
     let (summary, prefix) = match continued_line(summary) {
@@ -76,28 +250,44 @@ pub fn apply(
         Some((body, false)) => (body, ", "),
         None => (summary, "\nIdentifiers: "),
     };
+    let mut lost = Vec::new();
     let mut used = counter.count(prefix);
-    for id in missing {
-        // An identifier a longer one already carries (a path inside a kept URL) is kept.
-        if in_summary.mentions(&id) || line.mentions(&id) {
-            kept.push(id);
-            continue;
+    for entry in entries(&missing, &|d| in_summary.holds(d)) {
+        // An identifier a longer one already carries (a path inside a kept URL, a directory
+        // a kept path goes on below) is kept.
+        if entry.group.is_none() {
+            let id = &entry.members[0];
+            if line.mentions(id) || (entry.turn == Turn::Above && carries(line.text(), id)) {
+                kept.push(id.clone());
+                continue;
+            }
         }
-        let piece = if line.text().is_empty() {
-            id.clone()
-        } else {
-            format!(", {id}")
-        };
-        let cost = counter.count(&piece);
-        if used + cost <= budget {
-            used += cost;
-            line.push_str(&piece);
-            kept.push(id);
-        } else {
-            lost.push(id);
+        let mut placed = false;
+        for lossless in [true, false] {
+            if !lossless && entry.group.is_none() {
+                break;
+            }
+            let (text, keeps) = entry.text(lossless);
+            let piece = if line.text().is_empty() {
+                text
+            } else {
+                format!(", {text}")
+            };
+            let cost = counter.count(&piece);
+            if used + cost <= budget {
+                used += cost;
+                line.push_str(&piece);
+                lost.extend(entry.members.iter().filter(|m| !keeps.contains(m)).cloned());
+                kept.extend(keeps);
+                placed = true;
+                break;
+            }
+        }
+        if !placed {
+            lost.extend(entry.members);
         }
     }
-    let line = line.text();
+    let line = line.into_text();
     let text = if line.is_empty() {
         summary.to_owned()
     } else {
@@ -120,16 +310,65 @@ fn continued_line(summary: &str) -> Option<(&str, bool)> {
 
 /// Identifiers in `summary` that `near` does not ground ([`ids::grounded`]: mentions, or
 /// holds in full, as a short SHA's hash or a relative path's), and that are not among `known`
-/// (identifiers extracted from `near`, which then need no search). The caller looks for
-/// what is left in the rest of the conversation.
+/// (identifiers extracted from `near`, which then need no search). A group written in the
+/// summary ([`group::expand`]) is read as its members: it is unsupported, as a whole, when one
+/// of them is (`near` may hold them as a group too: an earlier summary's ledger). The caller
+/// looks for what is left in the rest of the conversation.
 pub fn unsupported(summary: &str, near: &str, known: &HashSet<&str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for id in ids::extract(summary) {
-        if !known.contains(id.text.as_str()) && !ids::grounded(near, &id.text) && !out.contains(&id.text) {
+    let near_groups: HashSet<String> = group::expand(near).into_iter().flat_map(|w| w.members).collect();
+    let supported = |id: &str| known.contains(id) || near_groups.contains(id) || ids::grounded(near, id);
+    // The groups, then what is left with them blanked out (a group's parts are no identifiers).
+    let mut rest = summary.as_bytes().to_vec();
+    for w in group::expand(summary) {
+        let (s, e) = w.span;
+        if !w.members.iter().all(|m| supported(m)) && !out.iter().any(|o| o == &summary[s..e]) {
+            out.push(summary[s..e].to_owned());
+        }
+        rest[s..e].fill(b' ');
+    }
+    // Whole characters were blanked: still UTF-8.
+    let rest = String::from_utf8(rest).unwrap_or_default();
+    for id in ids::extract(&rest) {
+        if !supported(&id.text) && !out.contains(&id.text) {
             out.push(id.text);
         }
     }
     out
+}
+
+/// The identifiers written in a summary, in order: those [`ids::extract`] finds, and the
+/// members of the groups written in it ([`group::expand`]; a lossy group's first and last),
+/// each with the kind [`ids::extract`] gives it alone.
+pub fn identifiers_of(summary: &str) -> Vec<Identifier> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for w in group::expand(summary) {
+        let (s, e) = w.span;
+        out.extend(ids::extract(&summary[at..s]));
+        for m in w.members {
+            let kind = ids::extract(&m)
+                .into_iter()
+                .find(|i| i.text == m)
+                .map_or(IdKind::Code, |i| i.kind);
+            out.push(Identifier::new(kind, m));
+        }
+        at = e;
+    }
+    out.extend(ids::extract(&summary[at..]));
+    out
+}
+
+/// Whether `source` grounds `id` ([`ids::grounded`]); a group ([`group::expand`]) when it
+/// grounds every member.
+pub fn grounded(source: &str, id: &str) -> bool {
+    if ids::grounded(source, id) {
+        return true;
+    }
+    match group::expand(id).as_slice() {
+        [w] if w.span == (0, id.len()) => w.members.iter().all(|m| ids::grounded(source, m)),
+        _ => false,
+    }
 }
 
 /// `summary` without the identifiers `ids` (ones found nowhere in the conversation): each
@@ -220,6 +459,117 @@ mod tests {
             empty,
             "- **Facts:** paid.\n**Identifiers:** PAY-4411, /srv/app/config.yaml"
         );
+    }
+
+    fn counted(ids: &[(&str, ids::IdKind, usize)]) -> Vec<(ids::Identifier, usize)> {
+        ids.iter()
+            .map(|&(t, k, n)| (ids::Identifier::new(k, t), n))
+            .collect()
+    }
+
+    #[test]
+    fn identifiers_of_one_shape_are_one_group_in_the_line() {
+        let text: String = (1..=60).map(|n| format!("10.0.3.{n}:5432 ")).collect();
+        let ids = ranked(&format!("{text} db:5432"));
+        let out = apply("- **Facts:** replicas.", &ids, &Bytes, 400);
+        assert_eq!(
+            out.text,
+            "- **Facts:** replicas.\nIdentifiers: 10.0.3.{1-60}:5432, db:5432"
+        );
+        assert_eq!(out.kept.len(), 61);
+        assert!(out.lost.is_empty());
+        // A summary that writes the group holds its members: nothing is listed again.
+        let again = apply(&out.text, &ids, &Bytes, 400);
+        assert_eq!(again.text, out.text);
+        assert_eq!(again.kept.len(), 61);
+    }
+
+    #[test]
+    fn a_group_too_large_for_the_room_keeps_its_ends_and_reports_the_rest() {
+        let text: String = (1..=60)
+            .filter(|n| n % 3 != 0)
+            .map(|n| format!("10.0.3.{n}:5432 "))
+            .collect();
+        let ids = ranked(&text);
+        // 40 numbers, listed: more than a lossless group lists, though the room would hold them.
+        let out = apply("- **Facts:** x.", &ids, &Bytes, 400);
+        assert_eq!(
+            out.text,
+            "- **Facts:** x.\nIdentifiers: 10.0.3.{1…59}:5432 (40 values)"
+        );
+        assert_eq!(out.kept, ["10.0.3.1:5432", "10.0.3.59:5432"]);
+        assert_eq!(out.lost.len(), 38);
+        assert!(!out.lost.iter().any(|l| out.kept.contains(l)));
+        // A smaller group, in a room too small for its lossless form.
+        let few = ranked(
+            "10.0.3.101:5432 10.0.3.105:5432 10.0.3.109:5432 10.0.3.113:5432 10.0.3.117:5432 10.0.3.121:5432",
+        );
+        let lossy = "10.0.3.{101…121}:5432 (6 values)";
+        let lossless = "10.0.3.{101,105,109,113,117,121}:5432";
+        assert!(lossy.len() < lossless.len());
+        let room = "\nIdentifiers: ".len() + lossy.len();
+        let out = apply("s", &few, &Bytes, room);
+        assert_eq!(out.text, format!("s\nIdentifiers: {lossy}"));
+        assert_eq!(out.kept, ["10.0.3.101:5432", "10.0.3.121:5432"]);
+        assert_eq!(out.lost.len(), 4);
+        let out = apply("s", &few, &Bytes, room + 10);
+        assert_eq!(out.text, format!("s\nIdentifiers: {lossless}"));
+        assert_eq!(out.kept.len(), 6);
+    }
+
+    #[test]
+    fn directories_listed_under_another_yield_to_everything_else() {
+        use ids::IdKind::Path;
+        // An `ls -R`: each directory once; a file; a directory worked in (mentioned twice).
+        let ids = counted(&[
+            ("./doc/en", Path, 1),
+            ("./doc/en/usage", Path, 1),
+            ("./src/app.py", Path, 1),
+            ("./doc/en/example", Path, 1),
+            ("./doc/en/tools", Path, 2),
+            ("./doc/en/conf.py", Path, 1),
+        ]);
+        // Room for everything: the subdirectories come last, and the directory they lie
+        // under is not listed again (they say it).
+        let out = apply("s", &ids, &Bytes, 400);
+        assert_eq!(
+            out.text,
+            "s\nIdentifiers: ./src/app.py, ./doc/en/tools, ./doc/en/conf.py, ./doc/en/usage, ./doc/en/example"
+        );
+        assert_eq!(out.kept.len(), 6);
+        // Room for the ranked ones only: the subdirectories listed once go, reported lost;
+        // `./doc/en` is carried by the paths below it.
+        let room = "\nIdentifiers: ./src/app.py, ./doc/en/tools, ./doc/en/conf.py".len();
+        let out = apply("s", &ids, &Bytes, room);
+        assert_eq!(
+            out.text,
+            "s\nIdentifiers: ./src/app.py, ./doc/en/tools, ./doc/en/conf.py"
+        );
+        assert_eq!(out.lost, ["./doc/en/usage", "./doc/en/example"]);
+        assert!(out.kept.contains(&"./doc/en".to_owned()));
+        // Under a directory the summary names: the same.
+        let ids = counted(&[("./doc/en/usage", Path, 1), ("./src/app.py", Path, 1)]);
+        let out = apply(
+            "Docs live in ./doc/en.",
+            &ids,
+            &Bytes,
+            "\nIdentifiers: ./src/app.py".len(),
+        );
+        assert_eq!(out.text, "Docs live in ./doc/en.\nIdentifiers: ./src/app.py");
+        assert_eq!(out.lost, ["./doc/en/usage"]);
+    }
+
+    #[test]
+    fn a_group_the_conversation_does_not_ground_is_unsupported_as_a_whole() {
+        let near = "replicas 10.0.3.1:5432 10.0.3.2:5432 10.0.3.3:5432";
+        let known = Default::default();
+        assert!(unsupported("- **Entities:** 10.0.3.{1-3}:5432", near, &known).is_empty());
+        assert_eq!(
+            unsupported("- **Entities:** 10.0.3.{1-4}:5432, db:5432", near, &known),
+            ["10.0.3.{1-4}:5432", "db:5432"]
+        );
+        // An earlier summary's group grounds the same group.
+        assert!(unsupported("10.0.3.{1-3}:5432", "Identifiers: 10.0.3.{1-3}:5432", &known).is_empty());
     }
 
     #[test]

@@ -29,12 +29,14 @@
 //! `resource` (Kubernetes objects, ARNs), `words` (one pass over whole words, tickets,
 //! UUIDs), `numbers` (versions, money) with `quantity`, and `hosts`, sharing the
 //! character helpers of `text` and the lists of `codes`; `commands` (commands in text and
-//! in tool calls), `ledger` and `mentions`.
+//! in tool calls), `ledger` and `mentions`; `group` (identifiers that differ only in a
+//! number, written once).
 
 mod address;
 mod codes;
 mod commands;
 mod env;
+pub mod group;
 mod hosts;
 mod mentions;
 mod net;

@@ -46,6 +46,65 @@ export function problems(messages) {
   return found;
 }
 
+/**
+ * The identifiers written as groups in `text` (ctxfold's ledger notation, documented in
+ * src/ids/group.rs): `10.0.3.{1,4,7-9}:5432` is 10.0.3.1:5432, 10.0.3.4:5432 and
+ * 10.0.3.7:5432 to 10.0.3.9:5432; `part-{0001-0003}.csv` keeps the width of its numbers. That
+ * form is lossless: expanding it gives exactly the identifiers it was written for, so an
+ * identifier in it is in the input. The lossy form, `10.0.3.{1…250}:5432 (120 values)`,
+ * names only its first and last member: only those two are returned for it, and the
+ * members it hides are not counted as kept.
+ * @param {string} text
+ * @returns {string[]}
+ */
+export function expandGroups(text) {
+  const out = [];
+  const number = /^[0-9]{1,18}$/;
+  const width = (d) => (d.length > 1 && d.startsWith("0") ? d.length : 0);
+  const write = (n, w) => String(n).padStart(w, "0");
+  for (const m of text.matchAll(/[^\s{}]*\{([^{}\s]*)\}[^\s{}]*/g)) {
+    const word = m[0].replace(/^[(\[`"']+/, "").replace(/[.,;:)\]`"']+$/, "");
+    const open = word.indexOf("{");
+    const close = word.indexOf("}");
+    if (open === -1 || close < open) continue;
+    const [prefix, body, suffix] = [word.slice(0, open), word.slice(open + 1, close), word.slice(close + 1)];
+    let numbers = [];
+    const lossy = body.split("…");
+    if (lossy.length === 2) {
+      if (!lossy.every((d) => number.test(d))) continue;
+      numbers = lossy;
+    } else {
+      let ok = true;
+      for (const item of body.split(",")) {
+        const [a, z, ...more] = item.split("-");
+        if (more.length || !number.test(a) || (z !== undefined && !number.test(z))) {
+          ok = false;
+          break;
+        }
+        if (z === undefined) {
+          numbers.push(a);
+          continue;
+        }
+        const w = width(a);
+        const [x, y] = [Number(a), Number(z)];
+        if ((w !== 0 && z.length !== w) || (w === 0 && width(z) !== 0) || y <= x || y - x >= 100_000) {
+          ok = false;
+          break;
+        }
+        for (let n = x; n <= y; n++) numbers.push(write(n, w));
+      }
+      if (!ok) continue;
+    }
+    for (const n of numbers) out.push(prefix + n + suffix);
+  }
+  return out;
+}
+
+/** The ledger lines of a summary (`Identifiers: ...`, bold or not). */
+export function ledgerLines(text) {
+  return text.split("\n").filter((l) => /^\s*[-*]*\s*\**Identifiers\**:/.test(l));
+}
+
 const side = (role) => (role === "assistant" ? "assistant" : role === "system" ? null : "user");
 
 /** Common prefix length of two strings. */
@@ -104,14 +163,22 @@ export function measure(conv, k, input, counter, scanCache, baseProblems) {
   }
 
   // What the non-verbatim messages (summaries, pruned outputs, stripped messages) hold.
+  // The tokens of the ledger lines of the summaries it holds.
+  let ledgerTokens = 0;
+  let summaries = 0;
+  let summaryTokens = 0;
   const novelIds = new Set();
   const novelItems = new Set();
   for (const { m, key } of novel) {
     let found = scanCache.get(key);
     if (!found) {
-      const text = messageText(m);
+      // Groups in the ledger's notation are read as the identifiers they stand for.
+      const written = messageText(m);
+      const groups = expandGroups(written);
+      const text = groups.length ? `${written}\n${groups.join("\n")}` : written;
       const lower = text.toLowerCase();
-      found = { ids: [], items: [] };
+      const ledger = ledgerLines(written).reduce((n, l) => n + countTokens(l, { encoding: "o200k_base" }), 0);
+      found = { ids: [], items: [], ledger, summary: written.includes("## Conversation Summary") };
       conv.ids.forEach((r, j) => {
         if (text.includes(r.id)) found.ids.push(j);
       });
@@ -121,6 +188,11 @@ export function measure(conv, k, input, counter, scanCache, baseProblems) {
         }),
       );
       scanCache.set(key, found);
+    }
+    ledgerTokens += found.ledger;
+    if (found.summary) {
+      summaries++;
+      summaryTokens += counter.tokens(m, key);
     }
     found.ids.forEach((j) => novelIds.add(j));
     found.items.forEach((x) => novelItems.add(x));
@@ -228,6 +300,9 @@ export function measure(conv, k, input, counter, scanCache, baseProblems) {
     probesAsked,
     probesAnswered,
     probeBy,
+    ledgerTokens,
+    summaries,
+    summaryTokens,
   };
 }
 

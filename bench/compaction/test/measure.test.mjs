@@ -9,7 +9,7 @@ import { join } from "node:path";
 
 import { countTokens } from "ctxfold";
 import { loadConversation, messageKey, TokenCounter } from "../lib/corpus.mjs";
-import { cachedPrefix, measure, problems } from "../lib/measure.mjs";
+import { cachedPrefix, expandGroups, measure, problems } from "../lib/measure.mjs";
 
 const call = (id, name = "bash") => ({ id, type: "function", function: { name, arguments: "{}" } });
 
@@ -122,4 +122,39 @@ test("measure: two messages of one side that the conversation already had in a r
   assert.equal(measure(conv, 5, [sys, summary, u4], counter, new Map(), []).altBreak, null);
   // Before u3, whose neighbour (the assistant's "Lovely!") alternated: the summary made it.
   assert.equal(measure(conv, 5, [sys, summary, u3, u4], counter, new Map(), []).altBreak, "made");
+});
+
+test("expandGroups: the lossless notation gives exactly its identifiers; the lossy one only its ends", () => {
+  assert.deepEqual(expandGroups("Identifiers: 10.0.3.{1,4,7-9}:5432, db:5432"), [
+    "10.0.3.1:5432",
+    "10.0.3.4:5432",
+    "10.0.3.7:5432",
+    "10.0.3.8:5432",
+    "10.0.3.9:5432",
+  ]);
+  assert.deepEqual(expandGroups("see (data/part-{0009-0011}.csv)."), ["data/part-0009.csv", "data/part-0010.csv", "data/part-0011.csv"]);
+  assert.deepEqual(expandGroups("10.0.3.{1…250}:5432 (120 values)"), ["10.0.3.1:5432", "10.0.3.250:5432"]);
+  // Not the notation: braces of code, of a template, of a range that is not one.
+  assert.deepEqual(expandGroups("fn main() { x } ${HOME} {a,b} {01-123} {5-3}"), []);
+});
+
+test("measure: a lossless group keeps its members; a lossy one only the two it names", (t) => {
+  const hosts = Array.from({ length: 5 }, (_, i) => `10.0.3.${i + 1}:5432`);
+  const messages = [
+    { role: "system", content: "You are helpful." },
+    { role: "user", content: `Replicas: ${hosts.join(" ")}` },
+    { role: "assistant", content: "Noted." },
+    { role: "user", content: "Next?" },
+    { role: "assistant", content: "Done." },
+  ];
+  const ids = { t: { host_port: Object.fromEntries(hosts.map((h) => [h, { first: 1, count: 1 }])) } };
+  const { conv, counter } = corpusOf(t, { messages, ids });
+  const [sys, , , u3] = conv.messages;
+  const summary = (line) => ({ role: "user", content: `## Conversation Summary\n- **Facts:** replicas.\n${line}` });
+  const lossless = measure(conv, 4, [sys, summary("Identifiers: 10.0.3.{1-5}:5432"), u3], counter, new Map(), []);
+  assert.deepEqual([lossless.idsAtRisk, lossless.idsKept], [5, 5]);
+  assert.equal(lossless.summaries, 1);
+  assert.equal(lossless.ledgerTokens, countTokens("Identifiers: 10.0.3.{1-5}:5432", { encoding: "o200k_base" }));
+  const lossy = measure(conv, 4, [sys, summary("Identifiers: 10.0.3.{1…5}:5432 (5 values)"), u3], counter, new Map(), []);
+  assert.deepEqual([lossy.idsAtRisk, lossy.idsKept], [5, 2]);
 });

@@ -358,10 +358,10 @@ impl Compaction {
                 summary::MARKER.to_owned()
             }
         };
-        let said = super::super::haystack::Haystack::new(&text);
+        let said = ledger::Held::new(&text);
         let mut kept = Vec::new();
         for id in std::mem::take(&mut self.rounds.ids_kept) {
-            if said.mentions(&id) {
+            if said.holds(&id) {
                 kept.push(id);
             } else if !self.rounds.ids_lost.contains(&id) {
                 self.rounds.ids_lost.push(id);
@@ -503,7 +503,7 @@ impl Compaction {
         };
         let mut ids = Vec::new();
         for c in &self.rounds.chunks[group.clone()] {
-            for id in crate::ids::extract(&c.text) {
+            for id in ledger::identifiers_of(&c.text) {
                 if !ids.iter().any(|(i, _): &(Identifier, usize)| i.text == id.text) {
                     ids.push((id, 1));
                 }
@@ -584,7 +584,7 @@ impl Compaction {
             let anywhere = match self.rounds.supported.get(&id) {
                 Some(&known) => known,
                 None => {
-                    let known = crate::ids::grounded(self.source(), &id);
+                    let known = ledger::grounded(self.source(), &id);
                     self.rounds.supported.insert(id.clone(), known);
                     known
                 }

@@ -167,3 +167,108 @@ fn a_system_instruction_given_mid_conversation_is_kept_as_a_decision() {
         "{s}"
     );
 }
+
+/// A tool call and its output, then the user's next message.
+fn tool_output(output: &str) -> serde_json::Value {
+    serde_json::json!([
+        {"role": "user", "content": "Please fix the failing build for me"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c", "content": output}
+    ])
+}
+
+/// The Facts line of a summary.
+fn facts(s: &str) -> &str {
+    s.lines()
+        .find(|l| l.starts_with("- **Facts:**"))
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_markup_a_tool_wraps_its_output_in_is_no_fact() {
+    let s = summary_of(
+        tool_output("<returncode>0</returncode>\n<output>\n</output>"),
+        512,
+    );
+    assert!(!s.contains("returncode") && !s.contains("<output>"), "{s}");
+    // What the tags wrap is kept, without them: the line that reports the outcome.
+    let s = summary_of(
+        tool_output("<returncode>1</returncode>\n<output>\nBuild failed: missing header foo.h\n</output>"),
+        512,
+    );
+    assert!(facts(&s).contains("Build failed: missing header foo.h"), "{s}");
+    assert!(!s.contains("<output>") && !s.contains("returncode"), "{s}");
+    // Any tag name, with attributes; a type's angle brackets inside a line stay.
+    let s = summary_of(
+        tool_output("<stdout encoding=\"utf-8\">error: expected `Vec<String>`, found `&str`</stdout>"),
+        512,
+    );
+    assert!(
+        facts(&s).contains("error: expected `Vec<String>`, found `&str`"),
+        "{s}"
+    );
+    assert!(!s.contains("<stdout"), "{s}");
+    // Colour codes go too.
+    let s = summary_of(
+        tool_output("\u{1b}[31mFAILED\u{1b}[0m tests/test_a.py::test_x - assert 1 == 2"),
+        512,
+    );
+    assert!(facts(&s).contains("FAILED tests/test_a.py::test_x"), "{s}");
+}
+
+#[test]
+fn numbered_code_listings_are_no_facts() {
+    // `cat -n`, `nl -ba`, a compiler's snippet, `grep -n`, an editor's view: code lines with
+    // an outcome word in them.
+    for listing in [
+        "     1\timport os\n     2\tdef fail():\n     3\t    raise ValueError(\"error\")",
+        "  12 | def foo():\n  13 |     return error_count",
+        "12:def foo():\n13:    log.warning(\"done\")",
+        "    41→    if failed:\n    42→        return None",
+        "   7  except Exception:\n   8      pass  # error ignored",
+    ] {
+        let s = summary_of(tool_output(listing), 512);
+        assert_eq!(
+            facts(&s),
+            "- **Facts:** The user asked: Please fix the failing build for me",
+            "{listing:?}\n{s}"
+        );
+    }
+    // A time, a count, a sentence that starts with a number: not listings.
+    let s = summary_of(tool_output("12:30 build finished: 3 errors"), 512);
+    assert!(facts(&s).contains("12:30 build finished: 3 errors"), "{s}");
+    let s = summary_of(tool_output("3 tests failed in 0.2s"), 512);
+    assert!(facts(&s).contains("3 tests failed in 0.2s"), "{s}");
+}
+
+#[test]
+fn an_observation_sent_as_a_user_message_is_read_without_its_markup() {
+    let s = summary_of(
+        serde_json::json!([
+            {"role": "user", "content": "<pr_description>\nThe parser drops the last line of every file on Windows since 3 May.\n</pr_description>"},
+            {"role": "assistant", "content": "Let me look."},
+            {"role": "user", "content": "<returncode>0</returncode>\n<output>\n    10\tdef parse(lines, date=\"3 May 2024\"):\n</output>"}
+        ]),
+        512,
+    );
+    assert!(
+        facts(&s).starts_with("- **Facts:** The user asked: The parser drops the last line of every file on Windows since 3 May"),
+        "{s}"
+    );
+    assert!(!s.contains("<returncode>") && !s.contains("def parse"), "{s}");
+}
+
+#[test]
+fn headings_and_comment_lines_are_no_facts() {
+    let s = summary_of(
+        serde_json::json!([
+            {"role": "user", "content": "# Task Instructions\n## Important Boundaries\nDeploy Apex to Paris on 3 May."}
+        ]),
+        512,
+    );
+    assert!(
+        !s.contains("Task Instructions") && !s.contains("Important Boundaries"),
+        "{s}"
+    );
+    assert!(s.contains("Deploy Apex to Paris on 3 May"), "{s}");
+}
