@@ -632,7 +632,9 @@ export function compactorWith(raw, g) {
       try {
         // (Options are read as JSON, where a lone surrogate is U+FFFD: the id is checked first.)
         const given = options !== null && typeof options === "object" ? options.id : undefined;
-        if (typeof given === "string" && !given.isWellFormed()) throw typeError("options.id", "a non-empty string without lone surrogates (half of an emoji)");
+        // (A lone surrogate is a \p{Cs} code point; String.prototype.isWellFormed is newer
+        // than the browsers the package supports.)
+        if (typeof given === "string" && /\p{Cs}/u.test(given)) throw typeError("options.id", "a non-empty string without lone surrogates (half of an emoji)");
         const { id, overwrite } = raw.CompactorCore.importOptions(options);
         // Checked, and its id decided, before anything is stored.
         made = { ...this.#ensureCore().import(data, id, now()), overwrite };
