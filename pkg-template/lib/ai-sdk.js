@@ -38,47 +38,67 @@ const PER_CALL = {
 const ownWords = (e) => withOwnOptions(e, new Set(Object.keys(PER_CALL)), [...OWN_OPTIONS, "summarizer"]);
 
 /**
- * @param {{ compact: Function, plan: Function }} ctxfold  the package's main entry
+ * The middleware's options, checked: compact()'s among them are checked as compact() checks
+ * them (through `plan`), where the window is known without the wrapped model; otherwise their
+ * names and kinds now, and what depends on the window at the first call.
  */
-export function middlewareFor(ctxfold) {
-  const { compact, plan } = ctxfold;
+function readOptions(options, plan) {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw argumentError("options", `expected an object, got ${kindOf(options)}`);
+  }
+  const compactOptions = { format: "ai-sdk" };
+  for (const [key, value] of Object.entries(options)) {
+    if (key in PER_CALL) throw argumentError(`options.${key}`, PER_CALL[key]);
+    if (!OWN_OPTIONS.has(key) && key !== "summarizer") compactOptions[key] = value;
+  }
+  const { maxConversations = 1000, onReport, summarizer } = options;
+  if (
+    options.conversationKey !== undefined &&
+    options.conversationKey !== null &&
+    options.conversationKey !== "head" &&
+    typeof options.conversationKey !== "function"
+  ) {
+    throw argumentError(
+      "options.conversationKey",
+      `expected "head", a function of the call's params, or null (every call stateless), got ${kindOf(options.conversationKey)}`,
+    );
+  }
+  // "same-model" asks the wrapped model for every summary: without a key, each call of a
+  // tool loop would summarize the whole middle again (88 summaries for 20 steps where a key
+  // makes 9). So its conversations are keyed by their head unless told otherwise.
+  const conversationKey = options.conversationKey === undefined && summarizer === "same-model" ? "head" : (options.conversationKey ?? undefined);
+  if (!Number.isInteger(maxConversations) || maxConversations < 1) {
+    throw rangeError("options.maxConversations", `expected an integer from 1, got ${String(maxConversations)}`);
+  }
+  if (onReport !== undefined && typeof onReport !== "function") {
+    throw argumentError("options.onReport", `expected a function, got ${kindOf(onReport)}`);
+  }
+  if (summarizer !== undefined && typeof summarizer !== "function" && summarizer !== "extractive" && summarizer !== "same-model") {
+    throw argumentError(
+      "options.summarizer",
+      `expected a function, "extractive" or "same-model", got ${typeof summarizer === "string" ? JSON.stringify(summarizer) : kindOf(summarizer)}`,
+    );
+  }
+  if (summarizer !== undefined && summarizer !== "same-model") compactOptions.summarizer = summarizer;
+  // Every other option is checked now, as compact() checks it, where the window is known
+  // without the wrapped model (its id is the default `model`); otherwise their names and
+  // kinds now (against a stand-in window), and what depends on the window at the first call.
+  try {
+    const known = options.model !== undefined || options.contextWindow !== undefined;
+    plan([], known ? compactOptions : { ...compactOptions, contextWindow: 1_000_000 });
+  } catch (e) {
+    throw ownWords(e);
+  }
+  return { compactOptions, conversationKey, maxConversations, onReport, summarizer };
+}
 
+/**
+ * @param {{ compact: Function, plan: Function }} ctxfold  the package's main entry: its
+ *   compact() and plan()
+ */
+export function middlewareFor({ compact, plan }) {
   return function compactionMiddleware(options = {}) {
-    if (options === null || typeof options !== "object" || Array.isArray(options)) {
-      throw argumentError("options", `expected an object, got ${kindOf(options)}`);
-    }
-    const compactOptions = { format: "ai-sdk" };
-    for (const [key, value] of Object.entries(options)) {
-      if (key in PER_CALL) throw argumentError(`options.${key}`, PER_CALL[key]);
-      if (!OWN_OPTIONS.has(key) && key !== "summarizer") compactOptions[key] = value;
-    }
-    const { maxConversations = 1000, onReport, summarizer } = options;
-    if (options.conversationKey !== undefined && options.conversationKey !== null && options.conversationKey !== "head" && typeof options.conversationKey !== "function") {
-      throw argumentError("options.conversationKey", `expected "head", a function of the call's params, or null (every call stateless), got ${kindOf(options.conversationKey)}`);
-    }
-    // "same-model" asks the wrapped model for every summary: without a key, each call of a
-    // tool loop would summarize the whole middle again (88 summaries for 20 steps where a key
-    // makes 9). So its conversations are keyed by their head unless told otherwise.
-    const conversationKey = options.conversationKey === undefined && summarizer === "same-model" ? "head" : (options.conversationKey ?? undefined);
-    if (!Number.isInteger(maxConversations) || maxConversations < 1) {
-      throw rangeError("options.maxConversations", `expected an integer from 1, got ${String(maxConversations)}`);
-    }
-    if (onReport !== undefined && typeof onReport !== "function") {
-      throw argumentError("options.onReport", `expected a function, got ${kindOf(onReport)}`);
-    }
-    if (summarizer !== undefined && typeof summarizer !== "function" && summarizer !== "extractive" && summarizer !== "same-model") {
-      throw argumentError("options.summarizer", `expected a function, "extractive" or "same-model", got ${typeof summarizer === "string" ? JSON.stringify(summarizer) : kindOf(summarizer)}`);
-    }
-    if (summarizer !== undefined && summarizer !== "same-model") compactOptions.summarizer = summarizer;
-    // Every other option is checked now, as compact() checks it, where the window is known
-    // without the wrapped model (its id is the default `model`); otherwise their names and
-    // kinds now (against a stand-in window), and what depends on the window at the first call.
-    try {
-      const known = options.model !== undefined || options.contextWindow !== undefined;
-      plan([], known ? compactOptions : { ...compactOptions, contextWindow: 1_000_000 });
-    } catch (e) {
-      throw ownWords(e);
-    }
+    const { compactOptions, conversationKey, maxConversations, onReport, summarizer } = readOptions(options, plan);
 
     const conversations = new Conversations(maxConversations);
     /** The params a transformParams returned -> what the call after it settles. */
@@ -393,7 +413,6 @@ function hash53(s) {
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
 }
-
 
 function argumentError(where, what) {
   return ctxfoldError("INVALID_ARGUMENT", `invalid argument ${where}: ${what}`, { argument: where });
