@@ -2,6 +2,8 @@
 # The one test command. Runs every layer in order and stops at the first failure:
 #
 #   fmt        cargo fmt --check
+#   lint       Biome (pinned in package.json, set in biome.json): the package's JavaScript formatted
+#              and linted (biome ci: nothing written)
 #   clippy     cargo clippy, natively (all targets) and for wasm32 (lib, wasm tests, lite)
 #   native     cargo test: the core against tiktoken-rs, the corpus, unit and doc tests
 #   wasm-node  the wasm32 tests (tests/wasm_node.rs) in Node, default and lite features
@@ -43,7 +45,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-all_layers=(fmt clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd examples types checkjs docs anchoring ai-sdk bench)
+all_layers=(fmt lint clippy native wasm-node wasm-chromium build js fuzz page bundlers workerd examples types checkjs docs anchoring ai-sdk bench)
 layers=("${@:-${all_layers[@]}}")
 for l in "${layers[@]}"; do
   [[ " ${all_layers[*]} " == *" $l "* ]] || { echo "unknown layer: $l (one of: ${all_layers[*]})" >&2; exit 2; }
@@ -100,6 +102,11 @@ wasm_test() { # cargo test arguments...
 
 layer_fmt() {
   cargo fmt --check
+}
+
+layer_lint() {
+  node_modules/.bin/biome --version
+  node_modules/.bin/biome ci
 }
 
 layer_clippy() {

@@ -123,8 +123,13 @@ export const OPTIONS = {
     about:
       "keep the conversation in DIR (made if missing; one folder per conversation, each write atomic): a second run with the same DIR continues from what the store holds, replaying only the messages it does not",
   },
-  "--id": { value: "ID", key: "id", about: 'the conversation\'s id in the store (default: FILE\'s "id" field, else its name without .json)' },
-  "--until": { value: "K", key: "until", parse: parseTurn, about: "stop after turn K: its input prepared, its reply not yet committed (a later run with --store goes on from there)" },
+  "--id": { value: "ID", key: "id", about: "the conversation's id in the store (default: FILE's \"id\" field, else its name without .json)" },
+  "--until": {
+    value: "K",
+    key: "until",
+    parse: parseTurn,
+    about: "stop after turn K: its input prepared, its reply not yet committed (a later run with --store goes on from there)",
+  },
   "--quiet": { key: "quiet", about: "no progress or notices on stderr (errors still go there)" },
   "--json": { key: "json", about: 'machine-readable output on stdout; errors as { "error": { name, code, message } }' },
 };
@@ -141,7 +146,8 @@ export const COMMANDS = {
   },
   compact: {
     takes: [...TOKENS, "--window", "--summarizer", "--summarizer-model", "--api-key-env", "--state", "--save-state", "--preset", "--json"],
-    about: "Fits the conversation in FILE into the model's window (default gpt-4o) in one stateless call and prints what happened: tokens before and after, what was evicted, the identifiers kept, the summary.",
+    about:
+      "Fits the conversation in FILE into the model's window (default gpt-4o) in one stateless call and prints what happened: tokens before and after, what was evicted, the identifiers kept, the summary.",
   },
   inspect: {
     takes: [...TOKENS, "--window", "--state", "--preset", "--json"],

@@ -166,7 +166,11 @@ function summaryText(m) {
 }
 
 /** @param {string} text */
-const indent = (text) => text.split("\n").map((l) => `  ${l}`).join("\n");
+const indent = (text) =>
+  text
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
 
 /** @param {Args} args */
 async function inspectCommand(args) {

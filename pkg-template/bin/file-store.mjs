@@ -48,7 +48,9 @@ const pad = (n) => String(n).padStart(12, "0");
  * @param {string} id
  */
 function nameOf(id) {
-  const name = [...Buffer.from(id, "utf8")].map((b) => (/[a-z0-9_-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, "0")}`)).join("");
+  const name = [...Buffer.from(id, "utf8")]
+    .map((b) => (/[a-z0-9_-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, "0")}`))
+    .join("");
   // "c" first: the name is never empty, and never starts with the "." of a removed folder.
   return name.length <= 200 ? `c${name}` : `h${createHash("sha256").update(id, "utf8").digest("hex")}`;
 }
@@ -201,7 +203,10 @@ export class FileStore {
     // The seqs held are read only when the batch adds summaries or records (a compaction).
     /** @param {"summaries" | "records"} name */
     const adds = (name) => Array.isArray(batch?.[name]) && batch[name].length > 0;
-    const held = found && (adds("summaries") || adds("records")) ? { summaries: (await this.summaries(id)).map((s) => s.seq), records: (await this.records(id)).map((r) => r.seq) } : null;
+    const held =
+      found && (adds("summaries") || adds("records"))
+        ? { summaries: (await this.summaries(id)).map((s) => s.seq), records: (await this.records(id)).map((r) => r.seq) }
+        : null;
     checkWrite(id, expect, batch, stored, held);
     await mkdir(folder, { recursive: true });
     const n = (found?.n ?? 0) + 1;

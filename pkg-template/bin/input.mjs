@@ -116,9 +116,7 @@ export function parseJson(text, what, code) {
     // differently, and V8 gives no position for "Unexpected token"); the message, which may
     // quote the text around it (dropped here), is only shown.
     const offset = jsonErrorOffset(body);
-    const reason = err.message
-      .replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "")
-      .replace(/ at position \d+[\s\S]*$/, "");
+    const reason = err.message.replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "").replace(/ at position \d+[\s\S]*$/, "");
     const where = offset === null ? "" : ` at ${lineColumn(body, offset)}`;
     throw new CliError(code, `${what} is not valid JSON${where}: ${reason}`);
   }
@@ -285,10 +283,7 @@ export function conversationFile(path) {
   const json = /** @type {any} */ (parseJson(text, path, "INVALID_JSON"));
   const conversation = messagesOf(json);
   if (!conversation) {
-    throw new CliError(
-      "NOT_A_CONVERSATION",
-      `${path} is not a conversation: expected a JSON array of messages, or an object with a "messages" array`,
-    );
+    throw new CliError("NOT_A_CONVERSATION", `${path} is not a conversation: expected a JSON array of messages, or an object with a "messages" array`);
   }
   const id = json && typeof json === "object" && typeof json.id === "string" && json.id !== "" ? json.id : null;
   return { conversation, id };

@@ -231,7 +231,10 @@ export function table(s) {
   row("turns", `${fmt(r.turns)} of ${fmt(s.turns)} model calls${part}, ${fmt(s.messages)} messages in FILE`);
   if (s.resumed) {
     const { storedMessages: held, fromTurn } = s.resumed;
-    row("resumed", `the store held ${plural(held, "message")}${fromTurn === null ? `, all of FILE's: nothing to replay` : `: replayed from turn ${fromTurn}, only what it did not hold`}`);
+    row(
+      "resumed",
+      `the store held ${plural(held, "message")}${fromTurn === null ? `, all of FILE's: nothing to replay` : `: replayed from turn ${fromTurn}, only what it did not hold`}`,
+    );
   }
   row("compactions", `${fmt(s.compactions)} (${plural(s.fallbacks, "fallback")})${s.store ? `; ${fmt(s.stored.compactions)} in the store` : ""}`);
   if (r.turns > 0) {
@@ -239,7 +242,10 @@ export function table(s) {
     const saved = b > 0 ? `, ${Math.round((100 * (b - a)) / b)} % fewer` : "";
     row("tokens sent", `${fmt(a)} with ctxfold, ${fmt(b)} without (the whole history every turn)${saved}`);
     const L = /** @type {NonNullable<Summary["largestInput"]>} */ (s.largestInput); // (a turn was replayed)
-    row("largest input", `${fmt(L.tokens)} of ${fmt(L.budget)} input budget (turn ${L.turn}): ${s.pass ? "PASS, never over" : `FAIL, ${plural(s.overBudget.length, "turn")} over`}`);
+    row(
+      "largest input",
+      `${fmt(L.tokens)} of ${fmt(L.budget)} input budget (turn ${L.turn}): ${s.pass ? "PASS, never over" : `FAIL, ${plural(s.overBudget.length, "turn")} over`}`,
+    );
     const w = s.withoutCtxfold;
     row("without", `the largest would have been ${fmt(w.largest)}; ${fmt(w.turnsOverBudget)} of ${plural(r.turns, "turn")} over the budget`);
     row("identifiers", `${fmt(s.identifiers.kept)} kept, ${fmt(s.identifiers.lost)} lost (the compactions' records)`);
@@ -247,7 +253,11 @@ export function table(s) {
     const st = s.storeTimePerTurnMs;
     row("time per turn", `median ${ms(p.median)} · p95 ${ms(p.p95)} · max ${ms(p.max)} (prepare and commit; the store's part: median ${ms(st.median)})`);
   }
-  if (s.store) row("store", `${s.store}: ${plural(s.stored.messages, "message")}${s.stored.complete ? " (all of FILE's)" : ""}, ${plural(s.stored.compactions, "compaction")}, ${plural(s.stored.summaries, "summary", "summaries")}`);
+  if (s.store)
+    row(
+      "store",
+      `${s.store}: ${plural(s.stored.messages, "message")}${s.stored.complete ? " (all of FILE's)" : ""}, ${plural(s.stored.compactions, "compaction")}, ${plural(s.stored.summaries, "summary", "summaries")}`,
+    );
   const head = `${s.file === "-" ? "stdin" : basename(s.file)}: ${s.model}, window ${s.window === null ? "the model's" : fmt(s.window)}${s.inputBudget === null ? "" : ` (input budget ${fmt(s.inputBudget)})`}, ${s.summarizer}`;
   return `${head}\n${rows.join("\n")}`;
 }

@@ -239,7 +239,17 @@ async function drive(compactor, c, plan, { tokenizer, timed, out }) {
     const input = ctxfold.countMessages(requestOf(prepared.messages, { system: prepared.system, tools: prepared.tools }), tokenizer).total;
     const history = ctxfold.countMessages(requestOf(c.messages.slice(0, step.to), { system: c.system }), tokenizer).total;
     const { budget } = prepared.report;
-    run.turns.push({ turn: step.turn, messages: step.to, input, history, budget: budget.input, window: budget.window, compacted: prepared.record !== null, status: prepared.contextStatus, ...pending });
+    run.turns.push({
+      turn: step.turn,
+      messages: step.to,
+      input,
+      history,
+      budget: budget.input,
+      window: budget.window,
+      compacted: prepared.record !== null,
+      status: prepared.contextStatus,
+      ...pending,
+    });
     pending = { ms: 0, storeMs: 0 };
     out.turn(run.turns[run.turns.length - 1], plan.turns, run.records.length);
   }
@@ -256,14 +266,24 @@ async function drive(compactor, c, plan, { tokenizer, timed, out }) {
 export async function replayCommand(args, { options, about, print }) {
   const [file] = args.positional;
   const c = conversationOf(file, args);
-  const tokenizer = { model: options.model, ...(options.encoding ? { encoding: options.encoding } : {}), ...(options.format ? { format: options.format } : {}) };
+  const tokenizer = {
+    model: options.model,
+    ...(options.encoding ? { encoding: options.encoding } : {}),
+    ...(options.format ? { format: options.format } : {}),
+  };
   // The format decides what a reply is (and the messages are checked before anything is stored).
   const { format } = ctxfold.countMessages(requestOf(c.messages, { system: c.system }), tokenizer);
   const { store, timed } = timedStore(args.store ? storeAt(args.store) : new ctxfold.MemoryStore());
   const compactor = new ctxfold.Compactor({ ...options, store });
   const out = progress({ quiet: args.quiet });
   const steps = replaySteps(c.messages, format);
-  const plan = planRun(steps, c, (await compactor.history(c.id)).map((e) => e.message), args, out);
+  const plan = planRun(
+    steps,
+    c,
+    (await compactor.history(c.id)).map((e) => e.message),
+    args,
+    out,
+  );
   const run = await drive(compactor, c, plan, { tokenizer, timed, out });
 
   const history = (await compactor.history(c.id)).map((e) => e.message);
@@ -273,7 +293,19 @@ export async function replayCommand(args, { options, about, print }) {
     summaries: (await compactor.summaries(c.id)).length,
     complete: json(history) === json(c.messages),
   };
-  const result = summary({ file, id: c.id, options, about, store: args.store ?? null, turns: plan.turns, fileMessages: c.messages.length, resumed: plan.resumed, run, stored, until: args.until ?? null });
+  const result = summary({
+    file,
+    id: c.id,
+    options,
+    about,
+    store: args.store ?? null,
+    turns: plan.turns,
+    fileMessages: c.messages.length,
+    resumed: plan.resumed,
+    run,
+    stored,
+    until: args.until ?? null,
+  });
   if (args.json) print(result);
   else console.log(table(result));
 }

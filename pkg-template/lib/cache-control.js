@@ -12,7 +12,6 @@ const ALLOWED = new Set(["text", "image", "tool_use", "tool_result", "document"]
 /** A breakpoint: 5 minutes, or 1 hour before a caller's 1-hour one (Anthropic wants those first). */
 const MARK = (hour) => (hour ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" });
 
-
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const marked = (block) => isObject(block) && block.cache_control !== undefined && block.cache_control !== null;
 const allowed = (block) => isObject(block) && ALLOWED.has(block.type) && !(block.type === "text" && (typeof block.text !== "string" || block.text === ""));
@@ -48,7 +47,9 @@ function lastHour(request) {
   };
   scan(request.tools, (k) => [0, 0, k]);
   scan(request.system, (k) => [1, 0, k]);
-  request.messages.forEach((m, j) => isObject(m) && scan(m.content, (k) => [2, j, k]));
+  request.messages.forEach((m, j) => {
+    if (isObject(m)) scan(m.content, (k) => [2, j, k]);
+  });
   return last;
 }
 
@@ -77,7 +78,11 @@ function checkBreakpoints(report, count) {
   return list.map((i, k) => {
     if (!Number.isInteger(i) || i < 0) throw invalidArgument(`report.cacheBreakpoints[${k}]`, `a message index, got ${JSON.stringify(i)}`);
     if (i >= count) {
-      throw ctxfoldError("OUT_OF_RANGE", `report.cacheBreakpoints[${k}] out of range: ${i}, but the request has ${count} messages (is the report this request's?)`, { argument: `report.cacheBreakpoints[${k}]` });
+      throw ctxfoldError(
+        "OUT_OF_RANGE",
+        `report.cacheBreakpoints[${k}] out of range: ${i}, but the request has ${count} messages (is the report this request's?)`,
+        { argument: `report.cacheBreakpoints[${k}]` },
+      );
     }
     return i;
   });

@@ -93,7 +93,10 @@ function statusLine(s) {
  * @param {string} previous
  */
 function freshId(previous) {
-  const random = typeof globalThis.crypto?.randomUUID === "function" ? globalThis.crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  const random =
+    typeof globalThis.crypto?.randomUUID === "function"
+      ? globalThis.crypto.randomUUID()
+      : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   return `${previous}/${random}`;
 }
 
@@ -105,7 +108,11 @@ function freshId(previous) {
 function textOf(message) {
   const c = message?.content;
   if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.filter((p) => typeof p?.text === "string").map((p) => p.text).join("\n");
+  if (Array.isArray(c))
+    return c
+      .filter((p) => typeof p?.text === "string")
+      .map((p) => p.text)
+      .join("\n");
   return "";
 }
 
@@ -204,10 +211,16 @@ export async function runCommand(compactor, id, text, internals) {
       const { report, prunedTokens, record } = result;
       const lines = [];
       // The boundary may move over outputs too small to prune: then nothing was.
-      if (report.pruned.advanced && report.pruned.tokensSaved > 0) lines.push(headline({ type: "pruned", conversationId: id, pruned: report.pruned, prunedTokens, tokensAfter: report.tokensAfter, budget: report.budget }));
+      if (report.pruned.advanced && report.pruned.tokensSaved > 0)
+        lines.push(
+          headline({ type: "pruned", conversationId: id, pruned: report.pruned, prunedTokens, tokensAfter: report.tokensAfter, budget: report.budget }),
+        );
       if (record) lines.push(`${headline(record)}: pruned, it still did not fit`);
       const ok = lines.length > 0;
-      if (!ok) lines.push(`Nothing to prune (${tokens(report.tokensAfter)} tokens; only tool outputs before the recent turns, and larger than toolOutputMaxBytes, are)`);
+      if (!ok)
+        lines.push(
+          `Nothing to prune (${tokens(report.tokensAfter)} tokens; only tool outputs before the recent turns, and larger than toolOutputMaxBytes, are)`,
+        );
       return { command: "prune", ok, conversationId: id, result, text: lines.join("; ") };
     }
     case "undo": {

@@ -83,10 +83,12 @@ export function ask(summarizer, request) {
   });
   // A summarizer that throws synchronously is a rejection like any other.
   const answer = Promise.resolve().then(() => summarizer({ ...request, signal: controller.signal }));
-  return Promise.race([answer, deadline]).then(
-    (value) => ({ value }),
-    (rejection) => ({ failed: failure(rejection), rejection }),
-  ).finally(() => clearTimeout(timer));
+  return Promise.race([answer, deadline])
+    .then(
+      (value) => ({ value }),
+      (rejection) => ({ failed: failure(rejection), rejection }),
+    )
+    .finally(() => clearTimeout(timer));
 }
 
 /**

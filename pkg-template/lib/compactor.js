@@ -14,7 +14,17 @@ import { checkInteger, invalidArgument as typeError, kindOf } from "./values.js"
 const EVENTS = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
 /** Keys of the options that JavaScript keeps (the rest go to the core, which names these too in an unknown option's error). */
-const JS_OPTIONS = new Set(["store", "on", "writeRetries", "maxCachedConversations", "storeTimeoutMs", "guards", "prepareAhead", "waitUntil", "compactWhenCold"]);
+const JS_OPTIONS = new Set([
+  "store",
+  "on",
+  "writeRetries",
+  "maxCachedConversations",
+  "storeTimeoutMs",
+  "guards",
+  "prepareAhead",
+  "waitUntil",
+  "compactWhenCold",
+]);
 const DEFAULT_RETRIES = 4;
 const DEFAULT_CACHED = 100;
 const DEFAULT_STORE_TIMEOUT_MS = 30_000;
@@ -99,7 +109,8 @@ export function compactorWith(raw, g) {
       if (prepareAhead !== undefined && typeof prepareAhead !== "boolean" && (prepareAhead === null || typeof prepareAhead !== "object")) {
         throw typeError("options.prepareAhead", `a boolean or { threshold }, got ${kindOf(prepareAhead)}`);
       }
-      if (waitUntil !== undefined && typeof waitUntil !== "function") throw typeError("options.waitUntil", `a function (ctx.waitUntil.bind(ctx)), got ${kindOf(waitUntil)}`);
+      if (waitUntil !== undefined && typeof waitUntil !== "function")
+        throw typeError("options.waitUntil", `a function (ctx.waitUntil.bind(ctx)), got ${kindOf(waitUntil)}`);
       this.#ahead = prepareAhead === false ? undefined : prepareAhead;
       this.#cold = options.compactWhenCold;
       this.#waitUntil = waitUntil;
@@ -124,7 +135,16 @@ export function compactorWith(raw, g) {
         this.#items.clear();
         this.#since = g.restarts();
         try {
-          this.#core = new raw.CompactorCore(this.#options, this.#guards, this.#attempts, this.#cached, Math.floor(Math.random() * 2 ** 52), this.#ahead, this.#cold, [...JS_OPTIONS]);
+          this.#core = new raw.CompactorCore(
+            this.#options,
+            this.#guards,
+            this.#attempts,
+            this.#cached,
+            Math.floor(Math.random() * 2 ** 52),
+            this.#ahead,
+            this.#cold,
+            [...JS_OPTIONS],
+          );
         } catch (e) {
           throw g.recover(e);
         }
@@ -233,7 +253,11 @@ export function compactorWith(raw, g) {
         return await Promise.race([answer, deadline]);
       } catch (e) {
         if (e === DEADLINE) {
-          throw raw.__ctxfoldStoreError(operation, id, `no answer within ${this.#storeTimeoutMs} ms (options.storeTimeoutMs); the Compactor went on without it`);
+          throw raw.__ctxfoldStoreError(
+            operation,
+            id,
+            `no answer within ${this.#storeTimeoutMs} ms (options.storeTimeoutMs); the Compactor went on without it`,
+          );
         }
         if (operation === "write" && e?.code === "STALE_WRITE") throw e;
         throw storeError(operation, id, e);
@@ -413,7 +437,14 @@ export function compactorWith(raw, g) {
       // What was made ahead for the state before this compaction answers nothing after it.
       if (record) this.#made.delete(id);
       if (report.pruned.advanced) {
-        this.#emit("pruned", { type: "pruned", conversationId: id, pruned: report.pruned, prunedTokens, tokensAfter: report.tokensAfter, budget: report.budget });
+        this.#emit("pruned", {
+          type: "pruned",
+          conversationId: id,
+          pruned: report.pruned,
+          prunedTokens,
+          tokensAfter: report.tokensAfter,
+          budget: report.budget,
+        });
       }
       if (report.fallback) this.#emit("fallback", { type: "fallback", conversationId: id, fallback: report.fallback, record });
       const { guards } = out;
@@ -556,25 +587,34 @@ export function compactorWith(raw, g) {
     }
 
     history(conversationId) {
-      return this.#call(conversationId, async (id) => {
-        const meta = await this.#store("load", id);
-        if (!meta) return [];
-        const [messages, records] = await Promise.all([this.#store("messages", id, 0), this.#store("records", id)]);
-        const length = meta.length;
-        if (!Number.isSafeInteger(length) || length < 0) throw this.#broken("load", id, `meta.length: expected a count of messages, got ${kindOf(length)}`);
-        if (!Array.isArray(messages) || messages.length < length) {
-          throw this.#broken("messages", id, `expected an array of at least ${length} messages (meta.length), got ${Array.isArray(messages) ? `${messages.length}` : kindOf(messages)}`);
-        }
-        if (!Array.isArray(records)) throw this.#broken("records", id, `expected an array, got ${kindOf(records)}`);
-        const undone = new Set(Array.isArray(meta.undone) ? meta.undone : []);
-        const by = new Map();
-        for (const [k, r] of records.entries()) {
-          if (!Array.isArray(r?.evicted)) throw this.#broken("records", id, `records[${k}].evicted: expected an array of message indexes, got ${kindOf(r?.evicted)}`);
-          if (undone.has(r.seq)) continue;
-          for (const i of r.evicted) if (!by.has(i)) by.set(i, r.seq);
-        }
-        return messages.slice(0, length).map((message, index) => ({ index, message: revive(message), summarizedBy: by.get(index) ?? null }));
-      }, "read");
+      return this.#call(
+        conversationId,
+        async (id) => {
+          const meta = await this.#store("load", id);
+          if (!meta) return [];
+          const [messages, records] = await Promise.all([this.#store("messages", id, 0), this.#store("records", id)]);
+          const length = meta.length;
+          if (!Number.isSafeInteger(length) || length < 0) throw this.#broken("load", id, `meta.length: expected a count of messages, got ${kindOf(length)}`);
+          if (!Array.isArray(messages) || messages.length < length) {
+            throw this.#broken(
+              "messages",
+              id,
+              `expected an array of at least ${length} messages (meta.length), got ${Array.isArray(messages) ? `${messages.length}` : kindOf(messages)}`,
+            );
+          }
+          if (!Array.isArray(records)) throw this.#broken("records", id, `expected an array, got ${kindOf(records)}`);
+          const undone = new Set(Array.isArray(meta.undone) ? meta.undone : []);
+          const by = new Map();
+          for (const [k, r] of records.entries()) {
+            if (!Array.isArray(r?.evicted))
+              throw this.#broken("records", id, `records[${k}].evicted: expected an array of message indexes, got ${kindOf(r?.evicted)}`);
+            if (undone.has(r.seq)) continue;
+            for (const i of r.evicted) if (!by.has(i)) by.set(i, r.seq);
+          }
+          return messages.slice(0, length).map((message, index) => ({ index, message: revive(message), summarizedBy: by.get(index) ?? null }));
+        },
+        "read",
+      );
     }
 
     summaries(conversationId) {
@@ -582,11 +622,15 @@ export function compactorWith(raw, g) {
     }
 
     records(conversationId) {
-      return this.#call(conversationId, async (id) => {
-        const [meta, records] = await Promise.all([this.#store("load", id), this.#store("records", id)]);
-        const undone = new Set(meta?.undone ?? []);
-        return this.#entries("records", id, records).map((r) => ({ ...r, undone: undone.has(r.seq) }));
-      }, "read");
+      return this.#call(
+        conversationId,
+        async (id) => {
+          const [meta, records] = await Promise.all([this.#store("load", id), this.#store("records", id)]);
+          const undone = new Set(meta?.undone ?? []);
+          return this.#entries("records", id, records).map((r) => ({ ...r, undone: undone.has(r.seq) }));
+        },
+        "read",
+      );
     }
 
     async list() {
@@ -602,7 +646,12 @@ export function compactorWith(raw, g) {
     #entries(operation, id, list) {
       if (!Array.isArray(list)) throw this.#broken(operation, id, `expected an array, got ${kindOf(list)}`);
       const k = list.findIndex((x) => x === null || typeof x !== "object" || !Number.isSafeInteger(x.seq));
-      if (k >= 0) throw this.#broken(operation, id, `[${k}]: expected an object with its seq (a whole number), got ${kindOf(list[k]?.seq === undefined ? list[k] : list[k].seq)}`);
+      if (k >= 0)
+        throw this.#broken(
+          operation,
+          id,
+          `[${k}]: expected an object with its seq (a whole number), got ${kindOf(list[k]?.seq === undefined ? list[k] : list[k].seq)}`,
+        );
       return list;
     }
 
@@ -614,16 +663,16 @@ export function compactorWith(raw, g) {
     }
 
     export(conversationId) {
-      return this.#call(conversationId, async (id) => {
-        const meta = await this.#store("load", id);
-        if (!meta) throw raw.__ctxfoldConversationError(false, id);
-        const [messages, summaries, records] = await Promise.all([
-          this.#store("messages", id, 0),
-          this.#store("summaries", id),
-          this.#store("records", id),
-        ]);
-        return { kind: "ctxfold.conversation", exportVersion: 1, meta, messages: messages.slice(0, meta.length), summaries, records };
-      }, "read");
+      return this.#call(
+        conversationId,
+        async (id) => {
+          const meta = await this.#store("load", id);
+          if (!meta) throw raw.__ctxfoldConversationError(false, id);
+          const [messages, summaries, records] = await Promise.all([this.#store("messages", id, 0), this.#store("summaries", id), this.#store("records", id)]);
+          return { kind: "ctxfold.conversation", exportVersion: 1, meta, messages: messages.slice(0, meta.length), summaries, records };
+        },
+        "read",
+      );
     }
 
     async import(data, options) {

@@ -21,7 +21,10 @@ export function guard(raw) {
 
   /** @returns {CtxfoldError} */
   function poisonedError() {
-    return ctxfoldError("MODULE_POISONED", `the module trapped and could not be restarted (${poisoned?.message ?? poisoned}); reload the page or restart the process`, { cause: poisoned });
+    const why = /** @type {Error | null} */ (poisoned)?.message ?? poisoned;
+    return /** @type {CtxfoldError} */ (
+      ctxfoldError("MODULE_POISONED", `the module trapped and could not be restarted (${why}); reload the page or restart the process`, { cause: poisoned })
+    );
   }
 
   /**

@@ -28,7 +28,10 @@ export function lockNotices() {
    */
   const mark = (name, owner) => {
     let holders = until.get(name);
-    if (holders === undefined) until.set(name, (holders = new Map()));
+    if (holders === undefined) {
+      holders = new Map();
+      until.set(name, holders);
+    }
     holders.set(owner, clock() + BUSY_MS);
   };
   const open = () => {

@@ -29,7 +29,8 @@ const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v)
 const isRecord = (v) => isObject(v) && typeof v.seq === "number" && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number";
 
 /** compact()'s report (what the AI SDK middleware's onReport event carries as `report`). */
-const isReport = (v) => isObject(v) && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number" && isObject(v.budget) && isObject(v.pruned) && v.seq === undefined;
+const isReport = (v) =>
+  isObject(v) && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number" && isObject(v.budget) && isObject(v.pruned) && v.seq === undefined;
 
 const EVENT_TYPES = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 
@@ -46,7 +47,16 @@ function classify(value, argument, reports = false) {
   if (value.type === undefined && isRecord(value)) return { type: "compactionEnd", event: { conversationId: null, record: value } };
   if (!EVENT_TYPES.includes(value.type)) throw invalid(expected, value);
   if (value.type === "compactionFailed") return { type: value.type, event: value };
-  const needs = { compactionStart: "plan", compactionEnd: "record", pruned: "pruned", fallback: "fallback", suppressed: "suppressed", backoff: "backoff", breakerOpen: "breaker", breakerClosed: "breaker" }[value.type];
+  const needs = {
+    compactionStart: "plan",
+    compactionEnd: "record",
+    pruned: "pruned",
+    fallback: "fallback",
+    suppressed: "suppressed",
+    backoff: "backoff",
+    breakerOpen: "breaker",
+    breakerClosed: "breaker",
+  }[value.type];
   if (!isObject(value[needs])) throw invalid({ argument: `${argument}.${needs}`, what: "an object" }, value[needs]);
   if (value.type === "compactionEnd" && !isRecord(value.record)) throw invalid({ argument: `${argument}.record`, what: "a CompactionRecord" }, value.record);
   return { type: value.type, event: value };
@@ -210,11 +220,26 @@ export function sse(value) {
     }
     case "compactionStart": {
       const p = event.plan;
-      data = { event: "compaction", phase: "start", conversationId, tokens: startTokens(p) ?? null, window: p.budget?.window ?? null, evict: Array.isArray(p.evict) ? p.evict.length : 0, text: startLine(p) };
+      data = {
+        event: "compaction",
+        phase: "start",
+        conversationId,
+        tokens: startTokens(p) ?? null,
+        window: p.budget?.window ?? null,
+        evict: Array.isArray(p.evict) ? p.evict.length : 0,
+        text: startLine(p),
+      };
       break;
     }
     case "compactionFailed":
-      data = { event: "compaction", phase: "failed", conversationId, retried: event.retried === true, code: typeof event.error?.code === "string" ? event.error.code : null, text: failedLine(event) };
+      data = {
+        event: "compaction",
+        phase: "failed",
+        conversationId,
+        retried: event.retried === true,
+        code: typeof event.error?.code === "string" ? event.error.code : null,
+        text: failedLine(event),
+      };
       break;
     case "compactionEnd": {
       const r = event.record;

@@ -118,7 +118,7 @@ class DurableObjectStore {
       const meta = await readValue(txn, this.#key("meta", id));
       this.#check(id, expect, batch, meta ?? null, await this.#held(txn, id, batch));
       const entries = {};
-      batch.messages.forEach((m, k) => split(entries, this.#key("m", id, batch.start + k), m));
+      for (const [k, m] of batch.messages.entries()) split(entries, this.#key("m", id, batch.start + k), m);
       for (const s of batch.summaries) split(entries, this.#key("s", id, s.seq), s);
       for (const r of batch.records) split(entries, this.#key("r", id, r.seq), r);
       // A meta stored in parts before may have had more parts than now: they are left, unread.
@@ -134,7 +134,10 @@ class DurableObjectStore {
   /** Of the seqs `batch` names, those stored already (looked up by key, 128 a get). */
   async #held(txn, id, batch) {
     const held = { summaries: [], records: [] };
-    for (const [kind, name] of [["s", "summaries"], ["r", "records"]]) {
+    for (const [kind, name] of [
+      ["s", "summaries"],
+      ["r", "records"],
+    ]) {
       const keys = (Array.isArray(batch?.[name]) ? batch[name] : []).map((v) => [v?.seq, this.#key(kind, id, v?.seq)]);
       for (let k = 0; k < keys.length; k += 128) {
         const found = await txn.get(keys.slice(k, k + 128).map(([, key]) => key));

@@ -137,14 +137,16 @@ function abortable(promise, signal) {
  * @returns {Promise<void>}
  */
 function sleep(ms, signal) {
-  return /** @type {Promise<void>} */ (new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  }));
+  return /** @type {Promise<void>} */ (
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener("abort", done, { once: true });
+    })
+  );
 }

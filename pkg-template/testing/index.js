@@ -93,7 +93,8 @@ const summary = (seq, compaction = seq) => ({
  * @param {number} seq
  * @returns {CompactionRecord}
  */
-const record = (seq) => /** @type {CompactionRecord} */ ({ seq, trigger: "threshold", tokensBefore: 1000 + seq, tokensAfter: 100 + seq, evicted: [seq], undone: false });
+const record = (seq) =>
+  /** @type {CompactionRecord} */ ({ seq, trigger: "threshold", tokensBefore: 1000 + seq, tokensAfter: 100 + seq, evicted: [seq], undone: false });
 
 /**
  * A batch appending `messages` at `start`, putting the meta of version `version`.
@@ -274,8 +275,16 @@ export const CASES = {
     same(await store.messages(id, 9), all.slice(9), "messages(id, 9)");
     same(await store.messages(id, 99), all.slice(99), "messages(id, 99)");
     same(await store.messages(id, 311), all.slice(311), "messages(id, 311)");
-    same(await store.summaries(id), Array.from({ length: 12 }, (_, k) => summary(k)), "summaries");
-    same(await store.records(id), Array.from({ length: 12 }, (_, k) => record(k)), "records");
+    same(
+      await store.summaries(id),
+      Array.from({ length: 12 }, (_, k) => summary(k)),
+      "summaries",
+    );
+    same(
+      await store.records(id),
+      Array.from({ length: 12 }, (_, k) => record(k)),
+      "records",
+    );
     same(/** @type {Read} */ (await store.load(id)).version, 13, "version");
   },
 
@@ -301,7 +310,7 @@ export const CASES = {
   },
 
   async "JSON data round-trips exactly"(store, id) {
-    const big = "x".repeat(300_000) + " ü ✓ 漢字 🙂";
+    const big = `${"x".repeat(300_000)} ü ✓ 漢字 🙂`;
     const items = [
       { role: "user", content: big },
       { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"/etc/hosts"}' } }] },
@@ -391,7 +400,10 @@ export async function assertStore(makeStore, options) {
   const failed = results.filter((r) => !r.ok);
   if (failed.length > 0) {
     const errors = failed.map((r) => new Error(`${r.name}: ${r.error}`));
-    throw new AggregateError(errors, `the store fails ${failed.length} of ${results.length} cases of the store contract:\n${errors.map((e) => `- ${e.message}`).join("\n")}`);
+    throw new AggregateError(
+      errors,
+      `the store fails ${failed.length} of ${results.length} cases of the store contract:\n${errors.map((e) => `- ${e.message}`).join("\n")}`,
+    );
   }
   return results.length;
 }
