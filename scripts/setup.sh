@@ -19,19 +19,8 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
 step() { printf '== setup: %s\n' "$*"; }
 
-# quiet CMD...: runs a noisy command with its output in a log; shows the tail on failure.
-quiet() {
-  local log rc=0
-  log=$(mktemp -t ctxfold-setup.XXXXXX)
-  "$@" >"$log" 2>&1 || rc=$?
-  if [ "$rc" -ne 0 ]; then
-    echo "   failed (exit $rc): $*"
-    tail -n 40 "$log" | sed 's/^/   | /'
-    echo "   (whole log: $log)"
-    return "$rc"
-  fi
-  rm -f "$log"
-}
+# (The working directory is the repository root: see the cd above.)
+source scripts/quiet.sh
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

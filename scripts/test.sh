@@ -158,19 +158,8 @@ layer_page() { node_tests tests/browser/; }
 layer_bundlers() { node_tests tests/bundlers/; }
 layer_workerd() { node_tests tests/workerd/; }
 
-# quiet CMD...: a noisy command's output in a log, its tail shown only if it fails (as in setup.sh).
-quiet() {
-  local out rc=0
-  out=$(mktemp -t ctxfold-quiet.XXXXXX)
-  "$@" >"$out" 2>&1 || rc=$?
-  if [ "$rc" -ne 0 ]; then
-    echo "   failed (exit $rc): $*"
-    tail -n 40 "$out" | sed 's/^/   | /'
-    echo "   (whole log: $out)"
-    return "$rc"
-  fi
-  rm -f "$out"
-}
+# (The working directory is the repository root: see the cd above.)
+source scripts/quiet.sh
 
 layer_examples() {
   link_package

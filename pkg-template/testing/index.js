@@ -137,16 +137,8 @@ function short(v) {
  * @param {string} what
  */
 async function rejectsStale(promise, what) {
-  /** @type {Read} */
-  let error = null;
-  try {
-    await promise;
-  } catch (e) {
-    error = e;
-  }
-  check(error !== null, `${what}: the write was accepted`);
-  check(error?.code === "STALE_WRITE", `${what}: rejected with code ${error?.code} (${error?.message}), not STALE_WRITE`);
-  check(error instanceof Error, `${what}: the rejection is not an Error`);
+  const error = /** @type {Read} */ (await rejects(promise, what));
+  check(error.code === "STALE_WRITE", `${what}: rejected with code ${error.code} (${error.message}), not STALE_WRITE`);
 }
 
 /**
@@ -163,6 +155,7 @@ async function rejects(promise, what) {
   }
   check(error !== null, `${what}: the write was accepted`);
   check(error instanceof Error, `${what}: the rejection is not an Error`);
+  return error;
 }
 
 /**

@@ -137,27 +137,13 @@ pub fn check_write(
     held: JsValue,
 ) -> Result<(), JsValue> {
     let write = Write::read(&id, &expect, &batch)?;
-    let (version, length) = if stored.is_null() || stored.is_undefined() {
-        (None, 0)
-    } else {
-        let number = |key: &str| {
-            Reflect::get(&stored, &JsValue::from_str(key))
-                .ok()
-                .and_then(|v| v.as_f64())
-        };
-        let version = number("version").and_then(schema::counter);
-        let length = number("length").and_then(schema::whole);
-        match (version, length) {
-            (Some(v), Some(l)) => (Some(v), l),
-            _ => {
-                return Err(invalid_argument(
-                    "stored",
-                    "the stored meta (with a whole version and length), or null for none",
-                    &stored,
-                ))
-            }
-        }
-    };
+    let (version, length) = stored_meta(&stored).ok_or_else(|| {
+        invalid_argument(
+            "stored",
+            "the stored meta (with a whole version and length), or null for none",
+            &stored,
+        )
+    })?;
     let seqs = |key: &str| -> Result<Vec<u32>, JsValue> {
         if held.is_null() || held.is_undefined() {
             return Ok(Vec::new());
@@ -190,4 +176,20 @@ pub fn check_write(
         records: &records,
     };
     schema::check_write(&write.id, write.expect, held, write.appended()).map_err(to_js)
+}
+
+/// A stored meta's version and length, as a write's check reads them: `(None, 0)` for no meta
+/// (`null` or `undefined`), `None` for a meta without a whole version and length.
+pub(super) fn stored_meta(stored: &JsValue) -> Option<(Option<u32>, u64)> {
+    if stored.is_null() || stored.is_undefined() {
+        return Some((None, 0));
+    }
+    let number = |key: &str| {
+        Reflect::get(stored, &JsValue::from_str(key))
+            .ok()
+            .and_then(|v| v.as_f64())
+    };
+    let version = number("version").and_then(schema::counter)?;
+    let length = number("length").and_then(schema::whole)?;
+    Some((Some(version), length))
 }

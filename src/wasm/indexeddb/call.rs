@@ -4,14 +4,14 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Promise, Reflect};
+use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 use web_sys::{Event, IdbDatabase, IdbKeyRange, IdbRequest, IdbTransaction, IdbTransactionMode};
 
 use super::{failed, from_dom, settled, transaction, with_cause, At};
 use crate::error::StoreOperation;
 use crate::indexeddb::{self as schema, MESSAGES, META, RECORDS, STORES, SUMMARIES};
-use crate::wasm::batch::{id_arg, Write};
+use crate::wasm::batch::{id_arg, stored_meta, Write};
 use crate::wasm::error::{invalid_argument, to_js};
 use crate::Error;
 
@@ -279,28 +279,13 @@ impl Write {
     /// `Err` means nothing may be kept.
     fn check(&self, request: &IdbRequest) -> Result<(), Verdict> {
         let stored = request.result().map_err(Verdict::Failed)?;
-        let (found, stored_length) = if stored.is_undefined() || stored.is_null() {
-            (None, 0)
-        } else {
-            let number = |key: &str| {
-                Reflect::get(&stored, &JsValue::from_str(key))
-                    .ok()
-                    .and_then(|v| v.as_f64())
-            };
-            match (
-                number("version").and_then(schema::counter),
-                number("length").and_then(schema::whole),
-            ) {
-                (Some(v), Some(l)) => (Some(v), l),
-                _ => {
-                    return Err(Verdict::Refused(Error::Store {
-                        operation: StoreOperation::Write,
-                        id: self.id.clone(),
-                        reason: "the stored meta has no whole version and length; nothing was written".into(),
-                    }))
-                }
-            }
-        };
+        let (found, stored_length) = stored_meta(&stored).ok_or_else(|| {
+            Verdict::Refused(Error::Store {
+                operation: StoreOperation::Write,
+                id: self.id.clone(),
+                reason: "the stored meta has no whole version and length; nothing was written".into(),
+            })
+        })?;
         // A seq stored already is refused by `add` in `put`, which aborts the transaction.
         let held = schema::Held {
             version: found,
