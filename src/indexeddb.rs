@@ -2,6 +2,9 @@
 //! version, how keys are made, what opening a database of an older version does to it, and
 //! the version check every write makes. Nothing here touches IndexedDB: the face
 //! (`src/wasm/indexeddb/`) does the IO with web-sys and asks this module what to do.
+//! [`check_write`], the whole check of a write (a stale version, a batch that would cut or
+//! replace what is held), is every store's: the face exports it as `checkWrite`, which the
+//! JavaScript stores make their writes' checks with.
 //!
 //! # Schema version 2 (current)
 //!
