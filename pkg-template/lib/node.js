@@ -26,6 +26,9 @@ export function readModule(url) {
   }
 }
 
+/** A path that starts with a drive letter: no URL scheme is one letter. */
+const DRIVE = /^[a-z]:[\\/]/i;
+
 /**
  * Where Node reads vocabularies from; `defaultSource(encoding)`: the file shipped in the package (lite), or null.
  * @param {((encoding: import("./types.d.ts").Encoding) => URL | null) | null} defaultSource
@@ -35,7 +38,8 @@ export function nodeSources(defaultSource) {
     defaultSource,
     /** @type {import("./vocabulary.js").FetchBytes} */
     fetchBytes: async (source) => {
-      const url = source instanceof URL ? source : URL.canParse(source) ? new URL(source) : null;
+      // A Windows path (`C:\vocab\o200k_base.ctxv`) parses as a URL whose scheme is its drive letter.
+      const url = source instanceof URL ? source : URL.canParse(source) && !DRIVE.test(source) ? new URL(source) : null;
       if (url && url.protocol !== "file:") return fetchBytes(url);
       return new Uint8Array(await readFile(url ?? source));
     },

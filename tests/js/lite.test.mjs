@@ -89,6 +89,12 @@ describe("in one process, in order", () => {
       assert.equal(err.cause?.code, "ENOENT");
       return true;
     });
+    // A Windows path is a path, not a URL with the drive letter for its scheme.
+    await assert.rejects(loadVocabulary("cl100k_base", "C:\\ctxfold\\missing.ctxv"), (err) => {
+      expectError("CtxfoldError", "VOCABULARY_UNAVAILABLE")(err);
+      assert.equal(err.cause?.code, "ENOENT");
+      return true;
+    });
     // A URL nothing answers at: the same, never a bare TypeError.
     await assert.rejects(loadVocabulary("cl100k_base", "http://127.0.0.1:9/o200k_base.ctxv"), expectError("CtxfoldError", "VOCABULARY_UNAVAILABLE"));
     await assert.rejects(loadVocabulary("cl100k_base", 42), expectError("TypeError", "INVALID_ARGUMENT"));
