@@ -6,19 +6,46 @@
 
 import { ctxfoldError, invalidArgument, kindOf } from "./values.js";
 
+/** @typedef {import("./types.d.ts").AnthropicRequestLike} AnthropicRequestLike */
+/** A JSON object of the request (a block, a message, the request itself). @typedef {Record<string, unknown>} JsonObject */
+/** A place in the request, in the order Anthropic reads it: `[part, message, block]` (part 0 tools, 1 system, 2 messages). @typedef {[number, number, number]} At */
+/**
+ * Where a breakpoint goes: block `block` of the system prompt, or of message `message`.
+ * @typedef {{ system: true, message?: undefined, block: number } | { system?: undefined, message: number, block: number }} Place
+ */
+
 const MAX = 4;
-/** Blocks a breakpoint may go on (not thinking, redacted_thinking, or an empty text). */
+/**
+ * Blocks a breakpoint may go on (not thinking, redacted_thinking, or an empty text).
+ * @type {Set<unknown>}
+ */
 const ALLOWED = new Set(["text", "image", "tool_use", "tool_result", "document"]);
-/** A breakpoint: 5 minutes, or 1 hour before a caller's 1-hour one (Anthropic wants those first). */
+/**
+ * A breakpoint: 5 minutes, or 1 hour before a caller's 1-hour one (Anthropic wants those first).
+ * @param {boolean} hour
+ */
 const MARK = (hour) => (hour ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" });
 
+/**
+ * @param {unknown} v
+ * @returns {v is JsonObject}
+ */
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+/**
+ * @param {unknown} block
+ * @returns {block is JsonObject & { cache_control: { ttl?: unknown } }} a block with a marker (any value but null)
+ */
 const marked = (block) => isObject(block) && block.cache_control !== undefined && block.cache_control !== null;
+/** @param {unknown} block */
 const allowed = (block) => isObject(block) && ALLOWED.has(block.type) && !(block.type === "text" && (typeof block.text !== "string" || block.text === ""));
 
-/** Markers already in the request: on tools, system blocks, message blocks (and inside tool results), and at the top. */
+/**
+ * Markers already in the request: on tools, system blocks, message blocks (and inside tool results), and at the top.
+ * @param {AnthropicRequestLike} request
+ */
 function existing(request) {
   let n = marked(request) ? 1 : 0;
+  /** @param {unknown} list */
   const blocks = (list) => {
     if (!Array.isArray(list)) return;
     for (const b of list) {
@@ -35,10 +62,17 @@ function existing(request) {
 /**
  * Where the caller's last 1-hour marker is, in the order Anthropic reads the request (tools,
  * system, messages) as `[part, message, block]`, or null.
+ * @param {AnthropicRequestLike} request
  */
 function lastHour(request) {
+  /** @param {unknown} b */
   const hour = (b) => marked(b) && b.cache_control.ttl === "1h";
+  /** @type {At | null} */
   let last = null;
+  /**
+   * @param {unknown} list
+   * @param {(k: number) => At} at
+   */
   const scan = (list, at) => {
     if (!Array.isArray(list)) return;
     list.forEach((b, k) => {
@@ -53,9 +87,16 @@ function lastHour(request) {
   return last;
 }
 
+/**
+ * @param {At} a
+ * @param {At} b
+ */
 const earlier = (a, b) => (a[0] - b[0] || a[1] - b[1] || a[2] - b[2]) < 0;
 
-/** The index of the block a breakpoint goes on in `content` (a string counts as one text block), or -1. */
+/**
+ * The index of the block a breakpoint goes on in `content` (a string counts as one text block), or -1.
+ * @param {unknown} content
+ */
 function target(content) {
   if (typeof content === "string") return content === "" ? -1 : 0;
   if (!Array.isArray(content)) return -1;
@@ -63,13 +104,25 @@ function target(content) {
   return -1;
 }
 
-/** `content` with a breakpoint on block `k` (a string becomes one text block); copies, never changes. */
+/**
+ * `content` with a breakpoint on block `k` (a string becomes one text block); copies, never changes.
+ * @param {string | readonly unknown[]} content
+ * @param {number} k
+ * @param {boolean} hour
+ */
 function withMark(content, k, hour) {
   const blocks = typeof content === "string" ? [{ type: "text", text: content }] : [...content];
-  if (!marked(blocks[k])) blocks[k] = { ...blocks[k], cache_control: MARK(hour) };
+  // (Block k is one a breakpoint may go on: an object.)
+  if (!marked(blocks[k])) blocks[k] = { .../** @type {JsonObject} */ (blocks[k]), cache_control: MARK(hour) };
   return blocks;
 }
 
+/**
+ * The report's message indexes, each checked against the request's `count` messages.
+ * @param {unknown} report
+ * @param {number} count
+ * @returns {number[]}
+ */
 function checkBreakpoints(report, count) {
   if (report === undefined || report === null) return [];
   if (!isObject(report)) throw invalidArgument(`report`, `a compaction report (with cacheBreakpoints), got ${kindOf(report)}`);
@@ -98,6 +151,9 @@ function checkBreakpoints(report, count) {
  * image, tool_use, tool_result, document); a message without one passes it to the nearest
  * such block before it. A new request: the input is not changed, and the parts not changed
  * are shared with it.
+ * @param {AnthropicRequestLike} request  checked: what a caller passes
+ * @param {unknown} [report]
+ * @returns {JsonObject}
  */
 export function applyAnthropicCacheControl(request, report) {
   if (!isObject(request)) throw invalidArgument(`request`, `an Anthropic Messages request ({ system?, messages, ... }), got ${kindOf(request)}`);
@@ -115,6 +171,7 @@ export function applyAnthropicCacheControl(request, report) {
   // Candidates in request order: the system prompt (-1), then message indexes.
   const wanted = new Set(stable);
   if (messages.length > 0) wanted.add(messages.length - 1);
+  /** @type {Place[]} */
   const places = [];
   const systemAt = typeof system === "string" ? (system === "" ? -1 : 0) : Array.isArray(system) ? target(system) : -1;
   if (systemAt >= 0) places.push({ system: true, block: systemAt });
@@ -140,11 +197,14 @@ export function applyAnthropicCacheControl(request, report) {
   // Anthropic reads 1-hour entries before 5-minute ones: a breakpoint added before a
   // caller's 1-hour marker lasts an hour too.
   const hourAt = lastHour(request);
+  /** @param {Place} p */
   const hour = (p) => hourAt !== null && earlier(p.system ? [1, 0, p.block] : [2, p.message, p.block], hourAt);
+  /** @type {unknown[] | null} */
   let copied = null;
   for (const p of chosen) {
     if (p.system) {
-      out.system = withMark(system, p.block, hour(p));
+      // (A place in the system prompt: it is a string or blocks.)
+      out.system = withMark(/** @type {string | unknown[]} */ (system), p.block, hour(p));
       continue;
     }
     copied ??= [...messages];

@@ -102,11 +102,11 @@ function freshId(previous) {
 
 /**
  * The text of a message (a string content, or its text parts).
- * @param {any} message  a message, in any format
+ * @param {unknown} message  a message, in any format
  * @returns {string}
  */
 function textOf(message) {
-  const c = message?.content;
+  const c = /** @type {{ content?: unknown } | null | undefined} */ (message)?.content;
   if (typeof c === "string") return c;
   if (Array.isArray(c))
     return c
@@ -181,8 +181,8 @@ async function handoff(compactor, id, { options, compact }) {
 export async function runCommand(compactor, id, text, internals) {
   const parsed = parseCommand(text);
   if (parsed === null) return null;
-  /** @param {any} e  what a Compactor call threw */
-  const unknownConversation = (e) => e?.code === "UNKNOWN_CONVERSATION";
+  /** @param {unknown} e  what a Compactor call threw */
+  const unknownConversation = (e) => /** @type {{ code?: unknown } | null | undefined} */ (e)?.code === "UNKNOWN_CONVERSATION";
   switch (parsed.command) {
     case "unknown":
       return { command: "unknown", ok: false, conversationId: id, name: parsed.name, text: `Unknown command /${parsed.name} (commands: ${USAGE})` };

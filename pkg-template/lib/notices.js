@@ -5,7 +5,23 @@
 
 import { invalidArgument, kindOf } from "./values.js";
 
-/** `12400` -> `"12.4k"`, `157000` -> `"157k"`, `300` -> `"300"`. */
+/** @typedef {import("./types.d.ts").CompactionRecord} CompactionRecord */
+/** @typedef {import("./types.d.ts").CompactReport} CompactReport */
+/** @typedef {import("./types.d.ts").CompactPlan} CompactPlan */
+/** @typedef {import("./types.d.ts").CompactorEvents} CompactorEvents */
+/** @typedef {import("./types.d.ts").FallbackUsed} FallbackUsed */
+/** @typedef {import("./types.d.ts").PlanTokens} PlanTokens */
+/** A guard's event. @typedef {CompactorEvents["suppressed" | "backoff" | "breakerOpen" | "breakerClosed"]} GuardEvent */
+/**
+ * A Compactor event by its type, or a record read as a compactionEnd (of no conversation known).
+ * @typedef {{ [E in keyof CompactorEvents]: { type: E, event: CompactorEvents[E] } }[keyof CompactorEvents] | { type: "compactionEnd", event: { conversationId: null, record: CompactionRecord } }} Classified
+ */
+/** compact()'s report, or the AI SDK middleware's onReport event's. @typedef {{ type: "report", event: CompactReport }} Reported */
+
+/**
+ * `12400` -> `"12.4k"`, `157000` -> `"157k"`, `300` -> `"300"`.
+ * @param {unknown} n  a count (anything else is `"?"`)
+ */
 export function tokens(n) {
   if (typeof n !== "number" || !Number.isFinite(n)) return "?";
   const abs = Math.abs(n);
@@ -15,29 +31,74 @@ export function tokens(n) {
   return `${trim((n / 1_000_000).toFixed(1))}M`;
 }
 
+/** @param {string} s */
 const trim = (s) => s.replace(/\.0$/, "");
 
-/** `part` of `whole` in whole percent, as `"6 %"`. */
+/**
+ * `part` of `whole` in whole percent, as `"6 %"`.
+ * @param {number} part
+ * @param {number} whole
+ */
 export function percent(part, whole) {
   if (!(whole > 0)) return "? %";
   return `${Math.round((100 * part) / whole)} %`;
 }
 
+/**
+ * @param {{ argument: string, what: string }} expected
+ * @param {unknown} value
+ */
 const invalid = (expected, value) => invalidArgument(expected.argument, `${expected.what}, got ${kindOf(value)}`);
 
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+/**
+ * @param {unknown} v
+ * @returns {v is CompactionRecord}
+ */
 const isRecord = (v) => isObject(v) && typeof v.seq === "number" && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number";
 
-/** compact()'s report (what the AI SDK middleware's onReport event carries as `report`). */
+/**
+ * compact()'s report (what the AI SDK middleware's onReport event carries as `report`).
+ * @param {unknown} v
+ * @returns {v is CompactReport}
+ */
 const isReport = (v) =>
   isObject(v) && typeof v.tokensBefore === "number" && typeof v.tokensAfter === "number" && isObject(v.budget) && isObject(v.pruned) && v.seq === undefined;
 
+/** @type {readonly unknown[]} */
 const EVENT_TYPES = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
+
+/**
+ * @param {unknown} type
+ * @returns {type is keyof CompactorEvents}
+ */
+const isEventType = (type) => EVENT_TYPES.includes(type);
 
 /**
  * What `notify` and `sse` were given: `{ type, event }`, a record read as a compactionEnd;
  * for `notify` (`reports`), also compact()'s report, and the AI SDK middleware's onReport
  * event (`{ key, type: "generate" | "stream", report }`), as `{ type: "report", event: report }`.
+ * @overload
+ * @param {unknown} value
+ * @param {string} argument
+ * @returns {Classified}
+ */
+/**
+ * @overload
+ * @param {unknown} value
+ * @param {string} argument
+ * @param {true} reports
+ * @returns {Classified | Reported}
+ */
+/**
+ * @param {unknown} value
+ * @param {string} argument
+ * @param {boolean} [reports]
+ * @returns {Classified | Reported}
  */
 function classify(value, argument, reports = false) {
   const expected = { argument, what: `a CompactionRecord${reports ? ", a CompactReport, an onReport event" : ""} or a Compactor event` };
@@ -45,8 +106,9 @@ function classify(value, argument, reports = false) {
   if (reports && isReport(value)) return { type: "report", event: value };
   if (reports && (value.type === "generate" || value.type === "stream") && isReport(value.report)) return { type: "report", event: value.report };
   if (value.type === undefined && isRecord(value)) return { type: "compactionEnd", event: { conversationId: null, record: value } };
-  if (!EVENT_TYPES.includes(value.type)) throw invalid(expected, value);
-  if (value.type === "compactionFailed") return { type: value.type, event: value };
+  if (!isEventType(value.type)) throw invalid(expected, value);
+  // The event's own fields are the Compactor's: only those each notice needs first are checked.
+  if (value.type === "compactionFailed") return /** @type {Classified} */ ({ type: value.type, event: value });
   const needs = {
     compactionStart: "plan",
     compactionEnd: "record",
@@ -59,12 +121,15 @@ function classify(value, argument, reports = false) {
   }[value.type];
   if (!isObject(value[needs])) throw invalid({ argument: `${argument}.${needs}`, what: "an object" }, value[needs]);
   if (value.type === "compactionEnd" && !isRecord(value.record)) throw invalid({ argument: `${argument}.record`, what: "a CompactionRecord" }, value.record);
-  return { type: value.type, event: value };
+  return /** @type {Classified} */ ({ type: value.type, event: value });
 }
 
-/** The line of a guard's event: `Compaction skipped (backoff): ...`, `Backing off: ...`. */
-function guardLine(type, event) {
-  switch (type) {
+/**
+ * The line of a guard's event: `Compaction skipped (backoff): ...`, `Backing off: ...`.
+ * @param {GuardEvent} event
+ */
+function guardLine(event) {
+  switch (event.type) {
     case "suppressed": {
       const s = event.suppressed;
       return `Compaction skipped (${s.guard}, ${tokens(s.tokens)}/${tokens(s.input)} fits): ${s.reason}`;
@@ -80,21 +145,28 @@ function guardLine(type, event) {
   }
 }
 
-const GUARD_TYPES = ["suppressed", "backoff", "breakerOpen", "breakerClosed"];
-
-/** The line of a compaction that did not land. */
+/**
+ * The line of a compaction that did not land.
+ * @param {CompactorEvents["compactionFailed"]} event
+ */
 function failedLine(event) {
   if (event.retried) return "Compaction superseded: another writer compacted first";
   const message = event.error instanceof Error ? event.error.message : String(event.error);
   return `Compaction failed: ${message}`;
 }
 
-/** The headline of a compaction: `Compacted (157k -> 9.1k)`. */
+/**
+ * The headline of a compaction: `Compacted (157k -> 9.1k)`.
+ * @param {{ tokensBefore: number, tokensAfter: number, undone?: boolean }} record  a record, or compact()'s report (which nothing undid)
+ */
 function compactedLine(record) {
   return `Compacted (${tokens(record.tokensBefore)} -> ${tokens(record.tokensAfter)})${record.undone ? " (undone)" : ""}`;
 }
 
-/** The headline of pruning: `Tool outputs pruned (12.4k -> 2.1k, -83 %)`. */
+/**
+ * The headline of pruning: `Tool outputs pruned (12.4k -> 2.1k, -83 %)`.
+ * @param {CompactorEvents["pruned"]} event
+ */
 function prunedLine(event) {
   const t = event.prunedTokens;
   if (isObject(t) && t.before > 0) {
@@ -104,6 +176,7 @@ function prunedLine(event) {
   return "Tool outputs pruned (none was over the size limit)";
 }
 
+/** @param {FallbackUsed} fallback */
 function fallbackLine(fallback) {
   return `Summary fallback: ${fallback.kind} (${fallback.reason})`;
 }
@@ -111,9 +184,11 @@ function fallbackLine(fallback) {
 /**
  * The count a compaction starts from: the input as given (`tokens.given`, before this call's
  * pruning), which its record's `tokensBefore` is, so the start and end notices agree.
+ * @param {CompactPlan} plan
  */
 const startTokens = (plan) => plan.tokens?.given ?? plan.tokens?.total;
 
+/** @param {CompactPlan} plan */
 function startLine(plan) {
   const n = Array.isArray(plan.evict) ? plan.evict.length : 0;
   return `Compacting ${tokens(startTokens(plan))} tokens (${n} message${n === 1 ? "" : "s"} to summarize)`;
@@ -131,11 +206,17 @@ function startLine(plan) {
  *
  *   Tool outputs pruned (12.4k -> 2.1k, -83 %)
  *     Context: 18.5k/150k (12 %)
+ * @param {unknown} value  checked: what a caller passes
+ * @returns {string}
  */
 export function notify(value) {
   const { type, event } = classify(value, "record", true);
-  if (GUARD_TYPES.includes(type)) return guardLine(type, event);
   switch (type) {
+    case "suppressed":
+    case "backoff":
+    case "breakerOpen":
+    case "breakerClosed":
+      return guardLine(event);
     case "report":
       return reportNotice(event);
     case "compactionStart":
@@ -155,7 +236,7 @@ export function notify(value) {
     default: {
       const r = event.record;
       const lines = [compactedLine(r)];
-      const a = r.after;
+      const a = /** @type {(PlanTokens & { tools?: number }) | undefined} */ (r.after);
       if (isObject(a)) {
         // The tool definitions are in the head, and the tool outputs among the kept messages:
         // each shown apart, so the lines add up. (Records stored before toolDefinitions and
@@ -180,6 +261,7 @@ export function notify(value) {
 /**
  * A compact() report's notice: a compaction as a record's (without the breakdown, which
  * only records keep), pruning alone, or else how full the window is.
+ * @param {CompactReport} r
  */
 function reportNotice(r) {
   const window = r.budget.window;
@@ -194,7 +276,10 @@ function reportNotice(r) {
   return lines.join("\n");
 }
 
-/** The first line of `notify`'s notice. */
+/**
+ * The first line of `notify`'s notice.
+ * @param {unknown} value
+ */
 export function headline(value) {
   return notify(value).split("\n", 1)[0];
 }
@@ -204,6 +289,8 @@ export function headline(value) {
  * `compactionStart`, `compactionEnd` (or a record) and `compactionFailed` are
  * `event: "compaction"` with `phase` `start`, `end` or `failed`; `pruned` and `fallback` are
  * events of their own. Each carries `text`, the notice's first line.
+ * @param {unknown} value  checked: what a caller passes
+ * @returns {string}
  */
 export function sse(value) {
   const { type, event } = classify(value, "event");
@@ -214,8 +301,9 @@ export function sse(value) {
     case "backoff":
     case "breakerOpen":
     case "breakerClosed": {
-      const { type: _, conversationId: __, record: ___, ...rest } = event;
-      data = { event: type, conversationId, ...rest, text: guardLine(type, event) };
+      // (A suppression carries no record.)
+      const { type: _, conversationId: __, record: ___, ...rest } = /** @type {GuardEvent & { record?: unknown }} */ (event);
+      data = { event: type, conversationId, ...rest, text: guardLine(event) };
       break;
     }
     case "compactionStart": {
@@ -231,16 +319,18 @@ export function sse(value) {
       };
       break;
     }
-    case "compactionFailed":
+    case "compactionFailed": {
+      const code = /** @type {{ code?: unknown } | null | undefined} */ (event.error)?.code;
       data = {
         event: "compaction",
         phase: "failed",
         conversationId,
         retried: event.retried === true,
-        code: typeof event.error?.code === "string" ? event.error.code : null,
+        code: typeof code === "string" ? code : null,
         text: failedLine(event),
       };
       break;
+    }
     case "compactionEnd": {
       const r = event.record;
       data = {
