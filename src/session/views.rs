@@ -92,10 +92,27 @@ impl Answer for Value {
     }
 }
 
+/// What a message is to TypeScript when the caller names no type of its own: `unknown`
+/// (`HistoryEntry<M = unknown>`).
+pub struct Unknown;
+
+impl TS for Unknown {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+
+    fn name(_: &ts_rs::Config) -> String {
+        "unknown".into()
+    }
+
+    fn inline(cfg: &ts_rs::Config) -> String {
+        Self::name(cfg)
+    }
+}
+
 /// One message of a conversation's full history.
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct HistoryEntry<M> {
+pub struct HistoryEntry<M = Unknown> {
     /// Its index: the message's stable id (the history is append-only).
     pub index: usize,
     /// The message, as stored.
