@@ -140,99 +140,114 @@ function readOptions(given, plan) {
 }
 
 /**
+ * The params a transformParams returned -> what the call after it settles: the conversation's
+ * record (`null`: a stateless call), and ctxfold's count of the prompt.
+ * @typedef {WeakMap<object, { record: Kept | null, estimate: number }>} Calls
+ */
+/**
+ * What one middleware's calls share.
+ * @typedef {Read & { compact: Ctxfold["compact"], conversations: Conversations, calls: Calls }} Middleware
+ */
+
+/**
+ * The conversation a call belongs to (`null`: a stateless call).
+ * @param {Read["conversationKey"]} conversationKey
+ * @param {Params} params
+ */
+function keyOf(conversationKey, params) {
+  if (conversationKey === undefined) return null;
+  const key = conversationKey === "head" ? headKey(params.prompt) : conversationKey(params);
+  if (key === null || key === undefined) return null;
+  if (typeof key !== "string") {
+    throw argumentError("options.conversationKey", `must return a string, null or undefined, returned ${kindOf(key)}`);
+  }
+  return key;
+}
+
+/**
+ * Compacts one call's prompt with the conversation's state, and records what it did.
+ * @param {Middleware} m
+ * @param {string | null} key
+ * @param {unknown} type
+ * @param {Params} params
+ * @param {Model} model
+ */
+async function prepare(m, key, type, params, model) {
+  const { compactOptions, summarizer, onReport } = m;
+  const record = key === null ? null : m.conversations.get(key);
+  /** @type {Record<string, unknown>} */
+  const callOptions = { ...compactOptions, state: record?.state ?? null };
+  // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
+  if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = modelIdOf(model);
+  if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
+  else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
+  // The call's output cap takes its room in the window (a larger reservedOutputTokens
+  // given to the middleware stays): the prompt and the reply fit together.
+  const cap = params.maxOutputTokens;
+  if (typeof cap === "number" && Number.isSafeInteger(cap) && cap > 0) {
+    const given = compactOptions.reservedOutputTokens;
+    callOptions.reservedOutputTokens = Math.max(cap, typeof given === "number" ? given : 0);
+  }
+  // The call's tool definitions take their room beside the prompt (counted with it).
+  const tools = Array.isArray(params.tools) && params.tools.length > 0 ? params.tools : null;
+  const input = tools === null ? params.prompt : { messages: params.prompt, tools };
+  const { messages: output, contextStatus, report, state } = await m.compact(input, callOptions);
+  const messages = tools === null ? output : /** @type {{ messages: unknown }} */ (output).messages;
+  if (record !== null) {
+    record.calls += 1;
+    record.state = state;
+    record.report = report;
+    record.contextStatus = contextStatus;
+    record.updatedAt = new Date().toISOString();
+  }
+  if (onReport !== undefined) onReport({ key, type, report, contextStatus });
+  const out = { ...params, prompt: messages };
+  m.calls.set(out, { record, estimate: report.tokensAfter });
+  return out;
+}
+
+/**
+ * The provider's usage for the prompt `params` carried, into its conversation's record.
+ * @param {Calls} calls
+ * @param {object} params
+ * @param {unknown} usage
+ */
+function settle(calls, params, usage) {
+  const call = calls.get(params);
+  if (call === undefined || call.record === null) return;
+  calls.delete(params);
+  const read = readUsage(usage);
+  if (read === null) return;
+  call.record.usage = { ...read, estimate: call.estimate };
+  call.record.reported += 1;
+  call.record.updatedAt = new Date().toISOString();
+}
+
+/**
  * @param {Ctxfold} ctxfold  the package's main entry: its compact() and plan()
  */
 export function middlewareFor({ compact, plan }) {
   /** @param {unknown} [options] */
   return function compactionMiddleware(options = {}) {
-    const { compactOptions, conversationKey, maxConversations, onReport, summarizer } = readOptions(options, plan);
-
-    const conversations = new Conversations(maxConversations);
+    const read = readOptions(options, plan);
+    const conversations = new Conversations(read.maxConversations);
+    /** @type {Calls} */
+    const calls = new WeakMap();
+    /** @type {Middleware} */
+    const m = { ...read, compact, conversations, calls };
     /**
      * Per key: the calls queued (one after another).
      * @type {Map<string, Promise<unknown>>}
      */
     const queues = new Map();
-    /**
-     * The params a transformParams returned -> what the call after it settles.
-     * @type {WeakMap<object, { record: Kept | null, estimate: number }>}
-     */
-    const calls = new WeakMap();
-
-    /** @param {Params} params */
-    const keyOf = (params) => {
-      if (conversationKey === undefined) return null;
-      const key = conversationKey === "head" ? headKey(params.prompt) : conversationKey(params);
-      if (key === null || key === undefined) return null;
-      if (typeof key !== "string") {
-        throw argumentError("options.conversationKey", `must return a string, null or undefined, returned ${kindOf(key)}`);
-      }
-      return key;
-    };
-
-    /**
-     * Compacts one call's prompt with the conversation's state, and records what it did.
-     * @param {string | null} key
-     * @param {unknown} type
-     * @param {Params} params
-     * @param {Model} model
-     */
-    const prepare = async (key, type, params, model) => {
-      const record = key === null ? null : conversations.get(key);
-      /** @type {Record<string, unknown>} */
-      const callOptions = { ...compactOptions, state: record?.state ?? null };
-      // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
-      if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = modelIdOf(model);
-      if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
-      else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
-      // The call's output cap takes its room in the window (a larger reservedOutputTokens
-      // given to the middleware stays): the prompt and the reply fit together.
-      const cap = params.maxOutputTokens;
-      if (typeof cap === "number" && Number.isSafeInteger(cap) && cap > 0) {
-        const given = compactOptions.reservedOutputTokens;
-        callOptions.reservedOutputTokens = Math.max(cap, typeof given === "number" ? given : 0);
-      }
-      // The call's tool definitions take their room beside the prompt (counted with it).
-      const tools = Array.isArray(params.tools) && params.tools.length > 0 ? params.tools : null;
-      const input = tools === null ? params.prompt : { messages: params.prompt, tools };
-      const { messages: output, contextStatus, report, state } = await compact(input, callOptions);
-      const messages = tools === null ? output : /** @type {{ messages: unknown }} */ (output).messages;
-      if (record !== null) {
-        record.calls += 1;
-        record.state = state;
-        record.report = report;
-        record.contextStatus = contextStatus;
-        record.updatedAt = new Date().toISOString();
-      }
-      if (onReport !== undefined) onReport({ key, type, report, contextStatus });
-      const out = { ...params, prompt: messages };
-      calls.set(out, { record, estimate: report.tokensAfter });
-      return out;
-    };
-
-    /**
-     * The provider's usage for the prompt `params` carried, into its conversation's record.
-     * @param {object} params
-     * @param {unknown} usage
-     */
-    const settle = (params, usage) => {
-      const call = calls.get(params);
-      if (call === undefined || call.record === null) return;
-      calls.delete(params);
-      const read = readUsage(usage);
-      if (read === null) return;
-      call.record.usage = { ...read, estimate: call.estimate };
-      call.record.reported += 1;
-      call.record.updatedAt = new Date().toISOString();
-    };
 
     return {
       specificationVersion: "v3",
 
       /** @param {{ type: unknown, params: Params, model: Model }} options */
       async transformParams({ type, params, model }) {
-        const key = keyOf(params);
-        const run = () => prepare(key, type, params, model);
+        const key = keyOf(read.conversationKey, params);
+        const run = () => prepare(m, key, type, params, model);
         return key === null ? run() : serial(queues, key, run);
       },
 
@@ -242,7 +257,7 @@ export function middlewareFor({ compact, plan }) {
        */
       async wrapGenerate({ doGenerate, params }) {
         const result = await doGenerate();
-        settle(params, result?.usage);
+        settle(calls, params, result?.usage);
         return result;
       },
 
@@ -257,7 +272,7 @@ export function middlewareFor({ compact, plan }) {
         const watch = new TransformStream({
           transform(part, controller) {
             const p = /** @type {{ type?: unknown, usage?: unknown } | null} */ (part);
-            if (p !== null && typeof p === "object" && p.type === "finish") settle(params, p.usage);
+            if (p !== null && typeof p === "object" && p.type === "finish") settle(calls, params, p.usage);
             controller.enqueue(part);
           },
         });
