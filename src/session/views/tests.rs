@@ -208,12 +208,8 @@ fn records_are_copies_marked_undone_from_the_meta() {
 
 #[test]
 fn records_and_summaries_answers_that_break_the_contract() {
-    let cases: [(
-        fn(&Value) -> Result<Vec<Value>, Error>,
-        Value,
-        StoreOperation,
-        &str,
-    ); 5] = [
+    type Reading = fn(&Value) -> Result<Vec<Value>, Error>;
+    let cases: [(Reading, Value, StoreOperation, &str); 5] = [
         (
             |l| records("c", &meta(1, &[]), l),
             Value::Null,
