@@ -100,6 +100,7 @@ pub fn declarations() -> String {
         session::CompactionRecord,
         session::WriteBatch,
         session::ExportedConversation,
+        session::views::HistoryEntry,
         session::InputEstimate,
         session::PrunedTokens,
         session::PrepareOutcome,

@@ -23,10 +23,50 @@
 // prepare -> compactor.prepare(key, what the prompt adds to its history), settle ->
 // compactor.commit(key, ..., usage); status(key) stays what the caller reads.
 
+import { serial } from "./serial.js";
 import { ctxfoldError, kindOf, withOwnOptions } from "./values.js";
 
+/** @typedef {import("./types.d.ts").CompactReport} CompactReport */
+/** @typedef {import("./types.d.ts").CompactState} CompactState */
+/** @typedef {import("./types.d.ts").ContextStatus} ContextStatus */
+/** @typedef {import("./types.d.ts").SummaryRequest} SummaryRequest */
+/** @typedef {(request: SummaryRequest) => unknown} Summarizer */
+/**
+ * The call options a middleware sees, as far as it reads them (the SDK's own object: every
+ * other field passes through).
+ * @typedef {{ prompt: unknown, tools?: unknown, maxOutputTokens?: unknown, abortSignal?: AbortSignal, headers?: unknown } & Record<string, unknown>} Params
+ */
+/**
+ * The wrapped model, as far as the middleware uses it.
+ * @typedef {{ modelId?: unknown, provider?: unknown, doGenerate(options: Record<string, unknown>): PromiseLike<GenerateResult> }} Model
+ */
+/** @typedef {{ content?: unknown, usage?: unknown, response?: { modelId?: unknown } }} GenerateResult */
+/**
+ * What compact() gives back, as far as the middleware reads it.
+ * @typedef {{ messages: unknown, contextStatus: ContextStatus, report: CompactReport, state: CompactState }} Compacted
+ */
+/**
+ * The main entry's compact() and plan().
+ * @typedef {{ compact: (input: unknown, options: Record<string, unknown>) => Promise<Compacted>, plan: (messages: unknown[], options: Record<string, unknown>) => unknown }} Ctxfold
+ */
+/**
+ * The usage of one call, read (`raw`: the object as it came).
+ * @typedef {{ inputTokens: number | null, outputTokens: number | null, cacheReadTokens: number | null, cacheWriteTokens: number | null, raw: object }} Usage
+ */
+/**
+ * What is kept about one conversation (`status(key)` gives a copy, with its key).
+ * @typedef {{ calls: number, reported: number, state: CompactState | null, report: CompactReport | null, contextStatus: ContextStatus | null, usage: (Usage & { estimate: number }) | null, updatedAt: string | null }} Kept
+ */
+/**
+ * The middleware's options, read.
+ * @typedef {{ compactOptions: Record<string, unknown>, conversationKey: "head" | ((params: Params) => unknown) | undefined, maxConversations: number, onReport: ((event: object) => void) | undefined, summarizer: Summarizer | "extractive" | "same-model" | undefined }} Read
+ */
+
 const OWN_OPTIONS = new Set(["conversationKey", "maxConversations", "onReport"]);
-/** compact() options the middleware sets per call. */
+/**
+ * compact() options the middleware sets per call.
+ * @type {Record<string, string>}
+ */
 const PER_CALL = {
   state: "kept per conversation by the middleware (see conversationKey)",
   format: 'always "ai-sdk" (the provider-level prompt)',
@@ -34,40 +74,41 @@ const PER_CALL = {
   instructions: "a per-call choice, not a middleware setting (summaryPrompt applies to every summary)",
 };
 
-/** compact()'s unknown-option error with the middleware's options as the known ones. */
+/**
+ * compact()'s unknown-option error with the middleware's options as the known ones.
+ * @param {unknown} e
+ */
 const ownWords = (e) => withOwnOptions(e, new Set(Object.keys(PER_CALL)), [...OWN_OPTIONS, "summarizer"]);
 
 /**
  * The middleware's options, checked: compact()'s among them are checked as compact() checks
  * them (through `plan`), where the window is known without the wrapped model; otherwise their
  * names and kinds now, and what depends on the window at the first call.
+ * @param {unknown} given
+ * @param {Ctxfold["plan"]} plan
+ * @returns {Read}
  */
-function readOptions(options, plan) {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw argumentError("options", `expected an object, got ${kindOf(options)}`);
+function readOptions(given, plan) {
+  if (given === null || typeof given !== "object" || Array.isArray(given)) {
+    throw argumentError("options", `expected an object, got ${kindOf(given)}`);
   }
+  const options = /** @type {Record<string, unknown>} */ (given);
+  /** @type {Record<string, unknown>} */
   const compactOptions = { format: "ai-sdk" };
   for (const [key, value] of Object.entries(options)) {
     if (key in PER_CALL) throw argumentError(`options.${key}`, PER_CALL[key]);
     if (!OWN_OPTIONS.has(key) && key !== "summarizer") compactOptions[key] = value;
   }
   const { maxConversations = 1000, onReport, summarizer } = options;
-  if (
-    options.conversationKey !== undefined &&
-    options.conversationKey !== null &&
-    options.conversationKey !== "head" &&
-    typeof options.conversationKey !== "function"
-  ) {
-    throw argumentError(
-      "options.conversationKey",
-      `expected "head", a function of the call's params, or null (every call stateless), got ${kindOf(options.conversationKey)}`,
-    );
+  const key = options.conversationKey;
+  if (key !== undefined && key !== null && key !== "head" && typeof key !== "function") {
+    throw argumentError("options.conversationKey", `expected "head", a function of the call's params, or null (every call stateless), got ${kindOf(key)}`);
   }
   // "same-model" asks the wrapped model for every summary: without a key, each call of a
   // tool loop would summarize the whole middle again (88 summaries for 20 steps where a key
   // makes 9). So its conversations are keyed by their head unless told otherwise.
-  const conversationKey = options.conversationKey === undefined && summarizer === "same-model" ? "head" : (options.conversationKey ?? undefined);
-  if (!Number.isInteger(maxConversations) || maxConversations < 1) {
+  const conversationKey = key === undefined && summarizer === "same-model" ? "head" : (key ?? undefined);
+  if (typeof maxConversations !== "number" || !Number.isInteger(maxConversations) || maxConversations < 1) {
     throw rangeError("options.maxConversations", `expected an integer from 1, got ${String(maxConversations)}`);
   }
   if (onReport !== undefined && typeof onReport !== "function") {
@@ -89,106 +130,162 @@ function readOptions(options, plan) {
   } catch (e) {
     throw ownWords(e);
   }
-  return { compactOptions, conversationKey, maxConversations, onReport, summarizer };
+  return {
+    compactOptions,
+    conversationKey: /** @type {Read["conversationKey"]} */ (conversationKey),
+    maxConversations,
+    onReport: /** @type {Read["onReport"]} */ (onReport),
+    summarizer: /** @type {Read["summarizer"]} */ (summarizer),
+  };
 }
 
 /**
- * @param {{ compact: Function, plan: Function }} ctxfold  the package's main entry: its
- *   compact() and plan()
+ * The params a transformParams returned -> what the call after it settles: the conversation's
+ * record (`null`: a stateless call), and ctxfold's count of the prompt.
+ * @typedef {WeakMap<object, { record: Kept | null, estimate: number }>} Calls
+ */
+/**
+ * What one middleware's calls share.
+ * @typedef {Read & { compact: Ctxfold["compact"], conversations: Conversations, calls: Calls }} Middleware
+ */
+
+/**
+ * The conversation a call belongs to (`null`: a stateless call).
+ * @param {Read["conversationKey"]} conversationKey
+ * @param {Params} params
+ */
+function keyOf(conversationKey, params) {
+  if (conversationKey === undefined) return null;
+  const key = conversationKey === "head" ? headKey(params.prompt) : conversationKey(params);
+  if (key === null || key === undefined) return null;
+  if (typeof key !== "string") {
+    throw argumentError("options.conversationKey", `must return a string, null or undefined, returned ${kindOf(key)}`);
+  }
+  return key;
+}
+
+/**
+ * Compacts one call's prompt with the conversation's state, and records what it did.
+ * @param {Middleware} m
+ * @param {string | null} key
+ * @param {unknown} type
+ * @param {Params} params
+ * @param {Model} model
+ */
+async function prepare(m, key, type, params, model) {
+  const { compactOptions, summarizer, onReport } = m;
+  const record = key === null ? null : m.conversations.get(key);
+  /** @type {Record<string, unknown>} */
+  const callOptions = { ...compactOptions, state: record?.state ?? null };
+  // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
+  if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = modelIdOf(model);
+  if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
+  else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
+  // The call's output cap takes its room in the window (a larger reservedOutputTokens
+  // given to the middleware stays): the prompt and the reply fit together.
+  const cap = params.maxOutputTokens;
+  if (typeof cap === "number" && Number.isSafeInteger(cap) && cap > 0) {
+    const given = compactOptions.reservedOutputTokens;
+    callOptions.reservedOutputTokens = Math.max(cap, typeof given === "number" ? given : 0);
+  }
+  // The call's tool definitions take their room beside the prompt (counted with it).
+  const tools = Array.isArray(params.tools) && params.tools.length > 0 ? params.tools : null;
+  const input = tools === null ? params.prompt : { messages: params.prompt, tools };
+  const { messages: output, contextStatus, report, state } = await m.compact(input, callOptions);
+  const messages = tools === null ? output : /** @type {{ messages: unknown }} */ (output).messages;
+  if (record !== null) {
+    record.calls += 1;
+    record.state = state;
+    record.report = report;
+    record.contextStatus = contextStatus;
+    record.updatedAt = new Date().toISOString();
+  }
+  if (onReport !== undefined) onReport({ key, type, report, contextStatus });
+  const out = { ...params, prompt: messages };
+  m.calls.set(out, { record, estimate: report.tokensAfter });
+  return out;
+}
+
+/**
+ * The provider's usage for the prompt `params` carried, into its conversation's record.
+ * @param {Calls} calls
+ * @param {object} params
+ * @param {unknown} usage
+ */
+function settle(calls, params, usage) {
+  const call = calls.get(params);
+  if (call === undefined || call.record === null) return;
+  calls.delete(params);
+  const read = readUsage(usage);
+  if (read === null) return;
+  call.record.usage = { ...read, estimate: call.estimate };
+  call.record.reported += 1;
+  call.record.updatedAt = new Date().toISOString();
+}
+
+/**
+ * @param {Ctxfold} ctxfold  the package's main entry: its compact() and plan()
  */
 export function middlewareFor({ compact, plan }) {
+  /** @param {unknown} [options] */
   return function compactionMiddleware(options = {}) {
-    const { compactOptions, conversationKey, maxConversations, onReport, summarizer } = readOptions(options, plan);
-
-    const conversations = new Conversations(maxConversations);
-    /** The params a transformParams returned -> what the call after it settles. */
+    const read = readOptions(options, plan);
+    const conversations = new Conversations(read.maxConversations);
+    /** @type {Calls} */
     const calls = new WeakMap();
-
-    const keyOf = (params) => {
-      if (conversationKey === undefined) return null;
-      const key = conversationKey === "head" ? headKey(params.prompt) : conversationKey(params);
-      if (key === null || key === undefined) return null;
-      if (typeof key !== "string") {
-        throw argumentError("options.conversationKey", `must return a string, null or undefined, returned ${kindOf(key)}`);
-      }
-      return key;
-    };
-
-    /** Compacts one call's prompt with the conversation's state, and records what it did. */
-    const prepare = async (key, type, params, model) => {
-      const record = key === null ? null : conversations.get(key);
-      const callOptions = { ...compactOptions, state: record?.state ?? null };
-      // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
-      if (callOptions.model === undefined && typeof model?.modelId === "string" && model.modelId.trim() !== "") callOptions.model = modelIdOf(model);
-      if (summarizer === "same-model") callOptions.summarizer = sameModel(model, params);
-      else if (typeof summarizer === "function") callOptions.summarizer = abortedWith(summarizer, params.abortSignal);
-      // The call's output cap takes its room in the window (a larger reservedOutputTokens
-      // given to the middleware stays): the prompt and the reply fit together.
-      const cap = params.maxOutputTokens;
-      if (Number.isSafeInteger(cap) && cap > 0) callOptions.reservedOutputTokens = Math.max(cap, compactOptions.reservedOutputTokens ?? 0);
-      // The call's tool definitions take their room beside the prompt (counted with it).
-      const tools = Array.isArray(params.tools) && params.tools.length > 0 ? params.tools : null;
-      const input = tools === null ? params.prompt : { messages: params.prompt, tools };
-      const { messages: output, contextStatus, report, state } = await compact(input, callOptions);
-      const messages = tools === null ? output : output.messages;
-      if (record !== null) {
-        record.calls += 1;
-        record.state = state;
-        record.report = report;
-        record.contextStatus = contextStatus;
-        record.updatedAt = new Date().toISOString();
-      }
-      if (onReport !== undefined) onReport({ key, type, report, contextStatus });
-      const out = { ...params, prompt: messages };
-      calls.set(out, { record, estimate: report.tokensAfter });
-      return out;
-    };
-
-    /** The provider's usage for the prompt `params` carried, into its conversation's record. */
-    const settle = (params, usage) => {
-      const call = calls.get(params);
-      if (call === undefined || call.record === null) return;
-      calls.delete(params);
-      const read = readUsage(usage);
-      if (read === null) return;
-      call.record.usage = { ...read, estimate: call.estimate };
-      call.record.reported += 1;
-      call.record.updatedAt = new Date().toISOString();
-    };
+    /** @type {Middleware} */
+    const m = { ...read, compact, conversations, calls };
+    /**
+     * Per key: the calls queued (one after another).
+     * @type {Map<string, Promise<unknown>>}
+     */
+    const queues = new Map();
 
     return {
       specificationVersion: "v3",
 
+      /** @param {{ type: unknown, params: Params, model: Model }} options */
       async transformParams({ type, params, model }) {
-        const key = keyOf(params);
-        const run = () => prepare(key, type, params, model);
-        return key === null ? run() : conversations.serial(key, run);
+        const key = keyOf(read.conversationKey, params);
+        const run = () => prepare(m, key, type, params, model);
+        return key === null ? run() : serial(queues, key, run);
       },
 
+      /**
+       * @template {GenerateResult} R
+       * @param {{ doGenerate: () => PromiseLike<R>, params: object }} options
+       */
       async wrapGenerate({ doGenerate, params }) {
         const result = await doGenerate();
-        settle(params, result?.usage);
+        settle(calls, params, result?.usage);
         return result;
       },
 
+      /**
+       * @template {{ stream: ReadableStream<unknown> }} S
+       * @param {{ doStream: () => PromiseLike<S>, params: object }} options
+       */
       async wrapStream({ doStream, params }) {
         const result = await doStream();
         if (calls.get(params)?.record == null) return result;
         // The parts go through as they are; the finish part's usage is read on the way.
         const watch = new TransformStream({
           transform(part, controller) {
-            if (part !== null && typeof part === "object" && part.type === "finish") settle(params, part.usage);
+            const p = /** @type {{ type?: unknown, usage?: unknown } | null} */ (part);
+            if (p !== null && typeof p === "object" && p.type === "finish") settle(calls, params, p.usage);
             controller.enqueue(part);
           },
         });
         return { ...result, stream: result.stream.pipeThrough(watch) };
       },
 
+      /** @param {string} key */
       status(key) {
         const record = conversations.peek(key);
         return record === undefined ? undefined : snapshot(key, record);
       },
 
+      /** @param {string} key */
       forget(key) {
         return conversations.delete(key);
       },
@@ -206,20 +303,27 @@ const LOCAL_PROVIDERS = new Set(["ollama", "lmstudio", "lm-studio", "lm_studio",
  * The wrapped model's id as the core reads it: with the local server's name in front
  * (`ollama/llama3.1`) when a local server serves it, so that a window the table gives for
  * the model is not taken for the one the server serves (the core then asks for contextWindow).
+ * @param {Model} model  one whose `modelId` is a string
  */
 function modelIdOf(model) {
+  const id = /** @type {string} */ (model.modelId);
   const server = typeof model.provider === "string" ? model.provider.split(".", 1)[0].toLowerCase() : "";
-  return LOCAL_PROVIDERS.has(server) ? `${server}/${model.modelId}` : model.modelId;
+  return LOCAL_PROVIDERS.has(server) ? `${server}/${id}` : id;
 }
 
 /** Per-conversation records, at most `max`, least recently used dropped first. */
 class Conversations {
+  /** @param {number} max */
   constructor(max) {
     this.max = max;
+    /** @type {Map<string, Kept>} */
     this.records = new Map();
-    this.queues = new Map();
   }
 
+  /**
+   * @param {string} key
+   * @returns {Kept}
+   */
   get(key) {
     let record = this.records.get(key);
     if (record === undefined) {
@@ -228,34 +332,25 @@ class Conversations {
       this.records.delete(key);
     }
     this.records.set(key, record);
-    while (this.records.size > this.max) this.records.delete(this.records.keys().next().value);
+    while (this.records.size > this.max) this.records.delete(/** @type {string} */ (this.records.keys().next().value));
     return record;
   }
 
+  /** @param {string} key */
   peek(key) {
     return this.records.get(key);
   }
 
+  /** @param {string} key */
   delete(key) {
     return this.records.delete(key);
   }
-
-  /** Runs `task` after every earlier task of `key` has settled. */
-  serial(key, task) {
-    const before = this.queues.get(key) ?? Promise.resolve();
-    const run = before.then(task, task);
-    const done = run.then(
-      () => {},
-      () => {},
-    );
-    this.queues.set(key, done);
-    done.then(() => {
-      if (this.queues.get(key) === done) this.queues.delete(key);
-    });
-    return run;
-  }
 }
 
+/**
+ * @param {string} key
+ * @param {Kept} r
+ */
 function snapshot(key, r) {
   return {
     key,
@@ -272,6 +367,9 @@ function snapshot(key, r) {
 /**
  * A summarizer that asks the wrapped model itself: the summary request as a prompt, with the
  * request's output cap, aborted at its deadline or when the caller's own call is aborted.
+ * @param {Model} model
+ * @param {Params} params
+ * @returns {Summarizer}
  */
 function sameModel(model, params) {
   return async (request) => {
@@ -279,6 +377,7 @@ function sameModel(model, params) {
     try {
       // The caller gave up (or the deadline passed) before this part's turn: ask nothing.
       signal.throwIfAborted();
+      /** @type {Record<string, unknown>} */
       const call = {
         prompt: [
           { role: "system", content: request.system },
@@ -290,7 +389,10 @@ function sameModel(model, params) {
       if (params.headers !== undefined) call.headers = params.headers;
       const result = await model.doGenerate(call);
       let text = "";
-      for (const part of result?.content ?? []) if (part?.type === "text") text += part.text;
+      /** @type {{ type?: unknown, text?: unknown }[]} */
+      const parts = Array.isArray(result?.content) ? result.content : [];
+      for (const part of parts) if (part?.type === "text") text += part.text;
+      /** @type {{ text: string, model: unknown, usage?: unknown }} */
       const reply = { text, model: result?.response?.modelId ?? model.modelId };
       if (result?.usage !== undefined) reply.usage = result.usage;
       return reply;
@@ -304,12 +406,16 @@ function sameModel(model, params) {
  * Your summarizer, for one call: its request's signal aborts when the caller's call is aborted
  * too, and the call does not wait for a summarizer that goes on regardless (the summary falls
  * back, and the model call that follows rejects with the caller's abort).
+ * @param {Summarizer} summarizer
+ * @param {AbortSignal | undefined} abortSignal
+ * @returns {Summarizer}
  */
 function abortedWith(summarizer, abortSignal) {
   if (!abortSignal) return summarizer;
   return async (request) => {
     const { signal, release } = eitherSignal(request.signal, abortSignal);
-    let stop;
+    /** @type {() => void} */
+    let stop = () => {};
     const aborted = new Promise((_, reject) => {
       stop = () => reject(signal.reason);
       signal.addEventListener("abort", stop, { once: true });
@@ -324,7 +430,11 @@ function abortedWith(summarizer, abortSignal) {
   };
 }
 
-/** A signal that aborts when either does (AbortSignal.any is not everywhere ctxfold runs). */
+/**
+ * A signal that aborts when either does (AbortSignal.any is not everywhere ctxfold runs).
+ * @param {AbortSignal} a
+ * @param {AbortSignal | undefined} b
+ */
 function eitherSignal(a, b) {
   if (!b) return { signal: a, release() {} };
   const controller = new AbortController();
@@ -347,16 +457,22 @@ function eitherSignal(a, b) {
  * The usage of one call, as LanguageModelV2 reports it (`inputTokens` a number,
  * `cachedInputTokens`) or V3 / V4 (`inputTokens: { total, noCache, cacheRead, cacheWrite }`);
  * `raw` is the object as it came.
+ * @param {unknown} given
+ * @returns {Usage | null}
  */
-function readUsage(u) {
-  if (u === null || typeof u !== "object") return null;
+function readUsage(given) {
+  if (given === null || typeof given !== "object") return null;
+  const u = /** @type {{ inputTokens?: unknown, outputTokens?: unknown, cachedInputTokens?: unknown }} */ (given);
+  /** @param {unknown} v */
   const n = (v) => (typeof v === "number" && Number.isFinite(v) ? v : null);
   if (u.inputTokens !== null && typeof u.inputTokens === "object") {
+    const input = /** @type {{ total?: unknown, cacheRead?: unknown, cacheWrite?: unknown }} */ (u.inputTokens);
+    const output = /** @type {{ total?: unknown } | null | undefined} */ (u.outputTokens);
     return {
-      inputTokens: n(u.inputTokens.total),
-      outputTokens: n(u.outputTokens?.total),
-      cacheReadTokens: n(u.inputTokens.cacheRead),
-      cacheWriteTokens: n(u.inputTokens.cacheWrite),
+      inputTokens: n(input.total),
+      outputTokens: n(output?.total),
+      cacheReadTokens: n(input.cacheRead),
+      cacheWriteTokens: n(input.cacheWrite),
       raw: u,
     };
   }
@@ -372,9 +488,11 @@ function readUsage(u) {
 /**
  * A key for the conversation a prompt belongs to: a hash of its leading system messages and
  * its first user message (binary data by its length and a sample of its bytes).
+ * @param {unknown} prompt
  */
 function headKey(prompt) {
   if (!Array.isArray(prompt)) throw argumentError("params.prompt", `expected an array, got ${kindOf(prompt)}`);
+  /** @type {unknown[]} */
   const head = [];
   for (const m of prompt) {
     if (m?.role === "system") {
@@ -400,7 +518,10 @@ function headKey(prompt) {
   return `head:${hash53(text)}`;
 }
 
-/** cyrb53: a fast 53-bit string hash, as hex. */
+/**
+ * cyrb53: a fast 53-bit string hash, as hex.
+ * @param {string} s
+ */
 function hash53(s) {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
@@ -414,10 +535,18 @@ function hash53(s) {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
 }
 
+/**
+ * @param {string} where
+ * @param {string} what
+ */
 function argumentError(where, what) {
   return ctxfoldError("INVALID_ARGUMENT", `invalid argument ${where}: ${what}`, { argument: where });
 }
 
+/**
+ * @param {string} where
+ * @param {string} what
+ */
 function rangeError(where, what) {
   return ctxfoldError("OUT_OF_RANGE", `${where} out of range: ${what}`, { argument: where });
 }

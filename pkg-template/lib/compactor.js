@@ -8,6 +8,7 @@ import { copies, revive } from "./binary.js";
 import { ask, compactWith } from "./compact.js";
 import { runCommand } from "./commands.js";
 import { lockNotices } from "./locks.js";
+import { latest, quiet, serial } from "./serial.js";
 import { storesWith } from "./stores.js";
 import { checkInteger, invalidArgument as typeError, kindOf } from "./values.js";
 
@@ -48,6 +49,15 @@ export function compactorWith(raw, g) {
   const notices = lockNotices();
   const staleWriteError = g.wrap(raw.staleWriteError);
   const { MemoryStore, durableObjectStore } = storesWith(g.wrap(raw.checkWrite));
+  // The reading calls' core functions (src/session/views.rs): JS passes the store's answers in.
+  const views = {
+    history: g.wrap((id, meta, messages, records) => raw.CompactorCore.history(id, meta, messages, records)),
+    records: g.wrap((id, meta, records) => raw.CompactorCore.records(id, meta, records)),
+    summaries: g.wrap((id, summaries) => raw.CompactorCore.summaries(id, summaries)),
+    list: g.wrap((ids) => raw.CompactorCore.list(ids)),
+    export: g.wrap((id, meta, messages, summaries, records) => raw.CompactorCore.export(id, meta, messages, summaries, records)),
+    importOver: g.wrap((id, existing, overwrite) => raw.CompactorCore.importOver(id, existing, overwrite)),
+  };
   const storeError = (operation, id, cause) => {
     const err = raw.__ctxfoldStoreError(operation, id, describeError(cause));
     err.cause = cause;
@@ -181,10 +191,7 @@ export function compactorWith(raw, g) {
 
     /** Runs `fn(lock)` after every earlier call on `id` (see #shared for `lock` and `mode`). */
     #locked(id, fn, mode) {
-      const previous = this.#chains.get(id) ?? Promise.resolve();
-      const run = previous.then(() => this.#shared(id, fn, mode));
-      latest(this.#chains, id, quiet(run));
-      return run;
+      return serial(this.#chains, id, () => this.#shared(id, fn, mode));
     }
 
     /**
@@ -591,34 +598,18 @@ export function compactorWith(raw, g) {
         conversationId,
         async (id) => {
           const meta = await this.#store("load", id);
-          if (!meta) return [];
-          const [messages, records] = await Promise.all([this.#store("messages", id, 0), this.#store("records", id)]);
-          const length = meta.length;
-          if (!Number.isSafeInteger(length) || length < 0) throw this.#broken("load", id, `meta.length: expected a count of messages, got ${kindOf(length)}`);
-          if (!Array.isArray(messages) || messages.length < length) {
-            throw this.#broken(
-              "messages",
-              id,
-              `expected an array of at least ${length} messages (meta.length), got ${Array.isArray(messages) ? `${messages.length}` : kindOf(messages)}`,
-            );
-          }
-          if (!Array.isArray(records)) throw this.#broken("records", id, `expected an array, got ${kindOf(records)}`);
-          const undone = new Set(Array.isArray(meta.undone) ? meta.undone : []);
-          const by = new Map();
-          for (const [k, r] of records.entries()) {
-            if (!Array.isArray(r?.evicted))
-              throw this.#broken("records", id, `records[${k}].evicted: expected an array of message indexes, got ${kindOf(r?.evicted)}`);
-            if (undone.has(r.seq)) continue;
-            for (const i of r.evicted) if (!by.has(i)) by.set(i, r.seq);
-          }
-          return messages.slice(0, length).map((message, index) => ({ index, message: revive(message), summarizedBy: by.get(index) ?? null }));
+          // The rest is read only for a conversation the store holds (`load` gave a meta).
+          const [messages, records] = meta == null ? [] : await Promise.all([this.#store("messages", id, 0), this.#store("records", id)]);
+          const entries = views.history(id, meta, messages, records);
+          for (const entry of entries) entry.message = revive(entry.message);
+          return entries;
         },
         "read",
       );
     }
 
     summaries(conversationId) {
-      return this.#call(conversationId, async (id) => this.#entries("summaries", id, await this.#store("summaries", id)), "read");
+      return this.#call(conversationId, async (id) => views.summaries(id, await this.#store("summaries", id)), "read");
     }
 
     records(conversationId) {
@@ -626,8 +617,7 @@ export function compactorWith(raw, g) {
         conversationId,
         async (id) => {
           const [meta, records] = await Promise.all([this.#store("load", id), this.#store("records", id)]);
-          const undone = new Set(meta?.undone ?? []);
-          return this.#entries("records", id, records).map((r) => ({ ...r, undone: undone.has(r.seq) }));
+          return views.records(id, meta, records);
         },
         "read",
       );
@@ -635,24 +625,7 @@ export function compactorWith(raw, g) {
 
     async list() {
       g.check();
-      const ids = await this.#store("list", "");
-      if (!Array.isArray(ids)) throw this.#broken("list", "", `expected an array of conversation ids, got ${kindOf(ids)}`);
-      const k = ids.findIndex((x) => typeof x !== "string");
-      if (k >= 0) throw this.#broken("list", "", `[${k}]: expected a conversation id (a string), got ${kindOf(ids[k])}`);
-      return ids;
-    }
-
-    /** What `summaries` or `records` gave, checked: an array of objects, each with its `seq`. */
-    #entries(operation, id, list) {
-      if (!Array.isArray(list)) throw this.#broken(operation, id, `expected an array, got ${kindOf(list)}`);
-      const k = list.findIndex((x) => x === null || typeof x !== "object" || !Number.isSafeInteger(x.seq));
-      if (k >= 0)
-        throw this.#broken(
-          operation,
-          id,
-          `[${k}]: expected an object with its seq (a whole number), got ${kindOf(list[k]?.seq === undefined ? list[k] : list[k].seq)}`,
-        );
-      return list;
+      return views.list(await this.#store("list", ""));
     }
 
     delete(conversationId) {
@@ -667,9 +640,10 @@ export function compactorWith(raw, g) {
         conversationId,
         async (id) => {
           const meta = await this.#store("load", id);
-          if (!meta) throw raw.__ctxfoldConversationError(false, id);
-          const [messages, summaries, records] = await Promise.all([this.#store("messages", id, 0), this.#store("summaries", id), this.#store("records", id)]);
-          return { kind: "ctxfold.conversation", exportVersion: 1, meta, messages: messages.slice(0, meta.length), summaries, records };
+          // The rest is read only for a conversation the store holds (`load` gave a meta).
+          const [messages, summaries, records] =
+            meta == null ? [] : await Promise.all([this.#store("messages", id, 0), this.#store("summaries", id), this.#store("records", id)]);
+          return views.export(id, meta, messages, summaries, records);
         },
         "read",
       );
@@ -694,11 +668,7 @@ export function compactorWith(raw, g) {
         throw g.recover(e);
       }
       return this.#call(made.id, async (id) => {
-        const existing = await this.#store("load", id);
-        if (existing) {
-          if (!made.overwrite) throw raw.__ctxfoldConversationError(true, id);
-          await this.#store("delete", id);
-        }
+        if (views.importOver(id, await this.#store("load", id), made.overwrite)) await this.#store("delete", id);
         this.#forget(id);
         try {
           await this.#store("write", id, 0, made.batch);
@@ -720,11 +690,6 @@ export function compactorWith(raw, g) {
           throw g.recover(e);
         }
       }
-    }
-
-    /** A STORE_ERROR for data from `store[operation]` that breaks the store contract. */
-    #broken(operation, id, what) {
-      return raw.__ctxfoldStoreError(operation, id, `it returned data that breaks the store contract: ${what}`);
     }
 
     /** A call on one conversation: its id checked at once, its work queued behind the others (`mode`: see #shared). */
@@ -750,24 +715,6 @@ function checkHandler(name, handler) {
   }
   return handler;
 }
-
-/**
- * Keeps `promise` (one that never rejects) as the latest under `id` in `map`, for the next to
- * wait on, until it settles with none after it.
- */
-function latest(map, id, promise) {
-  map.set(id, promise);
-  promise.then(() => {
-    if (map.get(id) === promise) map.delete(id);
-  });
-}
-
-/** `promise` settled, its value or rejection dropped. */
-const quiet = (promise) =>
-  promise.then(
-    () => {},
-    () => {},
-  );
 
 /** A handler's error is reported, never the call's: what the call did is stored already. */
 function reportHandlerError(e) {

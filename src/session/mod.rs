@@ -90,6 +90,7 @@ pub mod memory;
 pub mod prepare_ahead;
 pub mod stored;
 pub mod usage;
+pub mod views;
 pub mod when_cold;
 
 use std::collections::HashMap;
@@ -286,10 +287,13 @@ impl Sessions {
             argument: "data".into(),
             expected: format!("a conversation as export() gives it: {what}"),
         };
-        if data.kind != EXPORT_KIND || data.export_version != 1 {
+        if data.kind != EXPORT_KIND || data.export_version != views::EXPORT_VERSION {
             return Err(bad(format!(
-                "kind {:?} and exportVersion 1, got {:?} and {}",
-                EXPORT_KIND, data.kind, data.export_version
+                "kind {:?} and exportVersion {}, got {:?} and {}",
+                EXPORT_KIND,
+                views::EXPORT_VERSION,
+                data.kind,
+                data.export_version
             )));
         }
         let mut meta = data.meta;

@@ -1841,6 +1841,25 @@ export type ExportedConversation = {
 };
 
 /**
+ * One message of a conversation's full history.
+ */
+export type HistoryEntry<M = unknown> = {
+  /**
+   * Its index: the message's stable id (the history is append-only).
+   */
+  index: number;
+  /**
+   * The message, as stored.
+   */
+  message: M;
+  /**
+   * The `seq` of the compaction that summarized it (`null`: never summarized, or only by an
+   * undone one).
+   */
+  summarizedBy: number | null;
+};
+
+/**
  * How the trigger decision saw the input, in the provider's tokens where a usage report
  * corrected ctxfold's count.
  */

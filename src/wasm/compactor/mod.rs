@@ -14,6 +14,7 @@
 
 mod call;
 mod stores;
+mod views;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -150,16 +151,6 @@ export interface PrepareResult<M = unknown> extends PrepareOutcome {
   tools?: unknown[];
   /** Summarizer requests this call answered with summaries `prepareAhead` made before it (0: none). */
   preparedAhead: number;
-}
-
-/** One message of a conversation's full history. */
-export interface HistoryEntry<M = unknown> {
-  /** Its index: the message's stable id (the history is append-only). */
-  index: number;
-  /** The message, as stored. */
-  message: M;
-  /** The `seq` of the compaction that summarized it (`null`: never summarized, or only by an undone one). */
-  summarizedBy: number | null;
 }
 
 /**
