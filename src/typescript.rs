@@ -80,6 +80,8 @@ pub fn declarations() -> String {
         session::guards::GuardOptions,
         session::prepare_ahead::PrepareAheadOptions,
         session::when_cold::CompactWhenColdOptions,
+        session::options::CompactorOwnOptions,
+        session::options::CompactorOptions,
         session::when_cold::ColdCacheNote,
         session::guards::GuardState,
         session::guards::RecentCompaction,

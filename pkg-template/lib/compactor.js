@@ -10,27 +10,10 @@ import { runCommand } from "./commands.js";
 import { lockNotices } from "./locks.js";
 import { latest, quiet, serial } from "./serial.js";
 import { storesWith } from "./stores.js";
-import { checkInteger, invalidArgument as typeError, kindOf } from "./values.js";
+import { invalidArgument as typeError, kindOf } from "./values.js";
 
 const EVENTS = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
-/** Keys of the options that JavaScript keeps (the rest go to the core, which names these too in an unknown option's error). */
-const JS_OPTIONS = new Set([
-  "store",
-  "on",
-  "writeRetries",
-  "maxCachedConversations",
-  "storeTimeoutMs",
-  "guards",
-  "prepareAhead",
-  "waitUntil",
-  "compactWhenCold",
-]);
-const DEFAULT_RETRIES = 4;
-const DEFAULT_CACHED = 100;
-const DEFAULT_STORE_TIMEOUT_MS = 30_000;
-/** The longest delay setTimeout keeps (2^31 - 1 ms); a longer one fires at once. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 /** What a store call's deadline rejects with (never seen outside this file). */
 const DEADLINE = Symbol("deadline");
 
@@ -65,10 +48,11 @@ export function compactorWith(raw, g) {
   };
 
   class Compactor {
+    /** The user's options object, as given: the core reads it again after a trap. */
+    #given;
+    /** compact()'s options (what `/new` compacts with): the given ones less the core's `ownKeys`. */
     #options;
-    #guards;
     #summarizer;
-    #attempts;
     #cached;
     #storeTimeoutMs;
     #core = null;
@@ -78,11 +62,9 @@ export function compactorWith(raw, g) {
     /** Per conversation: the tail of its chain of calls. */
     #chains = new Map();
     #handlers = new Map(EVENTS.map((e) => [e, new Set()]));
-    /** `prepareAhead` as the core reads it (undefined: off), and `waitUntil`. */
+    /** `true` when the core says `prepareAhead` is on (undefined: off), and `waitUntil`. */
     #ahead;
     #waitUntil;
-    /** `compactWhenCold`, as the core reads it. */
-    #cold;
     /** Per conversation: summaries made ahead, `{ key, reply }` (the key is the request's). */
     #made = new Map();
     /** Per conversation: the background work in flight. */
@@ -95,40 +77,24 @@ export function compactorWith(raw, g) {
       if (options === null || typeof options !== "object" || Array.isArray(options)) {
         throw typeError("options", `an options object, got ${kindOf(options)}`);
       }
-      const {
-        store = new MemoryStore(),
-        on,
-        writeRetries = DEFAULT_RETRIES,
-        maxCachedConversations = DEFAULT_CACHED,
-        storeTimeoutMs = DEFAULT_STORE_TIMEOUT_MS,
-      } = options;
+      const { store = new MemoryStore(), on, waitUntil } = options;
       if (store === null || typeof store !== "object") throw typeError("options.store", `a CompactorStore, got ${kindOf(store)}`);
       for (const m of STORE_METHODS) {
         if (typeof store[m] !== "function") throw typeError(`options.store.${m}`, `a function (the CompactorStore interface), got ${kindOf(store[m])}`);
       }
-      checkInteger("options.writeRetries", writeRetries, 0, 100);
-      checkInteger("options.maxCachedConversations", maxCachedConversations, 1, 1e6);
-      checkInteger("options.storeTimeoutMs", storeTimeoutMs, 1, MAX_TIMEOUT_MS, " (milliseconds)");
-      this.#cached = maxCachedConversations;
-      this.#storeTimeoutMs = storeTimeoutMs;
-      const core = {};
-      for (const [k, v] of Object.entries(options)) if (!JS_OPTIONS.has(k)) core[k] = v;
-      this.#options = core;
-      this.#guards = options.guards;
-      const { prepareAhead, waitUntil } = options;
-      if (prepareAhead !== undefined && typeof prepareAhead !== "boolean" && (prepareAhead === null || typeof prepareAhead !== "object")) {
-        throw typeError("options.prepareAhead", `a boolean or { threshold }, got ${kindOf(prepareAhead)}`);
-      }
       if (waitUntil !== undefined && typeof waitUntil !== "function")
         throw typeError("options.waitUntil", `a function (ctx.waitUntil.bind(ctx)), got ${kindOf(waitUntil)}`);
-      this.#ahead = prepareAhead === false ? undefined : prepareAhead;
-      this.#cold = options.compactWhenCold;
+      this.#given = { ...options };
       this.#waitUntil = waitUntil;
-      this.#summarizer = typeof core.summarizer === "function" ? core.summarizer : null;
-      this.#attempts = writeRetries + 1;
       this.store = store;
-      // The core reads and checks the options now: a bad one throws here, not at the first call.
-      this.#ensureCore();
+      // The core reads and checks the options now (a bad one throws here, not at the first
+      // call) and gives what the calls await by, its defaults applied.
+      const { maxCachedConversations, storeTimeoutMs, prepareAhead, ownKeys } = this.#ensureCore().settings;
+      this.#cached = maxCachedConversations;
+      this.#storeTimeoutMs = storeTimeoutMs;
+      this.#ahead = prepareAhead ? true : undefined;
+      this.#options = Object.fromEntries(Object.entries(options).filter(([k]) => !ownKeys.includes(k)));
+      this.#summarizer = typeof options.summarizer === "function" ? options.summarizer : null;
       if (on !== undefined) {
         if (on === null || typeof on !== "object" || Array.isArray(on)) throw typeError("options.on", `an object of event handlers, got ${kindOf(on)}`);
         for (const [name, handler] of Object.entries(on)) {
@@ -145,16 +111,7 @@ export function compactorWith(raw, g) {
         this.#items.clear();
         this.#since = g.restarts();
         try {
-          this.#core = new raw.CompactorCore(
-            this.#options,
-            this.#guards,
-            this.#attempts,
-            this.#cached,
-            Math.floor(Math.random() * 2 ** 52),
-            this.#ahead,
-            this.#cold,
-            [...JS_OPTIONS],
-          );
+          this.#core = new raw.CompactorCore(this.#given, Math.floor(Math.random() * 2 ** 52));
         } catch (e) {
           throw g.recover(e);
         }

@@ -172,59 +172,90 @@ pub struct CompactOptions {
 }
 
 impl Config {
-    /// Resolves options: the preset's values, then every knob the caller gave.
+    /// Resolves options: the preset's values, then every knob the caller gave. Every field
+    /// is named here (those the driver reads itself as `_`), so a new option that is not
+    /// resolved does not compile.
     pub fn new(o: &CompactOptions) -> Self {
-        let mut c = Config::preset(o.preset.unwrap_or_default());
-        let set = |target: &mut usize, v: Option<_>| {
-            if let Some(v) = v {
-                *target = v;
+        let CompactOptions {
+            // Read by the driver: the counter, the format, the summarizer, the state.
+            model: _,
+            encoding: _,
+            allow_estimate: _,
+            format: _,
+            summarizer: _,
+            state: _,
+            manual: _,
+            preset,
+            threshold_ratio,
+            token_floor,
+            context_window,
+            reserved_output_tokens,
+            target_ratio,
+            buffer_turns,
+            buffer_max_ratio,
+            keep_recent_tokens,
+            pin_first_user_turn,
+            tool_output_max_bytes,
+            prune_threshold_tokens,
+            prune_ratio,
+            default_tool_policy,
+            tool_policies,
+            summary_max_tokens,
+            ledger_max_tokens,
+            summarizer_timeout_ms,
+            summarizer_input_tokens,
+            summary_role,
+            alternate_roles,
+            keep_unsupported_ids,
+            state_key,
+            strategy,
+            fold_ratio,
+            fallback,
+            overflow,
+            summary_prompt,
+            instructions,
+        } = o;
+        let mut c = Config::preset(preset.unwrap_or_default());
+        let ratio = |target: &mut f64, r: &Option<Ratio>| {
+            if let Some(r) = r {
+                *target = r.0;
             }
         };
-        if let Some(r) = o.threshold_ratio {
-            c.threshold_ratio = r.0;
-        }
-        if let Some(r) = o.buffer_max_ratio {
+        ratio(&mut c.threshold_ratio, threshold_ratio);
+        ratio(&mut c.target_ratio, target_ratio);
+        ratio(&mut c.fold_ratio, fold_ratio);
+        ratio(&mut c.prune_ratio, prune_ratio);
+        if let Some(r) = buffer_max_ratio {
             c.buffer_max_ratio = Some(r.0);
         }
-        if let Some(r) = o.target_ratio {
-            c.target_ratio = r.0;
-        }
-        if let Some(r) = o.fold_ratio {
-            c.fold_ratio = r.0;
-        }
-        if let Some(r) = o.prune_ratio {
-            c.prune_ratio = r.0;
-        }
-        set(&mut c.token_floor, o.token_floor.map(|v| v.get()));
-        set(&mut c.buffer_turns, o.buffer_turns.map(|v| v.get()));
-        set(
-            &mut c.tool_output_max_bytes,
-            o.tool_output_max_bytes.map(|v| v.get()),
-        );
-        c.context_window = o.context_window.map(|v| v.get());
-        c.reserved_output_tokens = o.reserved_output_tokens.map(|v| v.get());
-        c.keep_recent_tokens = o.keep_recent_tokens.map(|v| v.get());
-        c.prune_threshold_tokens = o.prune_threshold_tokens.map(|v| v.get());
-        c.summary_max_tokens = o.summary_max_tokens.map(|v| v.get());
-        c.ledger_max_tokens = o.ledger_max_tokens.map(|v| v.get());
-        c.summarizer_input_tokens = o.summarizer_input_tokens.map(|v| v.get());
-        if let Some(ms) = o.summarizer_timeout_ms {
+        let get = |v: Option<Int<0>>| v.map(Int::get);
+        c.token_floor = get(*token_floor).unwrap_or(c.token_floor);
+        c.buffer_turns = get(*buffer_turns).unwrap_or(c.buffer_turns);
+        c.tool_output_max_bytes = tool_output_max_bytes.map_or(c.tool_output_max_bytes, Int::get);
+        c.context_window = context_window.map(Int::get);
+        c.reserved_output_tokens = get(*reserved_output_tokens);
+        c.keep_recent_tokens = get(*keep_recent_tokens);
+        c.prune_threshold_tokens = get(*prune_threshold_tokens);
+        c.summary_max_tokens = summary_max_tokens.map(Int::get);
+        c.ledger_max_tokens = get(*ledger_max_tokens);
+        c.summarizer_input_tokens = summarizer_input_tokens.map(Int::get);
+        if let Some(ms) = summarizer_timeout_ms {
             c.summarizer_timeout_ms = ms.get() as u64;
         }
-        c.pin_first_user_turn = o.pin_first_user_turn.unwrap_or(c.pin_first_user_turn);
-        c.alternate_roles = o.alternate_roles.unwrap_or(c.alternate_roles);
-        c.keep_unsupported_ids = o.keep_unsupported_ids.unwrap_or(c.keep_unsupported_ids);
-        c.state_key = o.state_key.as_ref().map(|k| k.0.clone());
-        c.default_tool_policy = o.default_tool_policy.unwrap_or(c.default_tool_policy);
-        if let Some(p) = &o.tool_policies {
+        c.pin_first_user_turn = pin_first_user_turn.unwrap_or(c.pin_first_user_turn);
+        c.alternate_roles = alternate_roles.unwrap_or(c.alternate_roles);
+        c.keep_unsupported_ids = keep_unsupported_ids.unwrap_or(c.keep_unsupported_ids);
+        c.state_key = state_key.as_ref().map(|k| k.0.clone());
+        c.default_tool_policy = default_tool_policy.unwrap_or(c.default_tool_policy);
+        if let Some(p) = tool_policies {
             c.tool_policies = p.iter().map(|(k, v)| (k.clone(), *v)).collect();
         }
-        c.summary_role = o.summary_role.unwrap_or(c.summary_role);
-        c.strategy = o.strategy.unwrap_or(c.strategy);
-        c.fallback = o.fallback.unwrap_or(c.fallback);
-        c.overflow = o.overflow.unwrap_or(c.overflow);
-        c.summary_prompt.clone_from(&o.summary_prompt);
-        c.instructions.clone_from(&o.instructions);
+        c.summary_role = summary_role.unwrap_or(c.summary_role);
+        c.strategy = strategy.unwrap_or(c.strategy);
+        c.fallback = fallback.unwrap_or(c.fallback);
+        c.overflow = overflow.unwrap_or(c.overflow);
+        c.summary_prompt.clone_from(summary_prompt);
+        c.instructions.clone_from(instructions);
         c
     }
 
@@ -378,14 +409,15 @@ macro_rules! ts_number {
 ts_number!(TS for Ratio);
 ts_number!(<const MIN: usize, const MAX: usize> TS for Int<MIN, MAX>);
 
-/// Reads any number, then checks it with `check` (which says what was expected).
-struct Number<T>(fn(f64) -> Result<T, String>, &'static str);
+/// Reads any number, then checks it with `check` (which says what was expected); the second
+/// field is what a value of another type is told was expected.
+struct Number<T>(fn(f64) -> Result<T, String>, String);
 
 impl<T> Visitor<'_> for Number<T> {
     type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self.1)
+        f.write_str(&self.1)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
         (self.0)(v).map_err(|reason| tracked::out_of_range(format!("expected {reason}, got {v}")))
@@ -406,7 +438,7 @@ impl<'de> Deserialize<'de> for Ratio {
                     .then_some(Ratio(v))
                     .ok_or_else(|| "a number in (0, 1]".into())
             },
-            "a number",
+            "a number".into(),
         ))
     }
 }
@@ -427,7 +459,7 @@ impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Int<MIN, MAX>
                 }
                 Ok(Int(v as usize))
             },
-            "an integer",
+            Self::range(),
         ))
     }
 }
@@ -436,6 +468,14 @@ impl<const MIN: usize, const MAX: usize> Int<MIN, MAX> {
     /// The value.
     pub fn get(self) -> usize {
         self.0
+    }
+
+    /// The integers it takes, in words.
+    fn range() -> String {
+        match MAX {
+            usize::MAX => format!("an integer of at least {MIN}"),
+            _ => format!("an integer from {MIN} to {MAX}"),
+        }
     }
 }
 

@@ -43,7 +43,7 @@ fn errors_name_the_key_and_the_kind() {
     let e = err(json!({"bufferTurns": "four"}));
     assert_eq!(
         e.to_string(),
-        "invalid argument options.bufferTurns: expected an integer, got string \"four\""
+        "invalid argument options.bufferTurns: expected an integer of at least 0, got string \"four\""
     );
     let e = err(json!({"bufferTurns": 2.5}));
     assert_eq!(e.code(), "OUT_OF_RANGE");

@@ -20,9 +20,12 @@
 use std::cell::RefCell;
 use std::fmt;
 
+mod parts;
+pub use parts::field_names;
+pub(crate) use parts::read_part;
+
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess,
-    Visitor,
+    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
 
 /// One step of a path: an object's key or an array's index.
@@ -191,6 +194,9 @@ fn unexpected(u: de::Unexpected) -> String {
 
 impl de::Error for Problem {
     fn custom<T: fmt::Display>(msg: T) -> Self {
+        if let Some(whole) = WHOLE.with(|w| w.borrow_mut().take()) {
+            return whole;
+        }
         let named = NAMED.with(|n| n.borrow_mut().take());
         let what = match (named, RANGE.with(|r| r.borrow_mut().take())) {
             (Some((kind, name)), _) => What::UnknownName { kind, name },
@@ -248,6 +254,9 @@ thread_local! {
     static RANGE: RefCell<Option<String>> = const { RefCell::new(None) };
     /// The name [`unknown_name`] refused, for the `custom` error that follows it.
     static NAMED: RefCell<Option<(Named, String)>> = const { RefCell::new(None) };
+    /// A whole `Problem` found reading a part ([`read_part`]), for the `custom` error that
+    /// follows it.
+    static WHOLE: RefCell<Option<Problem>> = const { RefCell::new(None) };
 }
 
 /// The error a name-reading type returns for a name it does not know: read by [`Tracked`] as
@@ -289,11 +298,13 @@ pub fn read<'de, T: de::Deserialize<'de>, D: Deserializer<'de>>(de: D) -> Result
     RANGE.with(|r| r.borrow_mut().take());
     NAMED.with(|n| n.borrow_mut().take());
     CARRIED.with(|c| c.borrow_mut().take());
+    WHOLE.with(|w| w.borrow_mut().take());
     let out = T::deserialize(Tracked { de, key: false });
     PATH.with(|p| *p.borrow_mut() = saved);
     RANGE.with(|r| r.borrow_mut().take());
     NAMED.with(|n| n.borrow_mut().take());
     CARRIED.with(|c| c.borrow_mut().take());
+    WHOLE.with(|w| w.borrow_mut().take());
     out
 }
 
@@ -657,38 +668,4 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<S> {
             .deserialize(Tracked { de, key: self.key })
             .map_err(carry)
     }
-}
-
-/// The keys of a struct read from an object, as serde declares them (its `FIELDS`): asked of
-/// the type itself, by a deserializer that takes note of them and reads nothing. Empty for a
-/// type that is not such a struct.
-pub fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
-    use std::cell::Cell;
-    struct Names<'a>(&'a Cell<&'static [&'static str]>);
-    impl<'de> Deserializer<'de> for Names<'_> {
-        type Error = Problem;
-        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Problem> {
-            Err(Problem::here(What::Other {
-                message: "not a struct".into(),
-            }))
-        }
-        fn deserialize_struct<V: Visitor<'de>>(
-            self,
-            _: &'static str,
-            fields: &'static [&'static str],
-            visitor: V,
-        ) -> Result<V::Value, Problem> {
-            self.0.set(fields);
-            self.deserialize_any(visitor)
-        }
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
-            ignored_any
-        }
-    }
-    let names = Cell::new(&[][..]);
-    // The type stops at the first error: after it has said what its keys are.
-    let _ = T::deserialize(Names(&names));
-    names.get()
 }

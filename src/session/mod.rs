@@ -87,6 +87,7 @@ mod cached;
 pub mod call;
 pub mod guards;
 pub mod memory;
+pub mod options;
 pub mod prepare_ahead;
 pub mod stored;
 pub mod usage;

@@ -3,7 +3,8 @@
 //!
 //! JS copies the object's own enumerable properties (a getter or a Proxy trap that throws
 //! becomes a `TypeError` here, before any state is touched), sets aside the functions the
-//! call takes (`summarizer`), rejects numbers JSON cannot carry (`NaN`, `Infinity`, which
+//! call takes (`summarizer`), skips the keys whose values only JavaScript holds (a
+//! `Compactor`'s `store`, `on`, `waitUntil`), rejects numbers JSON cannot carry (`NaN`, `Infinity`, which
 //! `JSON.stringify` would turn into `null`) and any other function, and writes the rest as
 //! JSON. The core then reads every key, its type and its range in one pass.
 
@@ -33,12 +34,14 @@ function wellFormed(json) {
   return json.replace(loneSurrogate, (all, slashes) => (slashes.length % 2 ? all : `${slashes}\\ufffd`));
 }
 // { json, functions } for an options object; { problem: [kind, key, detail] } for a value
-// JSON cannot carry; null for something that is not an options object.
-export function readOptions(o, functionKeys) {
+// JSON cannot carry; null for something that is not an options object. The keys in
+// setAside (values only JavaScript holds) are not read at all.
+export function readOptions(o, functionKeys, setAside) {
   if (typeof o !== "object" || o === null || Array.isArray(o)) return null;
   const copy = {};
   const functions = {};
   for (const k of Object.keys(o)) {
+    if (setAside.includes(k)) continue;
     const v = o[k];
     if (typeof v === "function") {
       if (!functionKeys.includes(k)) return { problem: ["function", k, ""] };
@@ -57,7 +60,11 @@ extern "C" {
     #[wasm_bindgen(js_name = toJson, catch)]
     fn to_json(value: &JsValue) -> Result<Option<String>, JsValue>;
     #[wasm_bindgen(js_name = readOptions, catch)]
-    fn read_options(value: &JsValue, function_keys: Vec<String>) -> Result<JsValue, JsValue>;
+    fn read_options(
+        value: &JsValue,
+        function_keys: Vec<String>,
+        set_aside: Vec<String>,
+    ) -> Result<JsValue, JsValue>;
 }
 
 /// An options object read into `T`, with the functions it carried.
@@ -97,26 +104,26 @@ pub fn read_known<T: DeserializeOwned, K: DeserializeOwned>(
     function_keys: &[&str],
     optional: bool,
 ) -> Result<Read<T>, JsValue> {
-    read_with::<T, K>(name, value, function_keys, optional, to_js)
+    read_with::<T, K>(name, value, function_keys, &[], optional)
 }
 
-/// [`read_known`] of a required object, whose core errors become JS errors through `js`
-/// (which can make an unknown option's known list the caller's: [`Error::with_known`]).
-pub fn read_known_or<T: DeserializeOwned, K: DeserializeOwned>(
+/// [`read_known`] of a required object whose keys in `set_aside` (values only JavaScript
+/// holds: a store, handlers) are not read at all.
+pub fn read_set_aside<T: DeserializeOwned, K: DeserializeOwned>(
     name: &str,
     value: &JsValue,
     function_keys: &[&str],
-    js: impl Fn(Error) -> JsValue,
+    set_aside: &[&str],
 ) -> Result<Read<T>, JsValue> {
-    read_with::<T, K>(name, value, function_keys, false, js)
+    read_with::<T, K>(name, value, function_keys, set_aside, false)
 }
 
 fn read_with<T: DeserializeOwned, K: DeserializeOwned>(
     name: &str,
     value: &JsValue,
     function_keys: &[&str],
+    set_aside: &[&str],
     optional: bool,
-    to_js: impl Fn(Error) -> JsValue,
 ) -> Result<Read<T>, JsValue> {
     if optional && (value.is_undefined() || value.is_null()) {
         return Ok(Read {
@@ -124,8 +131,8 @@ fn read_with<T: DeserializeOwned, K: DeserializeOwned>(
             functions: Vec::new(),
         });
     }
-    let keys = function_keys.iter().map(|k| (*k).to_owned()).collect();
-    let read = read_options(value, keys).map_err(|e| {
+    let owned = |keys: &[&str]| keys.iter().map(|k| (*k).to_owned()).collect();
+    let read = read_options(value, owned(function_keys), owned(set_aside)).map_err(|e| {
         to_js(Error::InvalidArgument {
             argument: name.to_owned(),
             expected: format!("an options object that can be read as JSON ({})", js_message(&e)),

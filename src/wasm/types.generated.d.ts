@@ -1162,6 +1162,59 @@ export type CompactWhenColdOptions = {
 };
 
 /**
+ * The options of a `Compactor` beyond `compact()`'s.
+ */
+export type CompactorOwnOptions = {
+  /**
+   * How many times a call loads again and redoes its work after a `STALE_WRITE` (another
+   * tab or isolate wrote first). From 0 to 100. Default 4.
+   */
+  writeRetries?: number;
+  /**
+   * How many conversations' histories are kept in memory, parsed and counted, between
+   * calls; the least recently used go first, and their next call reads the history from
+   * the store again. Each takes memory about five times its history's JSON size: a server
+   * with many long conversations sets this lower. From 1 to 1000000. Default 100.
+   */
+  maxCachedConversations?: number;
+  /**
+   * How long a store call may take, in milliseconds: one that gives no answer by then
+   * fails the Compactor's call with `STORE_ERROR`, and the conversation's next call goes on
+   * (a write that lands later is caught by the version check). From 1 to 2147483647.
+   * Default 30000.
+   */
+  storeTimeoutMs?: number;
+  /**
+   * The guards (idempotency, back-off, circuit breaker): their knobs, each with its
+   * default; `0` turns a guard off where its doc says so.
+   */
+  guards?: GuardOptions;
+  /**
+   * Makes the summary the next compaction needs in the background, after a `commit` that
+   * leaves the input past a soft threshold (default 0.6 of the window), so the turn that
+   * passes the compaction threshold does not wait for the summarizer. A prepared summary
+   * is used only for the very request it answers (the same span, instructions and cap):
+   * it changes when the summary is made, never what is sent. `true`: the defaults.
+   * Default: off.
+   */
+  prepareAhead?: boolean | PrepareAheadOptions;
+  /**
+   * Compacts early when the provider's prompt cache is cold anyway: a `prepare` that comes
+   * `ttlSeconds` or more after the conversation's last call (the cache's lifetime: 300 for
+   * Anthropic's default) compacts at `thresholdRatio` (0.6) of the window, since its whole
+   * prefix is paid again either way. The outcome's and the record's `guards.coldCache` say
+   * so. Default: off.
+   */
+  compactWhenCold?: CompactWhenColdOptions;
+};
+
+/**
+ * Options of a `Compactor`: `compact()`'s (without `state`, `manual` and `stateKey`), its own,
+ * and the values only JavaScript holds.
+ */
+export type CompactorOptions = Omit<CompactOptions, "state" | "manual" | "stateKey"> & CompactorOwnOptions & CompactorJsOptions;
+
+/**
  * A `prepare` that found the provider's cache cold: the threshold it compacted at.
  */
 export type ColdCacheNote = {

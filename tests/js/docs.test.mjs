@@ -239,6 +239,45 @@ test("docs/compactor-and-stores.md's report paragraph names every field a report
   for (const key of Object.keys(report)) assert.ok(paragraph.includes(`\`${key}\``), `the report paragraph lacks ${key}`);
 });
 
+/** The fields of a generated object type in the package's .d.ts, each with its doc comment's text. */
+function declaredFields(dts, type) {
+  const body = new RegExp(`export type ${type} = \\{([\\s\\S]*?)\\n\\};`).exec(dts);
+  assert.ok(body, `the .d.ts declares no object type ${type}`);
+  return new Map([...body[1].matchAll(/\/\*\*([\s\S]*?)\*\/\s*(\w+)\??:/g)].map((m) => [m[2], m[1].replace(/\s*\*\s*/g, " ").trim()]));
+}
+
+test("docs/compactor-and-stores.md's options table lists every option a Compactor has beyond compact()'s, with the defaults its declaration gives", async () => {
+  const { Compactor, plan } = await import("ctxfold");
+  const known = (make) => {
+    try {
+      make();
+    } catch (e) {
+      assert.ok(Array.isArray(e.known), String(e));
+      return e.known;
+    }
+    assert.fail("no error");
+  };
+  // What each declares, as the core reads it: an unknown option's list of the known ones.
+  const compactors = known(() => new Compactor({ model: "gpt-4o", noSuchOption: 1 }));
+  const compacts = new Set(known(() => plan([], { model: "gpt-4o", noSuchOption: 1 })));
+  const own = compactors.filter((k) => !compacts.has(k)).sort();
+  const guide = read("docs/compactor-and-stores.md");
+  const section = guide.slice(guide.indexOf("## Options"));
+  const table = section.slice(section.indexOf("| option | default |"), section.indexOf("\n\n", section.indexOf("| option | default |")));
+  const rows = new Map([...table.matchAll(/^\| `(\w+)` \| ([^|]*) \| ([^\n]*) \|$/gm)].map((m) => [m[1], { default: m[2].trim(), what: m[3] }]));
+  assert.deepEqual([...rows.keys()].sort(), own, "the table's options are the Compactor's own");
+  const dts = read("pkg/dist/full/ctxfold.d.ts");
+  let compared = 0;
+  for (const [name, doc] of declaredFields(dts, "CompactorOwnOptions")) {
+    const given = /Default:? ([^.;]+)\./.exec(doc);
+    if (given === null) continue;
+    assert.equal(rows.get(name)?.default, given[1], `the table's default of ${name} is its declaration's`);
+    compared++;
+  }
+  assert.ok(compared >= 3, `defaults compared: ${compared}`);
+  for (const guard of declaredFields(dts, "GuardOptions").keys()) assert.ok(rows.get("guards").what.includes(guard), `the guards row lacks ${guard}`);
+});
+
 test("docs/cli.md names every command and option, and its synopsis is what ctxfold help prints", async () => {
   const cli = read("docs/cli.md");
   const { COMMANDS, OPTIONS } = await import(join(repoRoot, "pkg/bin/args.mjs"));

@@ -26,9 +26,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{invalid_argument, to_js};
 use super::options::{self, json_arg};
 use crate::options::{ImportOptions, ManualCompactOptions};
-use crate::session::guards::GuardOptions;
-use crate::session::prepare_ahead::PrepareAheadOptions;
-use crate::session::when_cold::CompactWhenColdOptions;
+use crate::session::options::{CompactorOptions, Settings, SET_ASIDE};
 use crate::session::{refused, Around, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
 use crate::Error;
 use call::CompactorCall;
@@ -102,43 +100,20 @@ export interface CompactorEvents {
   breakerClosed: { type: "breakerClosed"; conversationId: string; breaker: BreakerNote; record: CompactionRecord | null };
 }
 
-/** Options of a `Compactor`: `compact()`'s (without `state`, `manual` and `stateKey`), a store, a summarizer and handlers. */
-export interface CompactorOptions extends Omit<CompactOptions, "state" | "manual" | "stateKey" | "summarizer"> {
+/**
+ * The options of a `Compactor` that only JavaScript holds (the rest, `CompactorOptions`, are
+ * read by the core).
+ */
+export interface CompactorJsOptions {
   /** Where conversations are kept. Default: a new `MemoryStore`. */
   store?: CompactorStore;
-  /** Who writes summaries: your LLM (a function), or the built-in extractive summary (default). */
-  summarizer?: Summarizer | "extractive";
   /** Handlers to add at once, as `on(name, handler)` adds them. */
   on?: { [E in keyof CompactorEvents]?: (event: CompactorEvents[E]) => void };
-  /** How many times a call loads again and redoes its work after a `STALE_WRITE` (another tab or isolate wrote first). Default 4. */
-  writeRetries?: number;
-  /** How many conversations' histories are kept in memory, parsed and counted, between calls; the least recently used go first, and their next call reads the history from the store again. Each takes memory about five times its history's JSON size: a server with many long conversations sets this lower. Default 100. */
-  maxCachedConversations?: number;
-  /** How long a store call may take, in milliseconds: one that gives no answer by then fails the Compactor's call with `STORE_ERROR`, and the conversation's next call goes on (a write that lands later is caught by the version check). From 1 to 2147483647. Default 30000. */
-  storeTimeoutMs?: number;
-  /** The guards (idempotency, back-off, circuit breaker): their knobs, each with its default; `0` turns a guard off where its doc says so. */
-  guards?: GuardOptions;
-  /**
-   * Makes the summary the next compaction needs in the background, after a `commit` that
-   * leaves the input past a soft threshold (default 0.6 of the window), so the turn that passes
-   * the compaction threshold does not wait for the summarizer. A prepared summary is used only
-   * for the very request it answers (the same span, instructions and cap): it changes when the
-   * summary is made, never what is sent. `true`: the defaults. Default: off.
-   */
-  prepareAhead?: boolean | PrepareAheadOptions;
   /**
    * Keeps background work (`prepareAhead`) alive past the response: in a Worker or Durable
    * Object, `ctx.waitUntil.bind(ctx)`. Without it, the work runs while the runtime does.
    */
   waitUntil?: (promise: Promise<unknown>) => void;
-  /**
-   * Compacts early when the provider's prompt cache is cold anyway: a `prepare` that comes
-   * `ttlSeconds` or more after the conversation's last call (the cache's lifetime: 300 for
-   * Anthropic's default) compacts at `thresholdRatio` (0.6) of the window, since its whole
-   * prefix is paid again either way. The outcome's and the record's `guards.coldCache` say so.
-   * Default: off.
-   */
-  compactWhenCold?: CompactWhenColdOptions;
 }
 
 /** The input `prepare` and `compact` return: send `messages` (and `system`, for Anthropic, and `tools`). */
@@ -319,6 +294,7 @@ export function durableObjectStore(storage: DurableObjectStorageLike, options?: 
 #[wasm_bindgen(js_name = CompactorCore, skip_typescript)]
 pub struct CompactorCore {
     sessions: Rc<RefCell<Sessions>>,
+    settings: Settings,
 }
 
 /// A conversation id: a non-empty string, well-formed UTF-16.
@@ -384,65 +360,36 @@ fn items_arg(argument: &str, value: &JsValue, one: bool) -> Result<Vec<Value>, J
 
 #[wasm_bindgen(js_class = CompactorCore)]
 impl CompactorCore {
-    /// `options`: `compact()`'s, less what JS keeps (`store`, `on`, `writeRetries`,
-    /// `maxCachedConversations`, `guards`; the summarizer function is taken out here).
-    /// `guards`: `options.guards` (undefined: the defaults). `attempts`: writes tried before
-    /// `STALE_WRITE`; `cached`: conversations kept parsed. `ahead`: `options.prepareAhead`
-    /// (undefined or `false`: off; `true`: the defaults). `cold`: `options.compactWhenCold`
-    /// (undefined: off). `own`: the options JS reads itself, named in an unknown option's
-    /// list of known ones (with `compact()`'s, less those a Compactor refuses).
+    /// `options`: the user's options object as it is ([`CompactorOptions`]; the values only
+    /// JavaScript holds are skipped). `seed`: the epochs of new conversations.
     #[wasm_bindgen(constructor)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        options: JsValue,
-        guards: JsValue,
-        attempts: u32,
-        cached: u32,
-        seed: f64,
-        ahead: JsValue,
-        cold: JsValue,
-        own: Vec<String>,
-    ) -> Result<CompactorCore, JsValue> {
-        let own: Vec<&str> = own.iter().map(String::as_str).collect();
-        let known = |e: Error| to_js(e.with_known(&REFUSED_OPTIONS, &own));
-        let read = options::read_known_or::<serde_json::Map<String, Value>, crate::options::CompactOptions>(
+    pub fn new(options: JsValue, seed: f64) -> Result<CompactorCore, JsValue> {
+        let read = options::read_set_aside::<serde_json::Map<String, Value>, CompactorOptions>(
             "options",
             &options,
             &["summarizer"],
-            known,
+            &SET_ASIDE,
         )?;
         // Refused by their keys: `state: null` would read as no state.
         if let Some(key) = REFUSED_OPTIONS.iter().find(|k| read.value.contains_key(**k)) {
             return Err(to_js(refused(key)));
         }
-        let value = crate::options::from_value("options", &Value::Object(read.value)).map_err(known)?;
-        // Given means given: `guards: null` is an error, as any option's null is.
-        let guards = match guards.is_undefined() {
-            true => GuardOptions::default(),
-            false => options::read::<GuardOptions>("options.guards", &guards, &[], false)?.value,
-        };
-        let ahead = match ahead.as_bool() {
-            _ if ahead.is_undefined() => None,
-            Some(on) => on.then(PrepareAheadOptions::default),
-            None => {
-                Some(options::read::<PrepareAheadOptions>("options.prepareAhead", &ahead, &[], false)?.value)
-            }
-        };
-        let cold = match cold.is_undefined() {
-            true => None,
-            false => Some(
-                options::read::<CompactWhenColdOptions>("options.compactWhenCold", &cold, &[], false)?.value,
-            ),
-        };
-        let sessions = Sessions::new(value, attempts, seed as u64)
-            .map_err(to_js)?
-            .with_guards(&guards)
-            .with_ahead(ahead.as_ref())
-            .with_cold(cold.as_ref())
-            .with_cache_limit(cached as usize);
+        let options: CompactorOptions =
+            crate::options::from_value("options", &Value::Object(read.value)).map_err(to_js)?;
+        let settings = options.settings();
+        let sessions = Sessions::with_options(options, seed as u64).map_err(to_js)?;
         Ok(CompactorCore {
             sessions: Rc::new(RefCell::new(sessions)),
+            settings,
         })
+    }
+
+    /// What JS needs of the options to await calls, defaults applied: `{ attempts,
+    /// maxCachedConversations, storeTimeoutMs, prepareAhead, ownKeys }` (`ownKeys`: the keys
+    /// that are not `compact()`'s options).
+    #[wasm_bindgen(getter)]
+    pub fn settings(&self) -> Result<JsValue, JsValue> {
+        super::to_plain(&self.settings)
     }
 
     /// Checks a conversation id (for the calls JS makes without the core).
