@@ -96,14 +96,14 @@ impl CompactorCall {
         let events = call.due();
         let owed = call.owed();
         let out = Object::new();
-        set(&out, "events", &events_js(&events, &JsValue::UNDEFINED)?)?;
+        set(&out, "events", &events_js(&events, &JsValue::UNDEFINED)?.into())?;
         if let Some(owed) = owed {
             set(&out, "owed", &to_plain(&owed)?)?;
         }
         match call.step() {
             Step::Load(_) => set(&out, "load", &JsValue::TRUE)?,
             Step::Read(read) => set(&out, "read", &(read.from() as f64).into())?,
-            Step::Summarize(s) => set(&out, "summarize", &keyed(s.requests())?)?,
+            Step::Summarize(s) => set(&out, "summarize", &keyed(s.requests())?.into())?,
             Step::Finish(_) => set(&out, "finish", &JsValue::TRUE)?,
             Step::Write(w) => {
                 if let Some(batch) = w.batch() {
@@ -229,7 +229,7 @@ impl CompactorCall {
             other => return Err(out_of_order(&other, "stale")),
         };
         let out = Object::new();
-        set(&out, "events", &events_js(&call.due(), &error)?)?;
+        set(&out, "events", &events_js(&call.due(), &error)?.into())?;
         if let Err(e) = went {
             set(&out, "error", &to_js(e))?;
         }
@@ -275,7 +275,7 @@ impl CompactorCall {
                 }
                 set(&out, "pieces", &pieces)?;
                 let events = outcome_events(&id, &p.outcome);
-                set(&out, "events", &events_js(&events, &JsValue::UNDEFINED)?)?;
+                set(&out, "events", &events_js(&events, &JsValue::UNDEFINED)?.into())?;
                 for (key, value) in [("system", &p.system), ("tools", &p.tools)] {
                     if let Some(v) = value {
                         set(&out, key, &to_plain(v)?)?;
