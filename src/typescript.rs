@@ -78,6 +78,7 @@ pub fn declarations() -> String {
         providers::settings::MaxTokensField,
         providers::settings::SummarizerOptions,
         session::guards::GuardOptions,
+        session::events::CompactorEventName,
         session::prepare_ahead::PrepareAheadOptions,
         session::when_cold::CompactWhenColdOptions,
         session::options::CompactorOwnOptions,

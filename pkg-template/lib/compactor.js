@@ -1,34 +1,45 @@
-// The Compactor's JavaScript: the class, which awaits its store and summarizer and steps a
-// CompactorCall (src/wasm/compactor.rs) between them, as compact.js steps a CompactCall;
-// the per-conversation lock; the events; each store call's deadline. The stores ctxfold ships
-// beside IndexedDBStore are in stores.js. Everything the core decides (what to read, what to
-// write, what the input is) comes from the CompactorCall; this file only does the awaiting.
+// The Compactor's JavaScript: the class, which awaits its store and summarizer; each call is
+// stepped by compactor-call.js over a CompactorCall (src/wasm/compactor/call.rs), as compact.js
+// steps a CompactCall; the per-conversation lock. handlers.js keeps the event handlers,
+// store-call.js gives each store call its deadline, and the stores ctxfold ships beside
+// IndexedDBStore are in stores.js. Everything the core decides (what to read, what to write,
+// what the input is, which events fire, which summary made ahead answers a request, which
+// cached histories go) comes from the core; these files only do the awaiting.
 
 import { copies, revive } from "./binary.js";
 import { ask, compactWith } from "./compact.js";
+import { stepCall } from "./compactor-call.js";
+import { Handlers } from "./handlers.js";
 import { runCommand } from "./commands.js";
 import { lockNotices } from "./locks.js";
 import { latest, quiet, serial } from "./serial.js";
+import { callStore } from "./store-call.js";
 import { storesWith } from "./stores.js";
 import { invalidArgument as typeError, kindOf } from "./values.js";
 
-const EVENTS = ["compactionStart", "compactionEnd", "compactionFailed", "pruned", "fallback", "suppressed", "backoff", "breakerOpen", "breakerClosed"];
+/** @typedef {import("./types.d.ts").Raw} Raw */
+/** @typedef {import("./types.d.ts").Guard} Guard */
+/** @typedef {import("./types.d.ts").CompactorCoreHandle} CompactorCoreHandle */
+/** @typedef {import("./types.d.ts").CompactorCallHandle} CompactorCallHandle */
+/** @typedef {import("./types.d.ts").Asked} Asked */
+/** @typedef {import("./types.d.ts").SummaryRequest} SummaryRequest */
+/** @typedef {(event: any) => unknown} Handler */
+/** @typedef {"read" | "write" | "lazy"} Mode */
+/** @typedef {(() => Promise<void>) | null} Lock */
+/** A summary made ahead: its request's key (the core's), and the reply. @typedef {{ key: string, failed: boolean, reply: Promise<Asked> }} Made */
+
 const STORE_METHODS = ["load", "messages", "write", "summaries", "records", "list", "delete"];
-/** What a store call's deadline rejects with (never seen outside this file). */
-const DEADLINE = Symbol("deadline");
 
 const now = () => new Date().toISOString();
 
-/** What makes two summarizer requests the same request: a summary made for one answers the other. */
-const requestKey = (r) => JSON.stringify([r.kind, r.maxTokens, r.system, r.prompt]);
-const clock = () => (typeof performance === "object" ? performance.now() : Date.now());
-
 /**
- * @param {object} raw  the wasm-bindgen module
- * @param {ReturnType<import("./guard.js").guard>} g
+ * @param {Raw} raw  the wasm-bindgen module
+ * @param {Guard} g
  */
 export function compactorWith(raw, g) {
   const compact = compactWith(raw, g);
+  /** The events' names, as the core declares them. */
+  const EVENTS = raw.CompactorCore.events();
   const notices = lockNotices();
   const staleWriteError = g.wrap(raw.staleWriteError);
   const { MemoryStore, durableObjectStore } = storesWith(g.wrap(raw.checkWrite));
@@ -41,37 +52,38 @@ export function compactorWith(raw, g) {
     export: g.wrap((id, meta, messages, summaries, records) => raw.CompactorCore.export(id, meta, messages, summaries, records)),
     importOver: g.wrap((id, existing, overwrite) => raw.CompactorCore.importOver(id, existing, overwrite)),
   };
-  const storeError = (operation, id, cause) => {
-    const err = raw.__ctxfoldStoreError(operation, id, describeError(cause));
-    err.cause = cause;
-    return err;
-  };
 
   class Compactor {
-    /** The user's options object, as given: the core reads it again after a trap. */
+    /** The user's options object, as given: the core reads it again after a trap. @type {Record<string, unknown>} */
     #given;
-    /** compact()'s options (what `/new` compacts with): the given ones less the core's `ownKeys`. */
+    /** compact()'s options (what `/new` compacts with): the given ones less the core's `ownKeys`. @type {Record<string, unknown>} */
     #options;
+    /** @type {((request: SummaryRequest) => unknown) | null} */
     #summarizer;
+    /** @type {number} */
     #cached;
+    /** @type {number} */
     #storeTimeoutMs;
+    /** @type {CompactorCoreHandle | null} */
     #core = null;
     #since = -1;
-    /** Per conversation: the history items the core caches, as JS objects (what `prepare` returns). */
+    /** Per conversation: the history items the core caches, as JS objects (what `prepare` returns). @type {Map<string, unknown[]>} */
     #items = new Map();
-    /** Per conversation: the tail of its chain of calls. */
+    /** Per conversation: the tail of its chain of calls. @type {Map<string, Promise<void>>} */
     #chains = new Map();
-    #handlers = new Map(EVENTS.map((e) => [e, new Set()]));
-    /** `true` when the core says `prepareAhead` is on (undefined: off), and `waitUntil`. */
+    #handlers = new Handlers(EVENTS);
+    /** `true` when the core says `prepareAhead` is on (undefined: off), and `waitUntil`. @type {true | undefined} */
     #ahead;
+    /** @type {((promise: Promise<unknown>) => void) | undefined} */
     #waitUntil;
-    /** Per conversation: summaries made ahead, `{ key, reply }` (the key is the request's). */
+    /** Per conversation: summaries made ahead, `{ key, reply }` (the key is the request's). @type {Map<string, Made[]>} */
     #made = new Map();
-    /** Per conversation: the background work in flight. */
+    /** Per conversation: the background work in flight. @type {Map<string, Promise<number>>} */
     #pending = new Map();
-    /** Per conversation: the latest `prepareAhead` planning (the next one starts after it, not after its summaries). */
+    /** Per conversation: the latest `prepareAhead` planning (the next one starts after it, not after its summaries). @type {Map<string, Promise<void>>} */
     #planning = new Map();
 
+    /** @param {any} options */
     constructor(options) {
       g.check();
       if (options === null || typeof options !== "object" || Array.isArray(options)) {
@@ -100,12 +112,15 @@ export function compactorWith(raw, g) {
         for (const [name, handler] of Object.entries(on)) {
           if (!this.#handlers.has(name)) throw typeError(`options.on.${name}`, `no such event (known: ${EVENTS.join(", ")})`);
           if (typeof handler !== "function") throw typeError(`options.on.${name}`, `a function, got ${kindOf(handler)}`);
-          this.on(name, handler);
+          this.on(name, /** @type {Handler} */ (handler));
         }
       }
     }
 
-    /** The core, made afresh after a trap restarted the module (its caches went with it). */
+    /**
+     * The core, made afresh after a trap restarted the module (its caches went with it).
+     * @returns {CompactorCoreHandle}
+     */
     #ensureCore() {
       if (this.#core === null || this.#since !== g.restarts()) {
         this.#items.clear();
@@ -119,34 +134,31 @@ export function compactorWith(raw, g) {
       return this.#core;
     }
 
+    /**
+     * @param {string} name
+     * @param {Handler} handler
+     */
     on(name, handler) {
-      this.#listeners(name).add(checkHandler(name, handler));
+      this.#handlers.add(name, handler);
       return () => this.off(name, handler);
     }
 
+    /**
+     * @param {string} name
+     * @param {Handler} handler
+     */
     off(name, handler) {
-      this.#listeners(name).delete(handler);
+      this.#handlers.remove(name, handler);
     }
 
-    #listeners(name) {
-      const set = this.#handlers.get(name);
-      if (!set) throw typeError("name", `one of ${EVENTS.map((e) => JSON.stringify(e)).join(", ")}, got ${JSON.stringify(String(name))}`);
-      return set;
-    }
-
-    #emit(name, event) {
-      for (const handler of [...this.#handlers.get(name)]) {
-        try {
-          const returned = handler(event);
-          // An async handler's rejection too (unhandled, it would end a Node process).
-          if (typeof returned?.then === "function") returned.then(undefined, reportHandlerError);
-        } catch (e) {
-          reportHandlerError(e);
-        }
-      }
-    }
-
-    /** Runs `fn(lock)` after every earlier call on `id` (see #shared for `lock` and `mode`). */
+    /**
+     * Runs `fn(lock)` after every earlier call on `id` (see #shared for `lock` and `mode`).
+     * @template T
+     * @param {string} id
+     * @param {(lock: Lock) => Promise<T>} fn
+     * @param {Mode} mode
+     * @returns {Promise<T>}
+     */
     #locked(id, fn, mode) {
       return serial(this.#chains, id, () => this.#shared(id, fn, mode));
     }
@@ -163,12 +175,21 @@ export function compactorWith(raw, g) {
      * is held, their lazy calls on the conversation take it from the start, so an append does
      * not make a compaction's write stale (and, after a stale write, the tabs take turns
      * until they stop racing: a Compactor's own notices do not count for itself).
+     * @template T
+     * @param {string} id
+     * @param {(lock: Lock) => Promise<T>} fn
+     * @param {Mode} mode
+     * @returns {Promise<T>}
      */
     async #shared(id, fn, mode) {
       const lockName = typeof this.store.lockName === "string" ? this.store.lockName : null;
       const locks = lockName !== null ? globalThis.navigator?.locks : undefined;
       if (!locks) return fn(null);
       const name = `ctxfold:${lockName}:${id}`;
+      /**
+       * @template R
+       * @param {() => Promise<R>} work
+       */
       const held = async (work) => {
         const stop = mode === "read" ? null : notices.hold(name, this);
         try {
@@ -179,7 +200,9 @@ export function compactorWith(raw, g) {
       };
       if (mode !== "lazy" || notices.busy(name, this)) return locks.request(name, () => held(() => fn(null)));
       let ended = false;
+      /** @type {((value?: unknown) => void) | null} */
       let release = null;
+      /** @type {Promise<void> | null} */
       let taking = null;
       const lock = () =>
         (taking ??= new Promise((granted, failed) => {
@@ -202,187 +225,47 @@ export function compactorWith(raw, g) {
     }
 
     /**
-     * A store call, its rejection a STORE_ERROR (a stale write is the caller's to see), and
-     * so is no answer within `storeTimeoutMs`: the call goes on without it, its lock released.
-     * (A write that lands after its deadline moved the stored version, so the next write
-     * is refused as stale and loads again.) The store is called at once, in the caller's task.
+     * A store call with its deadline (store-call.js).
+     * @param {import("./store-call.js").StoreOperation} operation
+     * @param {string} id
+     * @param {...unknown} args
+     * @returns {Promise<any>}
      */
-    async #store(operation, id, ...args) {
-      let timer;
-      try {
-        const answer = operation === "list" ? this.store.list() : this.store[operation](id, ...args);
-        const deadline = new Promise((_, reject) => {
-          timer = setTimeout(() => reject(DEADLINE), this.#storeTimeoutMs);
-        });
-        return await Promise.race([answer, deadline]);
-      } catch (e) {
-        if (e === DEADLINE) {
-          throw raw.__ctxfoldStoreError(
-            operation,
-            id,
-            `no answer within ${this.#storeTimeoutMs} ms (options.storeTimeoutMs); the Compactor went on without it`,
-          );
-        }
-        if (operation === "write" && e?.code === "STALE_WRITE") throw e;
-        throw storeError(operation, id, e);
-      } finally {
-        clearTimeout(timer);
-      }
+    #store(operation, id, ...args) {
+      return callStore(raw, this.store, this.#storeTimeoutMs, operation, id, args);
     }
 
     /**
-     * Steps one core call to its end. `make(core)` makes it; `events`: emit this call's;
-     * `adding`: the history items the call appends, as JSON copies made here (the core's
-     * copies have their keys sorted; these keep the caller's order, and are what is stored);
-     * `lock`: takes the Web Lock a lazy call has not taken yet (see #shared).
+     * Steps one core call to its end (compactor-call.js). `make(core)` makes it; `adding`: the
+     * history items the call appends, as JSON copies made here (the core's copies have their
+     * keys sorted; these keep the caller's order, and are what is stored); `lock`: takes the
+     * Web Lock a lazy call has not taken yet (see #shared).
+     * @param {string} id
+     * @param {(core: CompactorCoreHandle) => CompactorCallHandle} make
+     * @param {unknown[] | null} [adding]
+     * @param {Lock} [lock]
+     * @returns {Promise<any>}
      */
-    async #step(id, make, events, adding = null, lock = null) {
-      g.check();
-      const core = this.#ensureCore();
-      const since = g.restarts();
-      let call = null;
-      let items = this.#items.get(id) ?? [];
-      let firstRejection;
-      let started = clock();
-      let planned = null;
-      let waited = 0;
-      let preparedAhead = 0;
-      // A compactionStart sent, not closed yet: its compactionEnd (after the result) or a
-      // compactionFailed (the write went stale, or the call fails) closes it.
-      let opened = false;
-      const start = (plan) => {
-        opened = true;
-        this.#emit("compactionStart", { type: "compactionStart", conversationId: id, plan });
+    #step(id, make, adding = null, lock = null) {
+      /** @type {import("./compactor-call.js").Host} */
+      const host = {
+        g,
+        core: () => this.#ensureCore(),
+        items: this.#items,
+        store: (operation, id, ...args) => this.#store(operation, id, ...args),
+        summarizer: this.#summarizer,
+        takeMade: (id, key) => this.#takeMade(id, key),
+        emit: (events) => this.#handlers.emit(events),
       };
-      const failed = (error, retried) => {
-        if (!opened) return;
-        opened = false;
-        this.#emit("compactionFailed", { type: "compactionFailed", conversationId: id, error, retried });
-      };
-      const resumed = () => {
-        if (g.restarts() !== since) {
-          call = null;
-          throw g.restartedDuring(new Error("the module was restarted while this call waited"));
-        }
-      };
-      try {
-        call = make(core);
-        let metaLength = 0;
-        let appended = [];
-        let early = null;
-        for (;;) {
-          const step = call.next();
-          if (step.load) {
-            // A turn after this Compactor's own write goes on from what it wrote (the write
-            // checks the version, so another writer's turn makes it load and redo the call).
-            if (call.assumeCached(items.length)) continue;
-            if (lock !== null) {
-              const t = clock();
-              await lock();
-              resumed();
-              // The wait for the lock is no part of the call's timings.
-              started += clock() - t;
-            }
-            const meta = await this.#store("load", id);
-            resumed();
-            metaLength = meta?.length ?? 0;
-            // The core keeps as much of its cache as it trusts; this copy keeps as much.
-            items.length = Math.min(items.length, call.loaded(meta ?? null, items.length));
-          } else if (step.read !== undefined) {
-            const got = await this.#store("messages", id, step.read);
-            resumed();
-            call.read(got);
-            // The core took `metaLength - from` of them; so does this copy.
-            items = items.slice(0, step.read);
-            for (let k = 0; k < metaLength - step.read; k++) items.push(revive(got[k]));
-          } else if (step.summarize) {
-            planned ??= clock() - started;
-            if (step.first && events) start(step.plan);
-            if (this.#summarizer === null) {
-              call.submitExtractive();
-              continue;
-            }
-            const t = clock();
-            const replies = await Promise.all(
-              step.summarize.map((r) => {
-                const made = this.#takeMade(id, r);
-                if (made === null) return ask(this.#summarizer, r);
-                preparedAhead++;
-                // A summary that failed ahead is asked for again, now.
-                return made.then((reply) => (reply.failed === undefined ? reply : ask(this.#summarizer, r)));
-              }),
-            );
-            waited += clock() - t;
-            resumed();
-            firstRejection ??= replies.find((r) => r.rejection !== undefined)?.rejection;
-            call.submit(replies.map(({ value, failed }) => (failed === undefined ? { value } : { failed })));
-          } else if (step.finish) {
-            // A compaction made without asking the summarizer (the breaker is open).
-            if (events && !opened && step.plan) start(step.plan);
-            planned ??= clock() - started;
-            call.finish(planned, waited, clock() - started);
-          } else if (step.write) {
-            if (adding !== null && adding.length === step.write.messages.length) step.write.messages = adding;
-            const writing = this.#store("write", id, step.expect, step.write);
-            writing.catch(() => {});
-            // The core made its result with the batch: it crosses to JS while the store writes
-            // (a stale write drops it, and the next attempt makes another).
-            early = call.result();
-            try {
-              await writing;
-            } catch (e) {
-              if (e?.code !== "STALE_WRITE") throw e;
-              failed(e, true);
-              resumed();
-              // Another writer got there first: the core loads again, or gives up.
-              early = null;
-              call.stale(typeof e?.found === "number" ? e.found : null);
-              await jitter();
-              resumed();
-              continue;
-            }
-            resumed();
-            call.written();
-            appended = step.write.messages;
-          } else if (step.done) {
-            const result = early ?? call.result();
-            for (const m of appended) items.push(revive(m));
-            if (preparedAhead > 0) result.preparedAhead = preparedAhead;
-            return result;
-          } else {
-            throw new Error(`unknown step ${JSON.stringify(step)}`);
-          }
-        }
-      } catch (e) {
-        let err = g.recover(e);
-        if (g.restarts() !== since) {
-          call = null;
-          if (err === e) err = g.restartedDuring(e);
-        }
-        if (err?.code === "SUMMARIZER_FAILED" && firstRejection !== undefined && err.cause === undefined) err.cause = firstRejection;
-        failed(err, false);
-        throw err;
-      } finally {
-        if (call !== null) {
-          try {
-            // The core's cache after the call (cut back if it did not finish): this copy follows,
-            // and, as the core, keeps the conversations used last.
-            items.length = Math.min(items.length, call.end());
-            this.#items.delete(id);
-            this.#items.set(id, items);
-            while (this.#items.size > this.#cached) this.#items.delete(this.#items.keys().next().value);
-            call.free();
-          } catch {
-            // The module trapped meanwhile: the next call starts afresh.
-            this.#items.delete(id);
-          }
-        } else {
-          this.#items.delete(id);
-        }
-      }
+      return stepCall(host, id, make, adding, lock);
     }
 
-    /** The input of a prepared result, as messages: stored items where kept. */
+    /**
+     * The input of a prepared result, as messages: stored items where kept.
+     * @param {string} id
+     * @param {{ pieces: (number | { item: unknown, of?: number })[], [rest: string]: unknown }} result
+     * @returns {{ messages: unknown[], [rest: string]: any }}
+     */
     #input(id, result) {
       const items = this.#items.get(id) ?? [];
       const { pieces, ...rest } = result;
@@ -394,35 +277,25 @@ export function compactorWith(raw, g) {
       return { messages, ...rest };
     }
 
+    /**
+     * A prepared result as the caller gets it, once the events the core gave with it are sent.
+     * @param {string} id
+     * @param {any} result
+     */
     #prepared(id, result) {
-      const out = this.#input(id, result);
+      const { events, ...rest } = result;
+      const out = this.#input(id, rest);
       out.preparedAhead ??= 0;
-      const { report, record, prunedTokens } = out;
       // What was made ahead for the state before this compaction answers nothing after it.
-      if (record) this.#made.delete(id);
-      if (report.pruned.advanced) {
-        this.#emit("pruned", {
-          type: "pruned",
-          conversationId: id,
-          pruned: report.pruned,
-          prunedTokens,
-          tokensAfter: report.tokensAfter,
-          budget: report.budget,
-        });
-      }
-      if (report.fallback) this.#emit("fallback", { type: "fallback", conversationId: id, fallback: report.fallback, record });
-      const { guards } = out;
-      if (guards.suppressed) this.#emit("suppressed", { type: "suppressed", conversationId: id, suppressed: guards.suppressed });
-      if (guards.backoff) this.#emit("backoff", { type: "backoff", conversationId: id, backoff: guards.backoff, record });
-      const change = guards.breaker?.change;
-      if (change === "opened" || change === "closed") {
-        const type = change === "opened" ? "breakerOpen" : "breakerClosed";
-        this.#emit(type, { type, conversationId: id, breaker: guards.breaker, record });
-      }
-      if (record) this.#emit("compactionEnd", { type: "compactionEnd", conversationId: id, record });
+      if (out.record) this.#made.delete(id);
+      this.#handlers.emit(events);
       return out;
     }
 
+    /**
+     * @param {unknown} id
+     * @returns {string}
+     */
     #id(id) {
       try {
         return raw.CompactorCore.checkId(id);
@@ -431,26 +304,36 @@ export function compactorWith(raw, g) {
       }
     }
 
+    /**
+     * @param {unknown} conversationId
+     * @param {unknown} newMessages
+     */
     prepare(conversationId, newMessages) {
       return this.#call(
         conversationId,
         async (id, lock) => {
           const { core: copy, stored } = copies(newMessages);
-          const adding = Array.isArray(stored) ? stored : Array.isArray(stored?.messages) ? stored.messages : null;
-          const result = await this.#step(id, (core) => core.prepare(id, copy, now()), true, adding, lock);
+          const held = /** @type {any} */ (stored);
+          const adding = Array.isArray(held) ? held : Array.isArray(held?.messages) ? held.messages : null;
+          const result = await this.#step(id, (core) => core.prepare(id, copy, now()), adding, lock);
           return this.#prepared(id, result);
         },
         "lazy",
       );
     }
 
+    /**
+     * @param {unknown} conversationId
+     * @param {unknown} reply
+     * @param {unknown} usage
+     */
     commit(conversationId, reply, usage) {
       return this.#call(
         conversationId,
         async (id, lock) => {
           const { core: copy, stored } = copies(reply);
           const adding = Array.isArray(stored) ? stored : stored !== null && typeof stored === "object" ? [stored] : null;
-          const committed = await this.#step(id, (core) => core.commit(id, copy, usage, now()), false, adding, lock);
+          const committed = await this.#step(id, (core) => core.commit(id, copy, usage, now()), adding, lock);
           if (this.#ahead !== undefined && this.#summarizer !== null) this.#planAhead(id);
           return committed;
         },
@@ -461,6 +344,8 @@ export function compactorWith(raw, g) {
     /**
      * Resolves when the summaries `prepareAhead` is making for `conversationId` are made (at
      * once when none are), with how many it made.
+     * @param {unknown} conversationId
+     * @returns {Promise<number>}
      */
     whenPrepared(conversationId) {
       try {
@@ -477,21 +362,24 @@ export function compactorWith(raw, g) {
      * in flight is not asked again. Queued behind the commit that started it (it runs after
      * the commit's lock is released) and the planning before it, not its summaries: a commit
      * that comes while they are asked for plans at once. Only the planning takes the lock.
+     * @param {string} id
      */
     #planAhead(id) {
+      const summarizer = this.#summarizer;
+      if (summarizer === null) return;
       const previous = this.#planning.get(id) ?? Promise.resolve();
       const planned = previous
         // Writes nothing: the lock only when it must load (a cold cache), as a warm turn.
-        .then(() => this.#locked(id, (lock) => this.#step(id, (core) => core.ahead(id, now()), false, null, lock), "lazy"))
-        .then((requests) => {
+        .then(() => this.#locked(id, (lock) => this.#step(id, (core) => core.ahead(id, now()), null, lock), "lazy"))
+        .then((/** @type {import("./types.d.ts").KeyedRequest[]} */ requests) => {
           if (requests.length === 0) return [];
           // What is made or in flight for the same request is kept; one that failed is asked again.
           const old = new Map((this.#made.get(id) ?? []).filter((e) => !e.failed).map((e) => [e.key, e]));
-          const entries = requests.map((r) => {
-            const key = requestKey(r);
+          const entries = requests.map(({ key, request }) => {
             const kept = old.get(key);
             if (kept) return kept;
-            const entry = { key, failed: false, reply: ask(this.#summarizer, r) };
+            /** @type {Made} */
+            const entry = { key, failed: false, reply: ask(summarizer, request) };
             entry.reply.then((reply) => (entry.failed = reply.failed !== undefined));
             return entry;
           });
@@ -510,11 +398,15 @@ export function compactorWith(raw, g) {
       if (this.#waitUntil !== undefined) this.#waitUntil(work);
     }
 
-    /** The summary made ahead for exactly `request`, taken (`null`: none). */
-    #takeMade(id, request) {
+    /**
+     * The summary made ahead for the request whose key (the core's) is `key`, taken (`null`: none).
+     * @param {string} id
+     * @param {string} key
+     * @returns {Promise<Asked> | null}
+     */
+    #takeMade(id, key) {
       const entries = this.#made.get(id);
       if (entries === undefined) return null;
-      const key = requestKey(request);
       const k = entries.findIndex((e) => e.key === key);
       if (k < 0) return null;
       const [entry] = entries.splice(k, 1);
@@ -522,32 +414,46 @@ export function compactorWith(raw, g) {
       return entry.reply;
     }
 
+    /**
+     * @param {unknown} conversationId
+     * @param {unknown} [options]
+     */
     compact(conversationId, options) {
       return this.#call(conversationId, async (id) => {
-        const result = await this.#step(id, (core) => core.compact(id, options, now()), true);
+        const result = await this.#step(id, (core) => core.compact(id, options, now()));
         return this.#prepared(id, result);
       });
     }
 
+    /** @param {unknown} conversationId */
     prune(conversationId) {
       return this.#call(conversationId, async (id) => {
-        const result = await this.#step(id, (core) => core.prune(id, now()), true);
+        const result = await this.#step(id, (core) => core.prune(id, now()));
         return this.#prepared(id, result);
       });
     }
 
+    /**
+     * @param {unknown} conversationId
+     * @param {unknown} text
+     */
     async command(conversationId, text) {
       g.check();
       const id = this.#id(conversationId);
-      return runCommand(this, id, text, { options: this.#options, compact });
+      return runCommand(/** @type {any} */ (this), id, /** @type {string} */ (text), {
+        options: /** @type {any} */ (this.#options),
+        compact: /** @type {any} */ (compact),
+      });
     }
 
+    /** @param {unknown} conversationId */
     undo(conversationId) {
-      return this.#call(conversationId, (id) => this.#step(id, (core) => core.undo(id, now()), false));
+      return this.#call(conversationId, (id) => this.#step(id, (core) => core.undo(id, now())));
     }
 
+    /** @param {unknown} conversationId */
     status(conversationId) {
-      return this.#call(conversationId, (id) => this.#step(id, (core) => core.status(id), false), "read");
+      return this.#call(conversationId, (id) => this.#step(id, (core) => core.status(id)), "read");
     }
 
     history(conversationId) {
@@ -637,6 +543,7 @@ export function compactorWith(raw, g) {
       });
     }
 
+    /** @param {string} id */
     #forget(id) {
       this.#items.delete(id);
       this.#made.delete(id);
@@ -649,7 +556,14 @@ export function compactorWith(raw, g) {
       }
     }
 
-    /** A call on one conversation: its id checked at once, its work queued behind the others (`mode`: see #shared). */
+    /**
+     * A call on one conversation: its id checked at once, its work queued behind the others (`mode`: see #shared).
+     * @template T
+     * @param {unknown} conversationId
+     * @param {(id: string, lock: Lock) => Promise<T>} work
+     * @param {Mode} [mode]
+     * @returns {Promise<T>}
+     */
     #call(conversationId, work, mode = "write") {
       try {
         g.check();
@@ -665,33 +579,3 @@ export function compactorWith(raw, g) {
 }
 
 // ------------------------------------------------------------------ helpers
-
-function checkHandler(name, handler) {
-  if (typeof handler !== "function") {
-    throw typeError("handler", `a function for ${JSON.stringify(name)}, got ${kindOf(handler)}`);
-  }
-  return handler;
-}
-
-/** A handler's error is reported, never the call's: what the call did is stored already. */
-function reportHandlerError(e) {
-  if (typeof globalThis.reportError === "function") globalThis.reportError(e);
-  else console.error(e);
-}
-
-/** What a store's error says, for the STORE_ERROR's message. */
-function describeError(e) {
-  try {
-    if (typeof e?.message === "string") return `${e.name ?? "Error"}: ${e.message}`;
-    if (typeof e === "string") return `it rejected with ${JSON.stringify(e)}`;
-    return `it rejected with ${e === null ? "null" : typeof e}`;
-  } catch {
-    // A getter that throws.
-    return "it rejected with a value that cannot be read";
-  }
-}
-
-/** A short random wait before trying again after a stale write, so two writers part. */
-function jitter() {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * 20));
-}

@@ -69,6 +69,12 @@ interface Internals {
   idbTimeout(operation: string, id: string, ms: number, blocked: boolean): CtxfoldError;
   idbClose(db: IDBDatabase): void;
   CompactCall: { start(messages: unknown, options: unknown): CompactCall };
+  CompactorCore: {
+    new (...args: unknown[]): CompactorCoreHandle;
+    checkId(id: unknown): string;
+    importOptions(options: unknown): { id: string | undefined; overwrite: boolean };
+    events(): Bindings.CompactorEventName[];
+  };
   HttpSummaryCall: { start(settings: string, request: unknown, signal: AbortSignal | undefined): HttpSummaryCall };
   IdbOpen: { start(name: string): IdbOpen };
   IdbCall: {
@@ -80,6 +86,57 @@ interface Internals {
     write(db: IDBDatabase, id: unknown, expect: unknown, batch: unknown): IdbCall;
     delete(db: IDBDatabase, id: unknown): IdbCall;
   };
+}
+
+/** One summarizer call's outcome, as compact.js's `ask` gives it. */
+export type Asked = { value: unknown; failed?: undefined; rejection?: undefined } | { value?: undefined; failed: string; rejection: unknown };
+
+/** A summarizer request of a Compactor call, with the key that says which summary made ahead answers it. */
+export type KeyedRequest = { key: string; request: CoreRequest };
+
+/** An event as the core makes it: its `type` names it (`compactionFailed` gets its `error` from JS). */
+export type CoreEvent = { type: Bindings.CompactorEventName; conversationId: string; [payload: string]: unknown };
+
+/** What a Compactor call needs next (src/wasm/compactor/call.rs), with the events to send now. */
+export type CompactorStep = {
+  events: CoreEvent[];
+  owed?: CoreEvent;
+  load?: true;
+  read?: number;
+  summarize?: KeyedRequest[];
+  finish?: true;
+  write?: { messages: unknown[] };
+  expect?: number;
+  done?: true;
+};
+
+/** One Compactor call in progress (src/wasm/compactor/call.rs). */
+export interface CompactorCallHandle extends Freed {
+  next(): CompactorStep;
+  assumeCached(length: number): boolean;
+  loaded(meta: unknown, length: number): number;
+  read(items: unknown): void;
+  submit(replies: Reply[]): void;
+  submitExtractive(): void;
+  finish(planMs: number, summarizeMs: number, totalMs: number): void;
+  written(): void;
+  stale(found: number | null, error: unknown): { events: CoreEvent[]; error?: unknown };
+  fail(error: unknown): CoreEvent[];
+  result(): any;
+  end(): { kept: number | null; dropped: string[] };
+}
+
+/** A Compactor's core (src/wasm/compactor/mod.rs): each call it makes is stepped by lib/compactor-call.js. */
+export interface CompactorCoreHandle extends Freed {
+  prepare(id: string, messages: unknown, now: string): CompactorCallHandle;
+  commit(id: string, reply: unknown, usage: unknown, now: string): CompactorCallHandle;
+  compact(id: string, options: unknown, now: string): CompactorCallHandle;
+  prune(id: string, now: string): CompactorCallHandle;
+  undo(id: string, now: string): CompactorCallHandle;
+  status(id: string): CompactorCallHandle;
+  ahead(id: string, now: string): CompactorCallHandle;
+  import(data: unknown, id: string | undefined, now: string): { id: string; batch: { messages: unknown[] } & Record<string, unknown> };
+  forget(id: string): void;
 }
 
 /** What guard(raw) returns (lib/guard.js). */

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::events::{outcome_events, Event};
 use super::stored::{StoredMeta, WriteBatch};
 use super::{Call, Done, Sessions, Step};
 use crate::compact::types::Timings;
@@ -127,22 +128,46 @@ pub fn run(
     sessions: &mut Sessions,
     make: impl FnOnce(&mut Sessions) -> Call,
     store: &mut dyn Store,
-    mut summarizer: Summarizer,
+    summarizer: Summarizer,
 ) -> Result<Done, Error> {
+    run_with_events(sessions, make, store, summarizer).0
+}
+
+/// [`run`], with the events the call sends, in the order the face hands them to the
+/// handlers: each step's as it comes, then the outcome's (or the failure's).
+pub fn run_with_events(
+    sessions: &mut Sessions,
+    make: impl FnOnce(&mut Sessions) -> Call,
+    store: &mut dyn Store,
+    mut summarizer: Summarizer,
+) -> (Result<Done, Error>, Vec<Event>) {
     let mut call = make(sessions);
-    let result = drive(&mut call, store, &mut summarizer);
+    let mut events = Vec::new();
+    let result = drive(&mut call, store, &mut summarizer, &mut events);
     let done = result.and_then(|()| {
         call.take_done().ok_or_else(|| Error::Internal {
             reason: "a finished call had no result".into(),
         })
     });
+    match &done {
+        Ok(Done::Prepared(p)) => events.extend(outcome_events(call.id(), &p.outcome)),
+        Ok(_) => {}
+        Err(_) => events.extend(call.fail()),
+    }
     sessions.end(call);
-    done
+    (done, events)
 }
 
-fn drive(call: &mut Call, store: &mut dyn Store, summarizer: &mut Summarizer) -> Result<(), Error> {
+/// Steps `call` to its end, collecting its events (the call is not ended).
+pub(super) fn drive(
+    call: &mut Call,
+    store: &mut dyn Store,
+    summarizer: &mut Summarizer,
+    events: &mut Vec<Event>,
+) -> Result<(), Error> {
     let id = call.id().to_owned();
     loop {
+        events.extend(call.due());
         let len = call.cached_len();
         match call.step() {
             Step::Load(load) => {

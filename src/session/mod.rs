@@ -77,24 +77,33 @@
 //!   compaction threshold is the input budget, so it summarizes only an input that does not
 //!   fit even pruned. It writes the new prune boundary in the state (nothing, if it has
 //!   nothing to prune); the next turns keep it, as they keep one pressure moved.
-//! - **Events** (the face). `compactionStart` before the summarizer is first called in an
-//!   attempt (again if a stale write makes the call start over); then, once the write
-//!   landed, `pruned` when the prune boundary moved, `fallback` when a fallback stood in
-//!   for a summary, `suppressed`, `backoff`, `breakerOpen` and `breakerClosed` as the
-//!   guards say, and `compactionEnd` with the record.
+//! - **Events** ([`events`], sent by the face). `compactionStart` before the summarizer is
+//!   first called in an attempt (again if a stale write makes the call start over); then,
+//!   once the write landed, `pruned` when the prune boundary moved, `fallback` when a
+//!   fallback stood in for a summary, `suppressed`, `backoff`, `breakerOpen` and
+//!   `breakerClosed` as the guards say, and `compactionEnd` with the record. A start not
+//!   closed so is closed by `compactionFailed`. The core decides each; the face hands them
+//!   to the handlers.
+//! - **Summaries made ahead** ([`request_key`]). The core gives each summarizer request its
+//!   key; a summary made ahead answers only the request of the same key.
+//! - **Cached histories** ([`recent`]). At most `maxCachedConversations` are kept, the one
+//!   used least recently dropped first; [`Sessions::end`] names the ones it dropped, and
+//!   the face drops its copies of exactly those.
 
 mod cached;
 pub mod call;
+pub mod events;
 pub mod guards;
 pub mod memory;
 pub mod options;
 pub mod prepare_ahead;
+pub mod recent;
+pub mod request_key;
 pub mod stored;
 pub mod usage;
 pub mod views;
 pub mod when_cold;
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use serde_json::Value;
@@ -109,6 +118,7 @@ pub use call::{
     Call, Done, FinishStep, Kind, LoadStep, Piece, Prepared, ReadStep, Step, SummarizeStep, WriteStep,
 };
 use guards::{GuardOptions, Tuning};
+use recent::Recent;
 pub use stored::{
     CommitOutcome, CompactionRecord, ConversationStatus, ExportedConversation, InputEstimate, LastCompaction,
     LastInput, PrepareOutcome, PrunedTokens, StoredMeta, StoredSummary, UndoOutcome, UndoPoint, UsageAnchor,
@@ -126,10 +136,8 @@ pub const DEFAULT_CACHED: usize = 100;
 /// conversation it has seen.
 pub struct Sessions {
     ctx: Rc<Context>,
-    /// Each conversation's cache, with when it was last used.
-    caches: HashMap<String, (Cached, u64)>,
-    /// At most this many caches are kept.
-    cached: usize,
+    /// Each conversation's cache, the ones used least recently dropped first.
+    caches: Recent<Cached>,
     seed: u64,
     made: u64,
 }
@@ -159,8 +167,7 @@ impl Sessions {
                 ahead: None,
                 cold: None,
             }),
-            caches: HashMap::new(),
-            cached: DEFAULT_CACHED,
+            caches: Recent::new(DEFAULT_CACHED),
             seed,
             made: 0,
         })
@@ -189,7 +196,7 @@ impl Sessions {
 
     /// Keeps at most `n` conversations' histories parsed (at least one).
     pub fn with_cache_limit(mut self, n: usize) -> Self {
-        self.cached = n.max(1);
+        self.caches.set_limit(n);
         self
     }
 
@@ -199,7 +206,7 @@ impl Sessions {
             "{:016x}",
             splitmix(self.seed ^ self.made.wrapping_mul(0x9E37_79B9_7F4A_7C15))
         );
-        let cache = self.caches.remove(id).map(|(c, _)| c);
+        let cache = self.caches.take(id);
         Call::new(id.to_owned(), kind, Rc::clone(&self.ctx), cache, now, epoch)
     }
 
@@ -242,38 +249,35 @@ impl Sessions {
     }
 
     /// Ends `call`, finished or not: its cache comes back (cut back to what the store holds
-    /// when the call did not finish). Returns how many history items are cached for the
-    /// conversation now (the face keeps its own copy of them that long).
-    pub fn end(&mut self, call: Call) -> usize {
+    /// when the call did not finish), as the conversation used last. Says how many history
+    /// items are cached for the conversation now and which conversations' caches were dropped
+    /// to make room (the face keeps its own copy of the items just as long).
+    pub fn end(&mut self, call: Call) -> Ended {
         let id = call.id().to_owned();
         match call.into_cache() {
             Some(c) => {
-                let len = c.len();
-                self.caches.insert(id.clone(), (c, self.made));
-                if self.caches.len() > self.cached {
-                    let oldest = self
-                        .caches
-                        .iter()
-                        .min_by_key(|(_, (_, used))| *used)
-                        .map(|(k, _)| k.clone());
-                    if let Some(k) = oldest.filter(|k| *k != id) {
-                        self.caches.remove(&k);
-                    }
+                let kept = c.len();
+                let dropped = self.caches.put(id, c);
+                Ended {
+                    kept: Some(kept),
+                    dropped,
                 }
-                len
             }
-            None => 0,
+            None => Ended {
+                kept: None,
+                dropped: Vec::new(),
+            },
         }
     }
 
     /// Forgets the conversation's cache (it was deleted, or replaced by an import).
     pub fn forget(&mut self, id: &str) {
-        self.caches.remove(id);
+        self.caches.take(id);
     }
 
     /// History items cached for `id`.
     pub fn cached(&self, id: &str) -> usize {
-        self.caches.get(id).map_or(0, |(c, _)| c.len())
+        self.caches.get(id).map_or(0, Cached::len)
     }
 
     /// The batch that `import` writes (expecting no conversation) for `data`, under `id` (or
@@ -341,7 +345,7 @@ impl Sessions {
         let format = self.ctx.options.format;
         // The history must read as messages (the first call after the import reads it again).
         Cached::build(epoch.clone(), Around::of(&meta), data.messages.clone(), format)?;
-        self.caches.remove(&id);
+        self.caches.take(&id);
         meta.id = id;
         meta.version = stored::first_version(&epoch);
         meta.epoch = epoch;
@@ -354,6 +358,17 @@ impl Sessions {
             meta,
         })
     }
+}
+
+/// What [`Sessions::end`] did with a call's cache.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ended {
+    /// History items cached for the call's conversation now (`None`: none is cached).
+    pub kept: Option<usize>,
+    /// The conversations whose caches were dropped to make room, the least recently used
+    /// first.
+    pub dropped: Vec<String>,
 }
 
 /// `compact()`'s options a `Compactor` refuses (the store keeps the state, which no client

@@ -1135,6 +1135,11 @@ export type GuardOptions = {
 };
 
 /**
+ * The name of a `Compactor` event (`on(name, handler)`).
+ */
+export type CompactorEventName = "compactionStart" | "compactionEnd" | "compactionFailed" | "pruned" | "fallback" | "suppressed" | "backoff" | "breakerOpen" | "breakerClosed";
+
+/**
  * `prepareAhead` of a `Compactor` (`true`: these defaults).
  */
 export type PrepareAheadOptions = {

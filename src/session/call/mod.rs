@@ -22,6 +22,7 @@
 //! the call is not at does not compile; the JavaScript face, which answers in separate wasm
 //! calls, turns a mismatch into [`Error::CallOutOfOrder`].
 
+mod announce;
 mod finish;
 mod guarded;
 mod idle;
@@ -144,6 +145,10 @@ struct Core {
     fresh_epoch: String,
     /// Attempts whose write was refused.
     attempts: u32,
+    /// A `compactionStart` sent and not closed yet.
+    opened: super::events::Opened,
+    /// Events due at the next [`Call::due`] (a stale write's `compactionFailed`).
+    queued: Vec<super::events::Event>,
 }
 
 /// An attempt whose history is loaded: the meta it loaded and the cache that mirrors it.
@@ -357,6 +362,8 @@ impl Call {
                 now,
                 fresh_epoch,
                 attempts: 0,
+                opened: Default::default(),
+                queued: Vec::new(),
             },
             phase: Phase::Load(cache),
         }

@@ -240,10 +240,11 @@ impl WriteStep<'_> {
         self.writing().map(|w| &w.batch)
     }
 
-    /// The write landed.
+    /// The write landed (a compaction's start is closed by the outcome's `compactionEnd`).
     pub fn written(self) -> Result<(), Error> {
-        self.call.advance("written", |_, phase| match phase {
+        self.call.advance("written", |core, phase| match phase {
             Phase::Write(w) => {
+                core.opened.landed();
                 let Writing {
                     batch, done, cache, ..
                 } = *w;
@@ -259,10 +260,13 @@ impl WriteStep<'_> {
 
     /// The store refused the write (`found`: the version it holds, `None`: no
     /// conversation). The call starts over from [`Step::Load`], or fails with `STALE_WRITE`
-    /// after its attempts.
+    /// after its attempts. A compaction's start is closed first: its `compactionFailed`
+    /// (`retried`) is queued for [`Call::due`] or [`Call::fail`].
     pub fn stale(self, found: Option<u32>) -> Result<(), Error> {
         self.call.advance("stale", |core, phase| match phase {
             Phase::Write(w) => {
+                let closed = core.opened.fail(&core.id, true);
+                core.queued.extend(closed);
                 core.attempts += 1;
                 let cache = cut_back(w.cache, w.clean, w.dirty);
                 if core.attempts >= core.ctx.attempts {

@@ -5,8 +5,9 @@
 
 use serde_json::{json, Value};
 
+use super::super::events::Event;
 use super::super::guards::{BreakerChange, GuardKind, GuardNotes, GuardOptions};
-use super::super::memory::{run, MemoryStore};
+use super::super::memory::{run, run_with_events, MemoryStore};
 use super::*;
 use crate::compact::{self, Reply, Summarizer};
 
@@ -37,6 +38,8 @@ struct Turns {
     last: Option<usize>,
     clock: u32,
     step: u32,
+    /// The events of the last `prepare`.
+    events: Vec<Event>,
 }
 
 impl Turns {
@@ -48,6 +51,7 @@ impl Turns {
             last: None,
             clock: 0,
             step,
+            events: Vec::new(),
         }
     }
 
@@ -67,15 +71,7 @@ impl Turns {
             self.seen = prev + 1;
         }
         let new = messages[self.seen..k].to_vec();
-        let p = prepared(
-            run(
-                &mut self.s,
-                |x| x.prepare("g", new, Around::default(), now),
-                &mut self.store,
-                summarizer,
-            )
-            .unwrap(),
-        );
+        let p = self.prepare(new, now, summarizer);
         self.seen = k;
         self.last = (k < messages.len()).then_some(k);
         p
@@ -85,15 +81,24 @@ impl Turns {
     fn again(&mut self, summarizer: Summarizer) -> Prepared {
         self.clock += self.step;
         let now = at(self.clock);
-        prepared(
-            run(
-                &mut self.s,
-                |x| x.prepare("g", Vec::new(), Around::default(), now),
-                &mut self.store,
-                summarizer,
-            )
-            .unwrap(),
-        )
+        self.prepare(Vec::new(), now, summarizer)
+    }
+
+    /// A `prepare` of `new`, its events kept.
+    fn prepare(&mut self, new: Vec<Value>, now: Option<String>, summarizer: Summarizer) -> Prepared {
+        let (done, events) = run_with_events(
+            &mut self.s,
+            |x| x.prepare("g", new, Around::default(), now),
+            &mut self.store,
+            summarizer,
+        );
+        self.events = events;
+        prepared(done.unwrap())
+    }
+
+    /// The last `prepare`'s events' names.
+    fn names(&self) -> Vec<&'static str> {
+        event_names(&self.events)
     }
 
     fn meta(&self) -> &StoredMeta {
@@ -155,6 +160,13 @@ fn the_idempotency_guard_suppresses_a_repeat_of_an_undone_compaction() {
         "{s:?}"
     );
     assert!(p.outcome.record.is_none() && p.outcome.report.trigger.is_none());
+    // Its event, and no compaction's.
+    let suppressed = Event::Suppressed {
+        conversation_id: "g".into(),
+        suppressed: s.clone(),
+    };
+    assert!(t.events.contains(&suppressed), "{:?}", t.names());
+    assert!(!t.names().contains(&"compactionStart"), "{:?}", t.names());
     assert_eq!(t.store.rows["g"].records.len(), 1, "a suppression is no record");
     assert_eq!(t.meta().guards.suppressed, 1);
     assert_eq!(t.meta().guards.last_suppressed.as_ref(), Some(&s));
@@ -243,6 +255,22 @@ fn replay_refilling(guards: Value) -> (usize, usize, Vec<GuardNotes>) {
         fits(&p);
         turns += 1;
         compactions += usize::from(p.outcome.record.is_some());
+        // What the guards did is what the events say, a back-off with the compaction's record.
+        let g = &p.outcome.guards;
+        let backoff = (g.backoff.clone()).map(|backoff| Event::Backoff {
+            conversation_id: "g".into(),
+            backoff,
+            record: p.outcome.record.clone(),
+        });
+        let suppressed = (g.suppressed.clone()).map(|suppressed| Event::Suppressed {
+            conversation_id: "g".into(),
+            suppressed,
+        });
+        let guarded: Vec<_> = (t.events.iter())
+            .filter(|e| matches!(e, Event::Backoff { .. } | Event::Suppressed { .. }))
+            .cloned()
+            .collect();
+        assert_eq!(guarded, suppressed.into_iter().chain(backoff).collect::<Vec<_>>());
         notes.push(p.outcome.guards.clone());
     }
     (turns, compactions, notes)
@@ -307,6 +335,22 @@ fn three_failing_summaries_open_the_breaker_and_a_working_one_closes_it() {
         fits(&p);
         let Some(record) = p.outcome.record else { continue };
         let note = record.guards.as_ref().and_then(|g| g.breaker.clone());
+        let names = t.names();
+        assert_eq!(names.first(), Some(&"compactionStart"), "{names:?}");
+        assert_eq!(names.last(), Some(&"compactionEnd"), "{names:?}");
+        let sent = |name: &str| names.contains(&name);
+        match note.as_ref().map(|n| n.change) {
+            Some(BreakerChange::Opened) => {
+                assert!(sent("breakerOpen") && !sent("breakerClosed"), "{names:?}")
+            }
+            Some(BreakerChange::Closed) => {
+                assert!(sent("breakerClosed") && !sent("breakerOpen"), "{names:?}")
+            }
+            _ => assert!(!sent("breakerOpen") && !sent("breakerClosed"), "{names:?}"),
+        }
+        if record.fallback.is_some() {
+            assert!(sent("fallback"), "{names:?}");
+        }
         match note.as_ref().map(|n| n.change) {
             Some(BreakerChange::Opened) if opened.is_none() => {
                 assert_eq!(before, 2, "opened by the third failure in a row");

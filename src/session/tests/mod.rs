@@ -3,6 +3,7 @@
 //! them, cold and warm caches and racing writers; [`calls`], each call's own behaviour.
 
 mod calls;
+mod events;
 mod guards;
 mod prepare_ahead;
 mod prune;
@@ -10,6 +11,7 @@ mod replay;
 
 use serde_json::{json, Value};
 
+use super::events::Event;
 use super::memory::{run, MemoryStore};
 use super::*;
 use crate::compact::Summarizer;
@@ -67,6 +69,11 @@ fn calls(messages: &[Value]) -> Vec<usize> {
         k.push(messages.len());
     }
     k
+}
+
+/// The events' names, in order.
+fn event_names(events: &[Event]) -> Vec<&'static str> {
+    events.iter().map(|e| e.name().as_str()).collect()
 }
 
 fn prepared(done: Done) -> Prepared {

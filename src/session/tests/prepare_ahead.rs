@@ -54,7 +54,7 @@ fn replay_against_ahead(messages: &[Value], window: usize) -> (usize, usize) {
             ahead = planned(&mut s, &mut store, id);
             // Nothing written, nothing left of the stand-in.
             assert_eq!(store.rows[id].meta.as_ref().unwrap().length, length);
-            assert_eq!(s.caches.get(id).map(|(c, _)| c.len()), Some(length));
+            assert_eq!(s.caches.get(id).map(|c| c.len()), Some(length));
         }
         let mut asked: Vec<Request> = Vec::new();
         let mut answer = |r: &Request| {

@@ -267,15 +267,22 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
         races: 1,
         new: vec![messages[n].clone()],
     };
-    let p = prepared(
-        run(
-            &mut s,
-            |x| x.prepare(id, vec![messages[n + 1].clone()], Around::default(), None),
-            &mut store,
-            Summarizer::Extractive,
-        )
-        .unwrap(),
+    let (done, events) = super::super::memory::run_with_events(
+        &mut s,
+        |x| x.prepare(id, vec![messages[n + 1].clone()], Around::default(), None),
+        &mut store,
+        Summarizer::Extractive,
     );
+    let p = prepared(done.unwrap());
+    // Any start it sent is closed by its stale write; the call went on and compacted nothing.
+    let names = event_names(&events);
+    assert!(!names.contains(&"compactionEnd"), "{names:?}");
+    for pair in names.chunks(2) {
+        assert_eq!(pair, ["compactionStart", "compactionFailed"], "{names:?}");
+    }
+    assert!(events
+        .iter()
+        .all(|e| !matches!(e, Event::CompactionFailed { retried: false, .. })));
     let row = &store.inner.rows[id];
     assert_eq!(row.records.len(), 1, "one compaction, by the other writer");
     assert!(
@@ -300,14 +307,23 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
         new: messages[n + 2..n + 5].to_vec(),
     };
     let late = vec![json!({"role": "user", "content": "late"})];
-    let e = run(
+    let (done, events) = super::super::memory::run_with_events(
         &mut s,
         |x| x.prepare(id, late, Around::default(), None),
         &mut store,
         Summarizer::Extractive,
-    )
-    .unwrap_err();
+    );
+    let e = done.unwrap_err();
     assert_eq!(e.code(), "STALE_WRITE");
+    // Each start is closed once: by its stale write, the call's failure adding none.
+    let names = event_names(&events);
+    assert_eq!(names.len() % 2, 0, "{names:?}");
+    for pair in names.chunks(2) {
+        assert_eq!(pair, ["compactionStart", "compactionFailed"], "{names:?}");
+    }
+    assert!(events
+        .iter()
+        .all(|e| !matches!(e, Event::CompactionFailed { retried: false, .. })));
     assert!(e.to_string().contains("gave up after 3 attempts"), "{e}");
     assert_eq!(
         store.inner.rows[id].messages,

@@ -14,6 +14,8 @@ use super::super::reply::reply_from;
 use super::super::to_plain;
 use crate::compact::types::Timings;
 use crate::error::StoreOperation;
+use crate::session::events::{outcome_events, Event};
+use crate::session::request_key::request_key;
 use crate::session::{Call, Done, Piece, Sessions, Step, StoredMeta};
 use crate::Error;
 
@@ -37,6 +39,34 @@ fn out_of_order(step: &Step<'_>, got: &'static str) -> JsValue {
     })
 }
 
+/// `events` as the handlers get them, `error` set on each `compactionFailed`.
+fn events_js(events: &[Event], error: &JsValue) -> Result<Array, JsValue> {
+    let out = Array::new();
+    for event in events {
+        let obj: Object = to_plain(event)?.unchecked_into();
+        if matches!(event, Event::CompactionFailed { .. }) {
+            set(&obj, "error", error)?;
+        }
+        out.push(&obj);
+    }
+    Ok(out)
+}
+
+/// `requests`, each as `{ key, request }`: the request with its chat messages, and the key
+/// that says which summary made ahead answers it.
+fn keyed(requests: &[crate::compact::Request]) -> Result<Array, JsValue> {
+    let list = Array::new();
+    for r in requests {
+        let request = to_plain(r)?;
+        Reflect::set(&request, &"messages".into(), &to_plain(&r.chat_messages())?)?;
+        let entry = Object::new();
+        set(&entry, "key", &request_key(r).into())?;
+        set(&entry, "request", &request)?;
+        list.push(&entry);
+    }
+    Ok(list)
+}
+
 impl CompactorCall {
     /// A call of the compactor whose sessions are `sessions`.
     pub(super) fn new(sessions: Rc<RefCell<Sessions>>, call: Call) -> Self {
@@ -57,38 +87,24 @@ impl CompactorCall {
         })
     }
 
-    /// What the call needs now: `{ load: true }`, `{ read: from }`, `{ summarize: requests,
-    /// first, plan }`, `{ finish: true, plan? }`, `{ write: batch, expect }` or `{ done: true }`.
+    /// What the call needs now: `{ load: true }`, `{ read: from }`, `{ summarize: [{ key,
+    /// request }], plan? }`, `{ finish: true }`, `{ write: batch, expect }` or `{ done: true }`;
+    /// each with `events` (to send now, in order) and `owed` (the `compactionFailed` a
+    /// failure would send, while a start is open).
     pub fn next(&mut self) -> Result<JsValue, JsValue> {
         let call = self.inner()?;
+        let events = call.due();
+        let owed = call.owed();
         let out = Object::new();
+        set(&out, "events", &events_js(&events, &JsValue::UNDEFINED)?.into())?;
+        if let Some(owed) = owed {
+            set(&out, "owed", &to_plain(&owed)?)?;
+        }
         match call.step() {
             Step::Load(_) => set(&out, "load", &JsValue::TRUE)?,
             Step::Read(read) => set(&out, "read", &(read.from() as f64).into())?,
-            Step::Summarize(s) => {
-                let first = s.first();
-                let list = Array::new();
-                for r in s.requests() {
-                    let req = to_plain(r)?;
-                    Reflect::set(&req, &"messages".into(), &to_plain(&r.chat_messages())?)?;
-                    list.push(&req);
-                }
-                set(&out, "summarize", &list)?;
-                set(&out, "first", &first.into())?;
-                if first {
-                    if let Some(plan) = s.plan() {
-                        set(&out, "plan", &to_plain(&plan)?)?;
-                    }
-                }
-            }
-            Step::Finish(f) => {
-                set(&out, "finish", &JsValue::TRUE)?;
-                // A compaction made without asking the summarizer (the breaker is open): its
-                // plan, for the compactionStart no summarize step sent.
-                if let Some(plan) = f.plan() {
-                    set(&out, "plan", &to_plain(&plan)?)?;
-                }
-            }
+            Step::Summarize(s) => set(&out, "summarize", &keyed(s.requests())?.into())?,
+            Step::Finish(_) => set(&out, "finish", &JsValue::TRUE)?,
             Step::Write(w) => {
                 if let Some(batch) = w.batch() {
                     set(&out, "write", &to_plain(batch)?)?;
@@ -201,21 +217,41 @@ impl CompactorCall {
         }
     }
 
-    /// The store refused the write as stale; `found`: the version it holds, if it said.
-    pub fn stale(&mut self, found: JsValue) -> Result<(), JsValue> {
+    /// The store refused the write as stale (`error`: what it threw); `found`: the version it
+    /// holds, if it said. Gives `{ events, error? }`: the events to send now (the
+    /// `compactionFailed` of a started compaction, `retried`), and the call's error when it
+    /// gives up (`STALE_WRITE` after its attempts), which JS throws after sending them.
+    pub fn stale(&mut self, found: JsValue, error: JsValue) -> Result<JsValue, JsValue> {
         let found = found.as_f64().filter(|n| *n >= 0.0).map(|n| n as u32);
-        match self.inner()?.step() {
-            Step::Write(w) => w.stale(found).map_err(to_js),
-            other => Err(out_of_order(&other, "stale")),
+        let call = self.inner()?;
+        let went = match call.step() {
+            Step::Write(w) => w.stale(found),
+            other => return Err(out_of_order(&other, "stale")),
+        };
+        let out = Object::new();
+        set(&out, "events", &events_js(&call.due(), &error)?.into())?;
+        if let Err(e) = went {
+            set(&out, "error", &to_js(e))?;
         }
+        Ok(out.into())
+    }
+
+    /// The call fails with `error`: the events to send (a started compaction's
+    /// `compactionFailed`).
+    pub fn fail(&mut self, error: JsValue) -> Result<Array, JsValue> {
+        let events = self.inner()?.fail();
+        events_js(&events, &error)
     }
 
     /// The result, once the call reached its write (the core makes it with the batch, so JS
     /// takes it while the store writes) or is done. `prepare` and `compact`: `{ pieces, system?, tools?, ...outcome }`,
     /// where each piece is a history index (an item JS holds) or `{ item, of? }`: an item
-    /// ctxfold made, a changed copy of history item `of` when it is one.
+    /// ctxfold made, a changed copy of history item `of` when it is one; `events`: the ones
+    /// to send once the write landed, in order. `ahead`: `[{ key, request }]`.
     pub fn result(&mut self) -> Result<JsValue, JsValue> {
-        let done = self.inner()?.take_done().ok_or_else(|| {
+        let call = self.inner()?;
+        let id = call.id().to_owned();
+        let done = call.take_done().ok_or_else(|| {
             to_js(Error::Internal {
                 reason: "a Compactor call's result was asked for before it finished".into(),
             })
@@ -238,6 +274,8 @@ impl CompactorCall {
                     });
                 }
                 set(&out, "pieces", &pieces)?;
+                let events = outcome_events(&id, &p.outcome);
+                set(&out, "events", &events_js(&events, &JsValue::UNDEFINED)?.into())?;
                 for (key, value) in [("system", &p.system), ("tools", &p.tools)] {
                     if let Some(v) = value {
                         set(&out, key, &to_plain(v)?)?;
@@ -248,16 +286,20 @@ impl CompactorCall {
             Done::Committed(c) => to_plain(&c),
             Done::Undone(u) => to_plain(&u),
             Done::Status(s) => to_plain(&s),
-            Done::Ahead(requests) => to_plain(&requests),
+            Done::Ahead(requests) => Ok(keyed(&requests)?.into()),
         }
     }
 
-    /// Ends the call (finished or not): returns how many history items the core keeps for
-    /// the conversation, which JS keeps as many of.
-    pub fn end(&mut self) -> u32 {
+    /// Ends the call (finished or not): `{ kept, dropped }`, how many history items the core
+    /// keeps for the conversation (`null`: none), which JS keeps as many of, and the
+    /// conversations whose cached histories it dropped, which JS drops too.
+    pub fn end(&mut self) -> Result<JsValue, JsValue> {
         match self.call.take() {
-            Some(call) => self.sessions.borrow_mut().end(call) as u32,
-            None => 0,
+            Some(call) => to_plain(&self.sessions.borrow_mut().end(call)),
+            None => to_plain(&crate::session::Ended {
+                kept: None,
+                dropped: Vec::new(),
+            }),
         }
     }
 }

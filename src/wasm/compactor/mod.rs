@@ -7,10 +7,11 @@
 //! `CompactCall`: `next()` says what the call needs (the meta, history from an index,
 //! summaries, the timings, a write), JS awaits the store or the summarizer and hands the
 //! answer back, until `next()` says it is done. Every step is a synchronous wasm call inside
-//! the caller's promise, so an error or a trap in any of them rejects it. JS keeps its own
+//! the caller's promise, so an error or a trap in any of them rejects it. Each step and the
+//! result carry the events to send, and each summarizer request its key. JS keeps its own
 //! copy of each conversation's history items (the objects it returns), as long as the core's
-//! cache: `end()` says how long that is after each call ([`call`]). The store contract's
-//! TypeScript is in [`stores`].
+//! cache: `end()` says how long that is after each call, and which conversations' caches it
+//! dropped ([`call`]). The store contract's TypeScript is in [`stores`].
 
 mod call;
 mod stores;
@@ -396,6 +397,13 @@ impl CompactorCore {
     #[wasm_bindgen(js_name = checkId)]
     pub fn check_id(id: JsValue) -> Result<String, JsValue> {
         conversation_id(&id)
+    }
+
+    /// The names of the events a `Compactor` sends, in the docs' order.
+    pub fn events() -> Vec<String> {
+        (crate::session::events::CompactorEventName::ALL.iter())
+            .map(|e| e.as_str().to_owned())
+            .collect()
     }
 
     fn call(&self, make: impl FnOnce(&mut Sessions) -> Call) -> CompactorCall {
