@@ -225,6 +225,20 @@ impl Store for Racing<'_> {
     }
 }
 
+/// Every compactionStart in `events` is closed by the compactionFailed of a stale write
+/// (`retried`), none by the call's failure, and no compaction ended.
+fn starts_closed_by_stale_writes(events: &[Event]) {
+    let names = event_names(events);
+    assert!(!names.contains(&"compactionEnd"), "{names:?}");
+    assert_eq!(names.len() % 2, 0, "{names:?}");
+    for pair in names.chunks(2) {
+        assert_eq!(pair, ["compactionStart", "compactionFailed"], "{names:?}");
+    }
+    assert!(events
+        .iter()
+        .all(|e| !matches!(e, Event::CompactionFailed { retried: false, .. })));
+}
+
 #[test]
 fn a_stale_write_loads_again_and_never_compacts_twice() {
     let messages = agent(12);
@@ -259,52 +273,59 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
     )
     .unwrap();
     assert!(base.rows[id].records.is_empty());
-    // This one compacts, but the other writer, with the next message, compacts first.
+    // This one compacts, but the other writer appends a message first: the write is stale,
+    // the call loads again and compacts what is stored now, once.
     let mut other = sessions(8192);
     let mut store = Racing {
         inner: base,
         other: &mut other,
         races: 1,
-        new: vec![messages[n].clone()],
+        new: vec![messages[n + 1].clone()],
     };
     let (done, events) = super::super::memory::run_with_events(
         &mut s,
-        |x| x.prepare(id, vec![messages[n + 1].clone()], Around::default(), None),
+        |x| x.prepare(id, vec![messages[n].clone()], Around::default(), None),
         &mut store,
         Summarizer::Extractive,
     );
     let p = prepared(done.unwrap());
     // Any start it sent is closed by its stale write; the call went on and compacted nothing.
     let names = event_names(&events);
-    assert!(!names.contains(&"compactionEnd"), "{names:?}");
-    for pair in names.chunks(2) {
-        assert_eq!(pair, ["compactionStart", "compactionFailed"], "{names:?}");
-    }
-    assert!(events
-        .iter()
-        .all(|e| !matches!(e, Event::CompactionFailed { retried: false, .. })));
-    let row = &store.inner.rows[id];
-    assert_eq!(row.records.len(), 1, "one compaction, by the other writer");
-    assert!(
-        p.outcome.record.is_none(),
-        "this call found it done when it loaded again"
+    assert_eq!(
+        names,
+        [
+            "compactionStart",
+            "compactionFailed",
+            "compactionStart",
+            "compactionEnd"
+        ]
     );
-    assert_eq!(row.messages, messages[..n + 2], "no message lost, none twice");
+    assert!(matches!(events[1], Event::CompactionFailed { retried: true, .. }));
+    let row = &store.inner.rows[id];
+    assert_eq!(row.records.len(), 1, "one compaction, by this call");
+    assert!(p.outcome.record.is_some(), "made after it loaded again");
+    let kept = [&messages[..n], &[messages[n + 1].clone(), messages[n].clone()]].concat();
+    assert_eq!(row.messages, kept, "no message lost, none twice");
     let meta = row.meta.as_ref().unwrap();
     assert_eq!(
         meta.version,
         crate::session::stored::first_version(&meta.epoch) + 2
     );
 
-    // A writer that always loses gives up with STALE_WRITE after its attempts.
+    let stored = row.messages.clone();
+    a_writer_that_always_loses_gives_up(store.inner.clone(), id, &stored, &messages[n + 2..n + 5]);
+}
+
+/// A writer that always loses to another, which appends `new` to `stored` each time, gives
+/// up with STALE_WRITE after its attempts, having written nothing.
+fn a_writer_that_always_loses_gives_up(inner: MemoryStore, id: &str, stored: &[Value], new: &[Value]) {
     let mut s = Sessions::new(options(8192), 3, 1).unwrap();
     let mut other = sessions(8192);
-    let inner = store.inner.clone();
     let mut store = Racing {
         inner,
         other: &mut other,
         races: 3,
-        new: messages[n + 2..n + 5].to_vec(),
+        new: new.to_vec(),
     };
     let late = vec![json!({"role": "user", "content": "late"})];
     let (done, events) = super::super::memory::run_with_events(
@@ -316,22 +337,15 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
     let e = done.unwrap_err();
     assert_eq!(e.code(), "STALE_WRITE");
     // Each start is closed once: by its stale write, the call's failure adding none.
-    let names = event_names(&events);
-    assert_eq!(names.len() % 2, 0, "{names:?}");
-    for pair in names.chunks(2) {
-        assert_eq!(pair, ["compactionStart", "compactionFailed"], "{names:?}");
-    }
-    assert!(events
-        .iter()
-        .all(|e| !matches!(e, Event::CompactionFailed { retried: false, .. })));
+    starts_closed_by_stale_writes(&events);
     assert!(e.to_string().contains("gave up after 3 attempts"), "{e}");
     assert_eq!(
         store.inner.rows[id].messages,
-        messages[..n + 5],
+        [stored, new].concat(),
         "the losing call wrote nothing"
     );
     // Its cache holds what the store held when it last loaded, nothing of its own.
-    assert!(s.cached(id) <= messages[..n + 5].len());
+    assert!(s.cached(id) <= stored.len() + new.len());
     let next = vec![json!({"role": "user", "content": "after"})];
     run(
         &mut s,
@@ -340,7 +354,7 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
         Summarizer::Extractive,
     )
     .unwrap();
-    assert_eq!(store.inner.rows[id].messages.len(), n + 6);
+    assert_eq!(store.inner.rows[id].messages.len(), stored.len() + new.len() + 1);
 }
 
 #[test]
