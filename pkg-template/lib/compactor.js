@@ -200,8 +200,8 @@ export function compactorWith(raw, g) {
       };
       if (mode !== "lazy" || notices.busy(name, this)) return locks.request(name, () => held(() => fn(null)));
       let ended = false;
-      /** @type {((value?: unknown) => void) | null} */
-      let release = null;
+      // (Typed by an assertion: a declared type would be narrowed to null, the closure's assignment unseen.)
+      let release = /** @type {((value?: unknown) => void) | null} */ (null);
       /** @type {Promise<void> | null} */
       let taking = null;
       const lock = () =>
@@ -456,6 +456,7 @@ export function compactorWith(raw, g) {
       return this.#call(conversationId, (id) => this.#step(id, (core) => core.status(id)), "read");
     }
 
+    /** @param {unknown} conversationId */
     history(conversationId) {
       return this.#call(
         conversationId,
@@ -471,10 +472,12 @@ export function compactorWith(raw, g) {
       );
     }
 
+    /** @param {unknown} conversationId */
     summaries(conversationId) {
       return this.#call(conversationId, async (id) => views.summaries(id, await this.#store("summaries", id)), "read");
     }
 
+    /** @param {unknown} conversationId */
     records(conversationId) {
       return this.#call(
         conversationId,
@@ -491,6 +494,7 @@ export function compactorWith(raw, g) {
       return views.list(await this.#store("list", ""));
     }
 
+    /** @param {unknown} conversationId */
     delete(conversationId) {
       return this.#call(conversationId, async (id) => {
         await this.#store("delete", id);
@@ -498,6 +502,7 @@ export function compactorWith(raw, g) {
       });
     }
 
+    /** @param {unknown} conversationId */
     export(conversationId) {
       return this.#call(
         conversationId,
@@ -512,12 +517,16 @@ export function compactorWith(raw, g) {
       );
     }
 
+    /**
+     * @param {unknown} data  an export, as the user hands it (the core checks it)
+     * @param {unknown} options
+     */
     async import(data, options) {
       g.check();
       let made;
       try {
         // (Options are read as JSON, where a lone surrogate is U+FFFD: the id is checked first.)
-        const given = options !== null && typeof options === "object" ? options.id : undefined;
+        const given = options !== null && typeof options === "object" ? /** @type {{ id?: unknown }} */ (options).id : undefined;
         // (A lone surrogate is a \p{Cs} code point; String.prototype.isWellFormed is newer
         // than the browsers the package supports.)
         if (typeof given === "string" && /\p{Cs}/u.test(given)) throw typeError("options.id", "a non-empty string without lone surrogates (half of an emoji)");
@@ -525,7 +534,7 @@ export function compactorWith(raw, g) {
         // Checked, and its id decided, before anything is stored.
         made = { ...this.#ensureCore().import(data, id, now()), overwrite };
         // The history as it came (the core's copy has its keys sorted).
-        const messages = copies(data.messages).stored;
+        const messages = copies(/** @type {{ messages?: unknown }} */ (data).messages).stored;
         if (Array.isArray(messages) && messages.length === made.batch.messages.length) made.batch.messages = messages;
       } catch (e) {
         throw g.recover(e);
@@ -536,7 +545,7 @@ export function compactorWith(raw, g) {
         try {
           await this.#store("write", id, 0, made.batch);
         } catch (e) {
-          if (e?.code === "STALE_WRITE") throw raw.__ctxfoldConversationError(true, id);
+          if (/** @type {{ code?: unknown } | null} */ (e)?.code === "STALE_WRITE") throw raw.__ctxfoldConversationError(true, id);
           throw e;
         }
         return id;

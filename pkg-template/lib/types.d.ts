@@ -74,6 +74,12 @@ interface Internals {
     checkId(id: unknown): string;
     importOptions(options: unknown): { id: string | undefined; overwrite: boolean };
     events(): Bindings.CompactorEventName[];
+    history(id: string, meta: unknown, messages: unknown, records: unknown): Bindings.HistoryEntry[];
+    records(id: string, meta: unknown, records: unknown): Bindings.CompactionRecord[];
+    summaries(id: string, summaries: unknown): Bindings.StoredSummary[];
+    list(ids: unknown): string[];
+    export(id: string, meta: unknown, messages: unknown, summaries: unknown, records: unknown): Bindings.ExportedConversation;
+    importOver(id: string, existing: unknown, overwrite: boolean): boolean;
   };
   HttpSummaryCall: { start(settings: string, request: unknown, signal: AbortSignal | undefined): HttpSummaryCall };
   IdbOpen: { start(name: string): IdbOpen };
@@ -127,7 +133,17 @@ export interface CompactorCallHandle extends Freed {
 }
 
 /** A Compactor's core (src/wasm/compactor/mod.rs): each call it makes is stepped by lib/compactor-call.js. */
+/** What the core read of a Compactor's options that JS awaits by, its defaults applied (`CompactorCore.settings`). */
+export type CompactorSettings = {
+  attempts: number;
+  maxCachedConversations: number;
+  storeTimeoutMs: number;
+  prepareAhead: boolean;
+  ownKeys: string[];
+};
+
 export interface CompactorCoreHandle extends Freed {
+  readonly settings: CompactorSettings;
   prepare(id: string, messages: unknown, now: string): CompactorCallHandle;
   commit(id: string, reply: unknown, usage: unknown, now: string): CompactorCallHandle;
   compact(id: string, options: unknown, now: string): CompactorCallHandle;
