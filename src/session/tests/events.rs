@@ -154,7 +154,8 @@ fn a_manual_compaction_that_fails_closes_its_start_and_other_calls_send_nothing(
     );
     // A commit, a status, an undo and a plan ahead send no event.
     let reply = vec![json!({"role": "assistant", "content": "ok"})];
-    let makes: [Box<dyn FnOnce(&mut Sessions) -> Call>; 3] = [
+    type Make = Box<dyn FnOnce(&mut Sessions) -> Call>;
+    let makes: [Make; 3] = [
         Box::new(|x| x.commit("m", reply, None, None)),
         Box::new(|x| x.status("m")),
         Box::new(|x| x.undo("m", None)),
