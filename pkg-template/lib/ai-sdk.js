@@ -23,9 +23,13 @@
 // prepare -> compactor.prepare(key, what the prompt adds to its history), settle ->
 // compactor.commit(key, ..., usage); status(key) stays what the caller reads.
 
+import { guard } from "./guard.js";
+import { recentKeys } from "./recent.js";
 import { serial } from "./serial.js";
 import { ctxfoldError, kindOf, withOwnOptions } from "./values.js";
 
+/** @typedef {import("./types.d.ts").Raw} Raw */
+/** @typedef {import("./types.d.ts").Guard} Guard */
 /** @typedef {import("./types.d.ts").CompactReport} CompactReport */
 /** @typedef {import("./types.d.ts").CompactState} CompactState */
 /** @typedef {import("./types.d.ts").ContextStatus} ContextStatus */
@@ -225,12 +229,15 @@ function settle(calls, params, usage) {
 
 /**
  * @param {Ctxfold} ctxfold  the package's main entry: its compact() and plan()
+ * @param {Raw} raw  the module that entry instantiated (for the core's rule of which
+ *   conversations to keep)
  */
-export function middlewareFor({ compact, plan }) {
+export function middlewareFor({ compact, plan }, raw) {
+  const g = guard(raw);
   /** @param {unknown} [options] */
   return function compactionMiddleware(options = {}) {
     const read = readOptions(options, plan);
-    const conversations = new Conversations(read.maxConversations);
+    const conversations = new Conversations(raw, g, read.maxConversations);
     /** @type {Calls} */
     const calls = new WeakMap();
     /** @type {Middleware} */
@@ -311,13 +318,20 @@ function modelIdOf(model) {
   return LOCAL_PROVIDERS.has(server) ? `${server}/${id}` : id;
 }
 
-/** Per-conversation records, at most `max`, least recently used dropped first. */
+/**
+ * Per-conversation records, at most `max`: the core's rule says which to drop (the one used
+ * least recently), and the map drops exactly those.
+ */
 class Conversations {
-  /** @param {number} max */
-  constructor(max) {
-    this.max = max;
+  /**
+   * @param {Raw} raw
+   * @param {Guard} g
+   * @param {number} max
+   */
+  constructor(raw, g, max) {
     /** @type {Map<string, Kept>} */
     this.records = new Map();
+    this.recent = recentKeys(raw, g, max, () => this.records.keys());
   }
 
   /**
@@ -328,11 +342,9 @@ class Conversations {
     let record = this.records.get(key);
     if (record === undefined) {
       record = { calls: 0, reported: 0, state: null, report: null, contextStatus: null, usage: null, updatedAt: null };
-    } else {
-      this.records.delete(key);
+      this.records.set(key, record);
     }
-    this.records.set(key, record);
-    while (this.records.size > this.max) this.records.delete(/** @type {string} */ (this.records.keys().next().value));
+    for (const dropped of this.recent.use(key)) this.records.delete(dropped);
     return record;
   }
 
@@ -343,6 +355,7 @@ class Conversations {
 
   /** @param {string} key */
   delete(key) {
+    this.recent.forget(key);
     return this.records.delete(key);
   }
 }

@@ -21,6 +21,7 @@ const INTERNAL = new Set([
   "CompactCall",
   "CompactorCore",
   "CompactorCall",
+  "RecentKeys",
   "__ctxfoldStoreError",
   "__ctxfoldConversationError",
   "__ctxfoldRestoreOriginal",

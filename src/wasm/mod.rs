@@ -15,6 +15,7 @@ mod indexeddb;
 mod lifecycle;
 mod models;
 mod options;
+mod recent;
 mod reply;
 mod transfer;
 mod vocab;

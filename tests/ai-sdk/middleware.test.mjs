@@ -402,6 +402,26 @@ describe("conversations", () => {
     assert.ok(middleware.status("c"));
   });
 
+  test("after a trap elsewhere restarts the module, the records kept stay kept and the bound still holds", async () => {
+    // The module the entry instantiated (one instance per URL), and a trap in it.
+    const root = new URL("./", import.meta.resolve("ctxfold"));
+    const bindings = await import(new URL("dist/full/ctxfold.js", root).href);
+    const { guard } = await import(new URL("lib/guard.js", root).href);
+    const trap = guard(bindings).wrap(bindings.__ctxfoldTestPanic);
+    const middleware = compactionMiddleware({ ...OPTIONS, conversationKey, maxConversations: 2 });
+    const model = ai.wrapLanguageModel({ model: textModel(), middleware });
+    const call = (id) => ai.generateText({ model, messages: short(id), ...inConversation(id) });
+    await call("a");
+    await call("b");
+    assert.throws(() => trap("a test panic"), (e) => isCtxfoldError(e) && e.code === "INTERNAL");
+    await call("a");
+    assert.equal(middleware.status("a").calls, 2, "a's record outlived the restart");
+    await call("c");
+    assert.equal(middleware.status("b"), undefined, "b, used least recently, dropped");
+    assert.ok(middleware.status("a"));
+    assert.ok(middleware.status("c"));
+  });
+
   test("calls on one key run one after another: a summary is made once, not once per call", async () => {
     const { conversation, from } = SCENARIOS[0];
     const once = async (keyed, calls) => {
