@@ -13,24 +13,29 @@ use ts_rs::{Config, TS};
 use crate::compact::{state, types};
 use crate::{count, error, estimate, messages, models, options, providers, session, tokenizer};
 
-/// The declarations, in a stable order, formatted one field a line.
+const HEADER: &str = "// Generated from the Rust types by src/typescript.rs: do not edit. Regenerate with\n\
+     // `CTXFOLD_BLESS=1 cargo test --test typescript`.\n";
+
+/// Appends each type's declaration, with its doc, to `$out`.
+macro_rules! emit {
+    ($out:ident, $($t:ty),* $(,)?) => {{
+        let cfg = Config::default();
+        $(
+            $out.push('\n');
+            $out.push_str(&unlink(&<$t as TS>::docs().unwrap_or_default()));
+            $out.push_str("export ");
+            $out.push_str(&unlink(&format_decl(&<$t as TS>::decl(&cfg))));
+            $out.push('\n');
+        )*
+    }};
+}
+
+/// The declarations the package ships, in a stable order, formatted one field a line.
 pub fn declarations() -> String {
-    let cfg = Config::default();
-    let mut out = String::from(
-        "// Generated from the Rust types by src/typescript.rs: do not edit. Regenerate with\n\
-         // `CTXFOLD_BLESS=1 cargo test --test typescript`.\n",
-    );
+    let mut out = String::from(HEADER);
     out.push_str(&codes());
-    macro_rules! emit {
-        ($($t:ty),* $(,)?) => {$(
-            out.push('\n');
-            out.push_str(&unlink(&<$t as TS>::docs().unwrap_or_default()));
-            out.push_str("export ");
-            out.push_str(&unlink(&format_decl(&<$t as TS>::decl(&cfg))));
-            out.push('\n');
-        )*};
-    }
     emit!(
+        out,
         tokenizer::Encoding,
         messages::MessageFormat,
         messages::MessageRole,
@@ -79,6 +84,16 @@ pub fn declarations() -> String {
         providers::settings::SummarizerOptions,
         session::guards::GuardOptions,
         session::events::CompactorEventName,
+        session::events::CompactorEvent,
+        session::events::CompactionStartEvent,
+        session::events::CompactionEndEvent,
+        session::events::CompactionFailedEvent,
+        session::events::PrunedEvent,
+        session::events::FallbackEvent,
+        session::events::SuppressedEvent,
+        session::events::BackoffEvent,
+        session::events::BreakerOpenEvent,
+        session::events::BreakerClosedEvent,
         session::prepare_ahead::PrepareAheadOptions,
         session::when_cold::CompactWhenColdOptions,
         session::options::CompactorOwnOptions,
@@ -115,6 +130,14 @@ pub fn declarations() -> String {
     out
 }
 
+/// The declarations of what crosses between the core and the package's own JavaScript only
+/// (committed as `pkg-template/lib/core.generated.d.ts`, which `lib/types.d.ts` imports).
+pub fn internal_declarations() -> String {
+    let mut out = String::from(HEADER);
+    emit!(out, session::options::CompactorSettings);
+    out
+}
+
 /// The union of error codes, each with its doc.
 fn codes() -> String {
     let mut out = String::from(
@@ -133,9 +156,26 @@ fn unlink(doc: &str) -> String {
     doc.replace("[`", "`").replace("`]", "`")
 }
 
+/// `type X = A | B | C;`, longer than a line, as one alternative a line.
+fn format_union(decl: &str) -> Option<String> {
+    let eq = decl.find(" = ")?;
+    let body = decl[eq + 3..].trim_end().strip_suffix(';')?;
+    let alternatives = split_top_level(body, b'|');
+    if alternatives.len() < 2 || decl.len() <= 100 || body.contains("/*") {
+        return None;
+    }
+    let lines: Vec<String> = (alternatives.iter())
+        .map(|a| format!("  | {}", a.trim()))
+        .collect();
+    Some(format!("{} =\n{};", &decl[..eq], lines.join("\n")))
+}
+
 /// `type X = { a: T, /** doc */ b?: U, };` as one field a line, two spaces in, each field's
 /// doc above it. Anything else (a union, of objects too) is kept as it is.
 fn format_decl(decl: &str) -> String {
+    if let Some(union) = format_union(decl) {
+        return union;
+    }
     let Some(open) = decl.find("= {").map(|i| i + 2) else {
         return decl.to_owned();
     };
@@ -144,7 +184,7 @@ fn format_decl(decl: &str) -> String {
         return decl.to_owned();
     }
     let mut out = format!("{}{{\n", &decl[..open]);
-    for field in split_top_level(&decl[open + 1..close]) {
+    for field in split_top_level(&decl[open + 1..close], b',') {
         let field = field.trim();
         if field.is_empty() {
             continue;
@@ -194,7 +234,7 @@ fn closing(text: &str, open: usize) -> Option<usize> {
 
 /// Splits an object type's body at its top-level commas (not inside braces, brackets,
 /// parentheses, angle brackets, strings or comments).
-fn split_top_level(body: &str) -> Vec<&str> {
+fn split_top_level(body: &str, separator: u8) -> Vec<&str> {
     let bytes = body.as_bytes();
     let (mut depth, mut start, mut i) = (0i32, 0, 0);
     let mut parts = Vec::new();
@@ -210,7 +250,7 @@ fn split_top_level(body: &str) -> Vec<&str> {
             }
             b'{' | b'[' | b'(' | b'<' => depth += 1,
             b'}' | b']' | b')' | b'>' => depth -= 1,
-            b',' if depth == 0 => {
+            c if c == separator && depth == 0 => {
                 parts.push(&body[start..i]);
                 start = i + 1;
             }
@@ -237,5 +277,11 @@ mod tests {
         assert_eq!(format_decl("type K = \"a\" | \"b\";"), "type K = \"a\" | \"b\";");
         let union = "type U = { \"kind\": \"a\", x: number, } | { \"kind\": \"b\", };";
         assert_eq!(format_decl(union), union);
+        let long =
+            "type L = { \"type\": \"start\" } & CompactionStartEvent | { \"type\": \"end\" } & CompactionEndEvent | \"other\";";
+        assert_eq!(
+            format_decl(long),
+            "type L =\n  | { \"type\": \"start\" } & CompactionStartEvent\n  | { \"type\": \"end\" } & CompactionEndEvent\n  | \"other\";"
+        );
     }
 }

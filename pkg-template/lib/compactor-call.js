@@ -237,7 +237,7 @@ class CallState {
     }
     if (err?.code === "SUMMARIZER_FAILED" && this.firstRejection !== undefined && err.cause === undefined) err.cause = this.firstRejection;
     /** @type {CoreEvent[]} */
-    let events = this.owed === null ? [] : [{ ...this.owed, error: err }];
+    let events = this.owed === null ? [] : [/** @type {CoreEvent} */ ({ ...this.owed, error: err })];
     if (this.call !== null) {
       try {
         events = this.call.fail(err);

@@ -61,8 +61,6 @@ export function compactorWith(raw, g) {
     /** @type {((request: SummaryRequest) => unknown) | null} */
     #summarizer;
     /** @type {number} */
-    #cached;
-    /** @type {number} */
     #storeTimeoutMs;
     /** @type {CompactorCoreHandle | null} */
     #core = null;
@@ -101,8 +99,7 @@ export function compactorWith(raw, g) {
       this.store = store;
       // The core reads and checks the options now (a bad one throws here, not at the first
       // call) and gives what the calls await by, its defaults applied.
-      const { maxCachedConversations, storeTimeoutMs, prepareAhead, ownKeys } = this.#ensureCore().settings;
-      this.#cached = maxCachedConversations;
+      const { storeTimeoutMs, prepareAhead, ownKeys } = this.#ensureCore().settings;
       this.#storeTimeoutMs = storeTimeoutMs;
       this.#ahead = prepareAhead ? true : undefined;
       this.#options = Object.fromEntries(Object.entries(options).filter(([k]) => !ownKeys.includes(k)));
@@ -283,11 +280,10 @@ export function compactorWith(raw, g) {
      * @param {any} result
      */
     #prepared(id, result) {
-      const { events, ...rest } = result;
+      const { events, madeAheadSpent, ...rest } = result;
       const out = this.#input(id, rest);
       out.preparedAhead ??= 0;
-      // What was made ahead for the state before this compaction answers nothing after it.
-      if (out.record) this.#made.delete(id);
+      if (madeAheadSpent) this.#made.delete(id);
       this.#handlers.emit(events);
       return out;
     }

@@ -4,6 +4,7 @@
 // (lib/entry.js's INTERNAL keeps them out of the API), declared here as far as lib/ calls them.
 import type * as Bindings from "../dist/full/ctxfold.js";
 import type { CompactResult, CtxfoldError, HttpSummary, IndexedDBStoreOptions, SummaryRequest } from "../dist/full/ctxfold.js";
+import type { CompactorSettings } from "./core.generated.d.ts";
 
 /** The API's types, for JSDoc here (`import("./types.d.ts").CompactOptions`). */
 export type * from "../dist/full/ctxfold.js";
@@ -69,6 +70,7 @@ interface Internals {
   idbTimeout(operation: string, id: string, ms: number, blocked: boolean): CtxfoldError;
   idbClose(db: IDBDatabase): void;
   CompactCall: { start(messages: unknown, options: unknown): CompactCall };
+  RecentKeys: { new (limit: number): RecentKeysHandle };
   CompactorCore: {
     new (...args: unknown[]): CompactorCoreHandle;
     checkId(id: unknown): string;
@@ -101,7 +103,7 @@ export type Asked = { value: unknown; failed?: undefined; rejection?: undefined 
 export type KeyedRequest = { key: string; request: CoreRequest };
 
 /** An event as the core makes it: its `type` names it (`compactionFailed` gets its `error` from JS). */
-export type CoreEvent = { type: Bindings.CompactorEventName; conversationId: string; [payload: string]: unknown };
+export type CoreEvent = Bindings.CompactorEvent;
 
 /** What a Compactor call needs next (src/wasm/compactor/call.rs), with the events to send now. */
 export type CompactorStep = {
@@ -134,13 +136,15 @@ export interface CompactorCallHandle extends Freed {
 
 /** A Compactor's core (src/wasm/compactor/mod.rs): each call it makes is stepped by lib/compactor-call.js. */
 /** What the core read of a Compactor's options that JS awaits by, its defaults applied (`CompactorCore.settings`). */
-export type CompactorSettings = {
-  attempts: number;
-  maxCachedConversations: number;
-  storeTimeoutMs: number;
-  prepareAhead: boolean;
-  ownKeys: string[];
-};
+export type { CompactorSettings };
+
+/** The module's RecentKeys (src/wasm/recent.rs): at most `limit` keys, least recently used dropped first. */
+export interface RecentKeysHandle extends Freed {
+  /** Puts `key` as the one used last: the keys dropped (never `key`). */
+  put(key: string): string[];
+  /** Forgets `key`: whether it was kept. */
+  forget(key: string): boolean;
+}
 
 export interface CompactorCoreHandle extends Freed {
   readonly settings: CompactorSettings;

@@ -71,165 +71,222 @@ impl CompactorEventName {
     }
 }
 
-/// One event, as its handlers get it (`type` is its name). `compactionFailed`'s `error` is
-/// the face's to add: the error the call rejects with, or the store's `STALE_WRITE`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
-pub enum Event {
-    /// A compaction is about to call the summarizer (or, the breaker open, to use its fallback).
-    CompactionStart {
-        /// The conversation.
-        conversation_id: String,
-        /// What the compaction does, with the window's budget.
-        plan: CompactPlan,
-    },
-    /// A compaction was stored.
-    CompactionEnd {
-        /// The conversation.
-        conversation_id: String,
-        /// Its record.
-        record: CompactionRecord,
-    },
-    /// A started compaction did not land.
-    CompactionFailed {
-        /// The conversation.
-        conversation_id: String,
-        /// The write went stale and the call goes on (otherwise the call fails).
-        retried: bool,
-    },
-    /// The prune boundary moved.
-    Pruned {
-        /// The conversation.
-        conversation_id: String,
-        /// The report's `pruned`.
-        pruned: PruneReport,
-        /// The pruned messages' tokens, whole and as sent.
-        pruned_tokens: PrunedTokens,
-        /// The input's tokens now.
-        tokens_after: usize,
-        /// The report's budget.
-        budget: Budget,
-    },
-    /// A fallback stood in for a summary.
-    Fallback {
-        /// The conversation.
-        conversation_id: String,
-        /// Which, and why.
-        fallback: FallbackUsed,
-        /// The compaction's record, if one was stored.
-        record: Option<CompactionRecord>,
-    },
-    /// A guard suppressed an automatic compaction.
-    Suppressed {
-        /// The conversation.
-        conversation_id: String,
-        /// Which guard, and why.
-        suppressed: Suppression,
-    },
-    /// The back-off started, grew or ended.
-    Backoff {
-        /// The conversation.
-        conversation_id: String,
-        /// Its level and turns.
-        backoff: BackoffNote,
-        /// The compaction's record, if one was stored.
-        record: Option<CompactionRecord>,
-    },
-    /// The circuit breaker opened.
-    BreakerOpen {
-        /// The conversation.
-        conversation_id: String,
-        /// The breaker's note.
-        breaker: BreakerNote,
-        /// The compaction's record, if one was stored.
-        record: Option<CompactionRecord>,
-    },
-    /// The circuit breaker closed.
-    BreakerClosed {
-        /// The conversation.
-        conversation_id: String,
-        /// The breaker's note.
-        breaker: BreakerNote,
-        /// The compaction's record, if one was stored.
-        record: Option<CompactionRecord>,
-    },
+/// One event of a `Compactor`, as its handlers get it (`type` is its name: `notify` and
+/// `sse` read it).
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum CompactorEvent {
+    /// `compactionStart`.
+    CompactionStart(CompactionStartEvent),
+    /// `compactionEnd`.
+    CompactionEnd(CompactionEndEvent),
+    /// `compactionFailed`.
+    CompactionFailed(CompactionFailedEvent),
+    /// `pruned`.
+    Pruned(PrunedEvent),
+    /// `fallback`.
+    Fallback(FallbackEvent),
+    /// `suppressed`.
+    Suppressed(SuppressedEvent),
+    /// `backoff`.
+    Backoff(BackoffEvent),
+    /// `breakerOpen`.
+    BreakerOpen(BreakerOpenEvent),
+    /// `breakerClosed`.
+    BreakerClosed(BreakerClosedEvent),
 }
 
-impl Event {
+/// A compaction is about to call the summarizer, or, the breaker open, to use its fallback
+/// (show progress).
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionStartEvent {
+    /// The conversation.
+    pub conversation_id: String,
+    /// What the compaction does, with the window's budget.
+    pub plan: CompactPlan,
+}
+
+/// A compaction was stored: its record.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionEndEvent {
+    /// The conversation.
+    pub conversation_id: String,
+    /// Its record.
+    pub record: CompactionRecord,
+}
+
+/// A compaction whose `compactionStart` was sent did not land. `retried`: another writer got
+/// there first (`error` is the `STALE_WRITE`) and the call goes on from what it wrote, which
+/// may compact again (another `compactionStart`); otherwise the call rejects with `error` (a
+/// manual `compact` whose summarizer failed, a store error). Every `compactionStart` is
+/// followed by one `compactionEnd` or one `compactionFailed`.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionFailedEvent {
+    /// The conversation.
+    pub conversation_id: String,
+    /// The write went stale and the call goes on (otherwise the call fails).
+    pub retried: bool,
+    /// The error the call rejects with, or the store's `STALE_WRITE` when `retried` (a
+    /// JavaScript value: the face puts it here, the core has none to give).
+    #[ts(type = "unknown")]
+    pub error: (),
+}
+
+/// The prune boundary moved: old tool outputs were shortened.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PrunedEvent {
+    /// The conversation.
+    pub conversation_id: String,
+    /// The report's `pruned`.
+    pub pruned: PruneReport,
+    /// The pruned messages' tokens, whole and as sent.
+    pub pruned_tokens: PrunedTokens,
+    /// The input's tokens now.
+    pub tokens_after: usize,
+    /// The report's budget.
+    pub budget: Budget,
+}
+
+/// A fallback stood in for a summary the summarizer did not give.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FallbackEvent {
+    /// The conversation.
+    pub conversation_id: String,
+    /// Which, and why.
+    pub fallback: FallbackUsed,
+    /// The compaction's record, if one was stored.
+    pub record: Option<CompactionRecord>,
+}
+
+/// A guard suppressed an automatic compaction the input did not need (it passed the
+/// threshold but fits the budget): the idempotency guard (a repeat of one made within
+/// `idempotencySeconds`) or the back-off.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SuppressedEvent {
+    /// The conversation.
+    pub conversation_id: String,
+    /// Which guard, and why.
+    pub suppressed: Suppression,
+}
+
+/// The back-off started or grew (`backoff.level` > 0: automatic compactions are skipped for
+/// `backoff.turns` turns), or ended (`level` 0).
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct BackoffEvent {
+    /// The conversation.
+    pub conversation_id: String,
+    /// Its level and turns.
+    pub backoff: BackoffNote,
+    /// The compaction's record, if one was stored.
+    pub record: Option<CompactionRecord>,
+}
+
+/// The circuit breaker opened: compactions use the fallback without calling the summarizer
+/// until turn `breaker.untilTurn`.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct BreakerOpenEvent {
+    /// The conversation.
+    pub conversation_id: String,
+    /// The breaker's note.
+    pub breaker: BreakerNote,
+    /// The compaction's record, if one was stored.
+    pub record: Option<CompactionRecord>,
+}
+
+/// A summarizer call succeeded after the breaker had opened: it is closed.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct BreakerClosedEvent {
+    /// The conversation.
+    pub conversation_id: String,
+    /// The breaker's note.
+    pub breaker: BreakerNote,
+    /// The compaction's record, if one was stored.
+    pub record: Option<CompactionRecord>,
+}
+impl CompactorEvent {
     /// The event's name.
     pub fn name(&self) -> CompactorEventName {
         match self {
-            Event::CompactionStart { .. } => CompactorEventName::CompactionStart,
-            Event::CompactionEnd { .. } => CompactorEventName::CompactionEnd,
-            Event::CompactionFailed { .. } => CompactorEventName::CompactionFailed,
-            Event::Pruned { .. } => CompactorEventName::Pruned,
-            Event::Fallback { .. } => CompactorEventName::Fallback,
-            Event::Suppressed { .. } => CompactorEventName::Suppressed,
-            Event::Backoff { .. } => CompactorEventName::Backoff,
-            Event::BreakerOpen { .. } => CompactorEventName::BreakerOpen,
-            Event::BreakerClosed { .. } => CompactorEventName::BreakerClosed,
+            CompactorEvent::CompactionStart(_) => CompactorEventName::CompactionStart,
+            CompactorEvent::CompactionEnd(_) => CompactorEventName::CompactionEnd,
+            CompactorEvent::CompactionFailed(_) => CompactorEventName::CompactionFailed,
+            CompactorEvent::Pruned(_) => CompactorEventName::Pruned,
+            CompactorEvent::Fallback(_) => CompactorEventName::Fallback,
+            CompactorEvent::Suppressed(_) => CompactorEventName::Suppressed,
+            CompactorEvent::Backoff(_) => CompactorEventName::Backoff,
+            CompactorEvent::BreakerOpen(_) => CompactorEventName::BreakerOpen,
+            CompactorEvent::BreakerClosed(_) => CompactorEventName::BreakerClosed,
         }
     }
 }
 
 /// The events of a `prepare`, `compact` or `prune` whose write landed (or that wrote
 /// nothing), from its outcome, in order.
-pub fn outcome_events(id: &str, outcome: &PrepareOutcome) -> Vec<Event> {
+pub fn outcome_events(id: &str, outcome: &PrepareOutcome) -> Vec<CompactorEvent> {
     let conversation_id = || id.to_owned();
     let record = &outcome.record;
     let report = &outcome.report;
     let mut out = Vec::new();
     if report.pruned.advanced {
-        out.push(Event::Pruned {
+        out.push(CompactorEvent::Pruned(PrunedEvent {
             conversation_id: conversation_id(),
             pruned: report.pruned.clone(),
             pruned_tokens: outcome.pruned_tokens,
             tokens_after: report.tokens_after,
             budget: report.budget,
-        });
+        }));
     }
     if let Some(fallback) = &report.fallback {
-        out.push(Event::Fallback {
+        out.push(CompactorEvent::Fallback(FallbackEvent {
             conversation_id: conversation_id(),
             fallback: fallback.clone(),
             record: record.clone(),
-        });
+        }));
     }
     let guards = &outcome.guards;
     if let Some(suppressed) = &guards.suppressed {
-        out.push(Event::Suppressed {
+        out.push(CompactorEvent::Suppressed(SuppressedEvent {
             conversation_id: conversation_id(),
             suppressed: suppressed.clone(),
-        });
+        }));
     }
     if let Some(backoff) = &guards.backoff {
-        out.push(Event::Backoff {
+        out.push(CompactorEvent::Backoff(BackoffEvent {
             conversation_id: conversation_id(),
             backoff: backoff.clone(),
             record: record.clone(),
-        });
+        }));
     }
     if let Some(breaker) = &guards.breaker {
         let (conversation_id, breaker, record) = (conversation_id(), breaker.clone(), record.clone());
         match breaker.change {
-            BreakerChange::Opened => out.push(Event::BreakerOpen {
+            BreakerChange::Opened => out.push(CompactorEvent::BreakerOpen(BreakerOpenEvent {
                 conversation_id,
                 breaker,
                 record,
-            }),
-            BreakerChange::Closed => out.push(Event::BreakerClosed {
+            })),
+            BreakerChange::Closed => out.push(CompactorEvent::BreakerClosed(BreakerClosedEvent {
                 conversation_id,
                 breaker,
                 record,
-            }),
+            })),
             BreakerChange::Skipped => {}
         }
     }
     if let Some(record) = record {
-        out.push(Event::CompactionEnd {
+        out.push(CompactorEvent::CompactionEnd(CompactionEndEvent {
             conversation_id: conversation_id(),
             record: record.clone(),
-        });
+        }));
     }
     out
 }
@@ -242,27 +299,28 @@ pub struct Opened {
 
 impl Opened {
     /// `compactionStart` with `plan`, unless one is open already (then nothing).
-    pub fn start(&mut self, id: &str, plan: CompactPlan) -> Option<Event> {
+    pub fn start(&mut self, id: &str, plan: CompactPlan) -> Option<CompactorEvent> {
         if self.open {
             return None;
         }
         self.open = true;
-        Some(Event::CompactionStart {
+        Some(CompactorEvent::CompactionStart(CompactionStartEvent {
             conversation_id: id.to_owned(),
             plan,
-        })
+        }))
     }
 
     /// `compactionFailed` (`retried`: a stale write the call goes on from) for the start
     /// that is open, and none is open after it; nothing when none is open.
-    pub fn fail(&mut self, id: &str, retried: bool) -> Option<Event> {
+    pub fn fail(&mut self, id: &str, retried: bool) -> Option<CompactorEvent> {
         if !std::mem::take(&mut self.open) {
             return None;
         }
-        Some(Event::CompactionFailed {
+        Some(CompactorEvent::CompactionFailed(CompactionFailedEvent {
             conversation_id: id.to_owned(),
             retried,
-        })
+            error: (),
+        }))
     }
 
     /// The write landed: the outcome's `compactionEnd` (if any) closes the start.
@@ -271,10 +329,13 @@ impl Opened {
     }
 
     /// What a failure now would send (nothing is changed).
-    pub fn owed(&self, id: &str) -> Option<Event> {
-        self.open.then(|| Event::CompactionFailed {
-            conversation_id: id.to_owned(),
-            retried: false,
+    pub fn owed(&self, id: &str) -> Option<CompactorEvent> {
+        self.open.then(|| {
+            CompactorEvent::CompactionFailed(CompactionFailedEvent {
+                conversation_id: id.to_owned(),
+                retried: false,
+                error: (),
+            })
         })
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::events::{outcome_events, Event};
+use super::events::{outcome_events, CompactorEvent};
 use super::stored::{StoredMeta, WriteBatch};
 use super::{Call, Done, Sessions, Step};
 use crate::compact::types::Timings;
@@ -140,7 +140,7 @@ pub fn run_with_events(
     make: impl FnOnce(&mut Sessions) -> Call,
     store: &mut dyn Store,
     mut summarizer: Summarizer,
-) -> (Result<Done, Error>, Vec<Event>) {
+) -> (Result<Done, Error>, Vec<CompactorEvent>) {
     let mut call = make(sessions);
     let mut events = Vec::new();
     let result = drive(&mut call, store, &mut summarizer, &mut events);
@@ -163,7 +163,7 @@ pub(super) fn drive(
     call: &mut Call,
     store: &mut dyn Store,
     summarizer: &mut Summarizer,
-    events: &mut Vec<Event>,
+    events: &mut Vec<CompactorEvent>,
 ) -> Result<(), Error> {
     let id = call.id().to_owned();
     loop {

@@ -202,10 +202,11 @@ impl TS for CompactorOptions {
     }
 }
 
-/// What the face needs of a `Compactor`'s options to await its calls, defaults applied.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// What the face needs of a `Compactor`'s options to await its calls, defaults applied
+/// (`CompactorCore`'s `settings`; declared for the package's own JavaScript only).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct Settings {
+pub struct CompactorSettings {
     /// Writes tried before `STALE_WRITE` (`writeRetries` + 1).
     pub attempts: u32,
     /// Conversations whose histories are kept parsed.
@@ -220,9 +221,9 @@ pub struct Settings {
 
 impl CompactorOptions {
     /// What the face needs to await calls, defaults applied.
-    pub fn settings(&self) -> Settings {
+    pub fn settings(&self) -> CompactorSettings {
         let o = &self.own;
-        Settings {
+        CompactorSettings {
             attempts: o.write_retries.map_or(DEFAULT_ATTEMPTS, |n| n.get() as u32 + 1),
             max_cached_conversations: o.max_cached_conversations.map_or(DEFAULT_CACHED, Int::get),
             store_timeout_ms: o

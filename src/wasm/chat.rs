@@ -83,9 +83,6 @@ export type CommandResult<M = unknown> =
   | (CommandResultBase & { command: "unknown"; conversationId: string; name: string })
   | (CommandResultBase & { command: "invalid"; conversationId: string; name: string; reason: string });
 
-/** Any event a `Compactor` emits, with its `type`. */
-export type CompactorEvent = CompactorEvents[keyof CompactorEvents];
-
 /**
  * The notice for a compaction record or a Compactor event, as coding agents show them: a
  * record (or `compactionEnd`) with its breakdown, `pruned` with the context's use,

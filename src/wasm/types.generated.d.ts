@@ -237,7 +237,9 @@ export type Family = "claude" | "gemini" | "llama" | "mistral" | "mistralSpm" | 
  * In JSON: `{"kind": "exact", "encoding": "o200k_base"}` or
  * `{"kind": "estimate", "family": "claude"}`.
  */
-export type ModelTokenizer = { "kind": "exact", encoding: Encoding, } | { "kind": "estimate", family: Family, };
+export type ModelTokenizer =
+  | { "kind": "exact", encoding: Encoding, }
+  | { "kind": "estimate", family: Family, };
 
 /**
  * A model's limits and tokenizer: a built-in entry, or one given to `register`.
@@ -1137,7 +1139,199 @@ export type GuardOptions = {
 /**
  * The name of a `Compactor` event (`on(name, handler)`).
  */
-export type CompactorEventName = "compactionStart" | "compactionEnd" | "compactionFailed" | "pruned" | "fallback" | "suppressed" | "backoff" | "breakerOpen" | "breakerClosed";
+export type CompactorEventName =
+  | "compactionStart"
+  | "compactionEnd"
+  | "compactionFailed"
+  | "pruned"
+  | "fallback"
+  | "suppressed"
+  | "backoff"
+  | "breakerOpen"
+  | "breakerClosed";
+
+/**
+ * One event of a `Compactor`, as its handlers get it (`type` is its name: `notify` and
+ * `sse` read it).
+ */
+export type CompactorEvent =
+  | { "type": "compactionStart" } & CompactionStartEvent
+  | { "type": "compactionEnd" } & CompactionEndEvent
+  | { "type": "compactionFailed" } & CompactionFailedEvent
+  | { "type": "pruned" } & PrunedEvent
+  | { "type": "fallback" } & FallbackEvent
+  | { "type": "suppressed" } & SuppressedEvent
+  | { "type": "backoff" } & BackoffEvent
+  | { "type": "breakerOpen" } & BreakerOpenEvent
+  | { "type": "breakerClosed" } & BreakerClosedEvent;
+
+/**
+ * A compaction is about to call the summarizer, or, the breaker open, to use its fallback
+ * (show progress).
+ */
+export type CompactionStartEvent = {
+  /**
+   * The conversation.
+   */
+  conversationId: string;
+  /**
+   * What the compaction does, with the window's budget.
+   */
+  plan: CompactPlan;
+};
+
+/**
+ * A compaction was stored: its record.
+ */
+export type CompactionEndEvent = {
+  /**
+   * The conversation.
+   */
+  conversationId: string;
+  /**
+   * Its record.
+   */
+  record: CompactionRecord;
+};
+
+/**
+ * A compaction whose `compactionStart` was sent did not land. `retried`: another writer got
+ * there first (`error` is the `STALE_WRITE`) and the call goes on from what it wrote, which
+ * may compact again (another `compactionStart`); otherwise the call rejects with `error` (a
+ * manual `compact` whose summarizer failed, a store error). Every `compactionStart` is
+ * followed by one `compactionEnd` or one `compactionFailed`.
+ */
+export type CompactionFailedEvent = {
+  /**
+   * The conversation.
+   */
+  conversationId: string;
+  /**
+   * The write went stale and the call goes on (otherwise the call fails).
+   */
+  retried: boolean;
+  /**
+   * The error the call rejects with, or the store's `STALE_WRITE` when `retried` (a
+   * JavaScript value: the face puts it here, the core has none to give).
+   */
+  error: unknown;
+};
+
+/**
+ * The prune boundary moved: old tool outputs were shortened.
+ */
+export type PrunedEvent = {
+  /**
+   * The conversation.
+   */
+  conversationId: string;
+  /**
+   * The report's `pruned`.
+   */
+  pruned: PruneReport;
+  /**
+   * The pruned messages' tokens, whole and as sent.
+   */
+  prunedTokens: PrunedTokens;
+  /**
+   * The input's tokens now.
+   */
+  tokensAfter: number;
+  /**
+   * The report's budget.
+   */
+  budget: Budget;
+};
+
+/**
+ * A fallback stood in for a summary the summarizer did not give.
+ */
+export type FallbackEvent = {
+  /**
+   * The conversation.
+   */
+  conversationId: string;
+  /**
+   * Which, and why.
+   */
+  fallback: FallbackUsed;
+  /**
+   * The compaction's record, if one was stored.
+   */
+  record: CompactionRecord | null;
+};
+
+/**
+ * A guard suppressed an automatic compaction the input did not need (it passed the
+ * threshold but fits the budget): the idempotency guard (a repeat of one made within
+ * `idempotencySeconds`) or the back-off.
+ */
+export type SuppressedEvent = {
+  /**
+   * The conversation.
+   */
+  conversationId: string;
+  /**
+   * Which guard, and why.
+   */
+  suppressed: Suppression;
+};
+
+/**
+ * The back-off started or grew (`backoff.level` > 0: automatic compactions are skipped for
+ * `backoff.turns` turns), or ended (`level` 0).
+ */
+export type BackoffEvent = {
+  /**
+   * The conversation.
+   */
+  conversationId: string;
+  /**
+   * Its level and turns.
+   */
+  backoff: BackoffNote;
+  /**
+   * The compaction's record, if one was stored.
+   */
+  record: CompactionRecord | null;
+};
+
+/**
+ * The circuit breaker opened: compactions use the fallback without calling the summarizer
+ * until turn `breaker.untilTurn`.
+ */
+export type BreakerOpenEvent = {
+  /**
+   * The conversation.
+   */
+  conversationId: string;
+  /**
+   * The breaker's note.
+   */
+  breaker: BreakerNote;
+  /**
+   * The compaction's record, if one was stored.
+   */
+  record: CompactionRecord | null;
+};
+
+/**
+ * A summarizer call succeeded after the breaker had opened: it is closed.
+ */
+export type BreakerClosedEvent = {
+  /**
+   * The conversation.
+   */
+  conversationId: string;
+  /**
+   * The breaker's note.
+   */
+  breaker: BreakerNote;
+  /**
+   * The compaction's record, if one was stored.
+   */
+  record: CompactionRecord | null;
+};
 
 /**
  * `prepareAhead` of a `Compactor` (`true`: these defaults).

@@ -3,7 +3,7 @@
 //! when the write goes stale or the call fails. The outcome's events come with the result.
 
 use super::{Call, Kind, Step};
-use crate::session::events::Event;
+use crate::session::events::CompactorEvent;
 
 impl Call {
     /// Whether this kind of call sends events (`prepare`, `compact`, `prune`).
@@ -18,7 +18,7 @@ impl Call {
     /// `compactionFailed`), then the `compactionStart` of the step the call is at (its first
     /// summarizer round of an attempt, or the finish of a compaction the open breaker answered)
     /// unless one is open. Taken: asked again, they are not given again.
-    pub fn due(&mut self) -> Vec<Event> {
+    pub fn due(&mut self) -> Vec<CompactorEvent> {
         let plan = match self.step() {
             Step::Summarize(s) if s.first() => s.plan(),
             Step::Finish(f) => f.plan(),
@@ -33,7 +33,7 @@ impl Call {
 
     /// The call fails: the `compactionFailed` that closes the start it sent, if one is open,
     /// after anything still queued.
-    pub fn fail(&mut self) -> Vec<Event> {
+    pub fn fail(&mut self) -> Vec<CompactorEvent> {
         let mut out = std::mem::take(&mut self.core.queued);
         out.extend(self.core.opened.fail(&self.core.id, false));
         out
@@ -41,7 +41,7 @@ impl Call {
 
     /// What [`Call::fail`] would give now (the face keeps it for a call it can no longer
     /// reach: a restarted module).
-    pub fn owed(&self) -> Option<Event> {
+    pub fn owed(&self) -> Option<CompactorEvent> {
         self.core.opened.owed(&self.core.id)
     }
 }

@@ -108,6 +108,17 @@ pub struct Prepared {
     pub outcome: PrepareOutcome,
 }
 
+impl Prepared {
+    /// Whether the summaries made ahead for the conversation (`prepareAhead`) answer no
+    /// request from now on, so the face lets them go: this call stored a compaction, so the
+    /// next compaction's span and its requests start after it (a request is answered only by
+    /// the reply to the same request, [`super::request_key`], so one made for the span before
+    /// would never be used).
+    pub fn spends_made_ahead(&self) -> bool {
+        self.outcome.record.is_some()
+    }
+}
+
 /// A finished call's result.
 #[derive(Clone, Debug)]
 pub enum Done {
@@ -148,7 +159,7 @@ struct Core {
     /// A `compactionStart` sent and not closed yet.
     opened: super::events::Opened,
     /// Events due at the next [`Call::due`] (a stale write's `compactionFailed`).
-    queued: Vec<super::events::Event>,
+    queued: Vec<super::events::CompactorEvent>,
 }
 
 /// An attempt whose history is loaded: the meta it loaded and the cache that mirrors it.

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::super::events::{outcome_events, CompactorEventName, Event};
+use super::super::events::*;
 use super::super::memory::{run, run_with_events, MemoryStore};
 use super::*;
 use crate::compact::{Reply, Request, Summarizer};
@@ -49,10 +49,10 @@ fn a_compaction_starts_then_ends_with_its_record() {
     let names = event_names(&events);
     assert_eq!(names.first(), Some(&"compactionStart"), "{names:?}");
     assert_eq!(names.last(), Some(&"compactionEnd"), "{names:?}");
-    let Event::CompactionStart {
+    let CompactorEvent::CompactionStart(CompactionStartEvent {
         conversation_id,
         plan,
-    } = &events[0]
+    }) = &events[0]
     else {
         unreachable!()
     };
@@ -60,10 +60,10 @@ fn a_compaction_starts_then_ends_with_its_record() {
     assert_eq!(plan.budget, p.outcome.report.budget, "the window's budget");
     assert_eq!(
         events.last(),
-        Some(&Event::CompactionEnd {
+        Some(&CompactorEvent::CompactionEnd(CompactionEndEvent {
             conversation_id: "c".into(),
             record
-        })
+        }))
     );
     // Between them, exactly the outcome's events; the start is sent once.
     assert_eq!(events[1..], outcome_events("c", &p.outcome)[..]);
@@ -80,13 +80,13 @@ fn a_prune_sends_pruned_with_the_outcome_figures_and_nothing_else() {
     assert!(r.pruned.advanced);
     assert_eq!(
         events,
-        [Event::Pruned {
+        [CompactorEvent::Pruned(PrunedEvent {
             conversation_id: "p".into(),
             pruned: r.pruned.clone(),
             pruned_tokens: p.outcome.pruned_tokens,
             tokens_after: r.tokens_after,
             budget: r.budget,
-        }]
+        })]
     );
     // Nothing left to prune: nothing is sent.
     let (done, events) = run_with_events(&mut s, |x| x.prune("p", None), &mut store, Summarizer::Extractive);
@@ -125,11 +125,11 @@ fn an_automatic_compaction_whose_summarizer_fails_sends_its_fallback_before_its_
         );
         assert_eq!(
             events[at("fallback")],
-            Event::Fallback {
+            CompactorEvent::Fallback(FallbackEvent {
                 conversation_id: "f".into(),
                 fallback,
                 record: Some(record),
-            }
+            })
         );
         return;
     }
@@ -150,7 +150,7 @@ fn a_manual_compaction_that_fails_closes_its_start_and_other_calls_send_nothing(
     assert_eq!(done.unwrap_err().code(), "SUMMARIZER_FAILED");
     assert_eq!(event_names(&events), ["compactionStart", "compactionFailed"]);
     assert!(
-        matches!(&events[1], Event::CompactionFailed { conversation_id, retried: false } if conversation_id == "m")
+        matches!(&events[1], CompactorEvent::CompactionFailed(CompactionFailedEvent { conversation_id, retried: false, .. }) if conversation_id == "m")
     );
     // A commit, a status, an undo and a plan ahead send no event.
     let reply = vec![json!({"role": "assistant", "content": "ok"})];

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::super::events::Event;
+use super::super::events::{BackoffEvent, CompactorEvent, SuppressedEvent};
 use super::super::guards::{BreakerChange, GuardKind, GuardNotes, GuardOptions};
 use super::super::memory::{run, run_with_events, MemoryStore};
 use super::*;
@@ -39,7 +39,7 @@ struct Turns {
     clock: u32,
     step: u32,
     /// The events of the last `prepare`.
-    events: Vec<Event>,
+    events: Vec<CompactorEvent>,
 }
 
 impl Turns {
@@ -161,10 +161,10 @@ fn the_idempotency_guard_suppresses_a_repeat_of_an_undone_compaction() {
     );
     assert!(p.outcome.record.is_none() && p.outcome.report.trigger.is_none());
     // Its event, and no compaction's.
-    let suppressed = Event::Suppressed {
+    let suppressed = CompactorEvent::Suppressed(SuppressedEvent {
         conversation_id: "g".into(),
         suppressed: s.clone(),
-    };
+    });
     assert!(t.events.contains(&suppressed), "{:?}", t.names());
     assert!(!t.names().contains(&"compactionStart"), "{:?}", t.names());
     assert_eq!(t.store.rows["g"].records.len(), 1, "a suppression is no record");
@@ -257,17 +257,27 @@ fn replay_refilling(guards: Value) -> (usize, usize, Vec<GuardNotes>) {
         compactions += usize::from(p.outcome.record.is_some());
         // What the guards did is what the events say, a back-off with the compaction's record.
         let g = &p.outcome.guards;
-        let backoff = (g.backoff.clone()).map(|backoff| Event::Backoff {
-            conversation_id: "g".into(),
-            backoff,
-            record: p.outcome.record.clone(),
+        let backoff = (g.backoff.clone()).map(|backoff| {
+            CompactorEvent::Backoff(BackoffEvent {
+                conversation_id: "g".into(),
+                backoff,
+                record: p.outcome.record.clone(),
+            })
         });
-        let suppressed = (g.suppressed.clone()).map(|suppressed| Event::Suppressed {
-            conversation_id: "g".into(),
-            suppressed,
+        let suppressed = (g.suppressed.clone()).map(|suppressed| {
+            CompactorEvent::Suppressed(SuppressedEvent {
+                conversation_id: "g".into(),
+                suppressed,
+            })
         });
         let guarded: Vec<_> = (t.events.iter())
-            .filter(|e| matches!(e, Event::Backoff { .. } | Event::Suppressed { .. }))
+            .filter(|e| {
+                matches!(
+                    e,
+                    CompactorEvent::Backoff(BackoffEvent { .. })
+                        | CompactorEvent::Suppressed(SuppressedEvent { .. })
+                )
+            })
             .cloned()
             .collect();
         assert_eq!(guarded, suppressed.into_iter().chain(backoff).collect::<Vec<_>>());

@@ -11,7 +11,7 @@ mod replay;
 
 use serde_json::{json, Value};
 
-use super::events::Event;
+use super::events::CompactorEvent;
 use super::memory::{run, MemoryStore};
 use super::*;
 use crate::compact::Summarizer;
@@ -72,7 +72,7 @@ fn calls(messages: &[Value]) -> Vec<usize> {
 }
 
 /// The events' names, in order.
-fn event_names(events: &[Event]) -> Vec<&'static str> {
+fn event_names(events: &[CompactorEvent]) -> Vec<&'static str> {
     events.iter().map(|e| e.name().as_str()).collect()
 }
 

@@ -158,3 +158,59 @@ fn nothing_is_planned_off_below_the_soft_threshold_or_far_from_the_threshold() {
     let mut s = ahead_sessions(8_000, true);
     assert!(planned(&mut s, &mut MemoryStore::default(), "none").is_empty());
 }
+
+#[test]
+fn a_stored_compaction_spends_what_was_made_ahead_and_nothing_else_does() {
+    use super::super::request_key::request_key;
+    let messages = agent(40);
+    let id = "c";
+    let mut s = ahead_sessions(8_000, true);
+    let mut store = MemoryStore::default();
+    let (mut seen, mut last) = (0, None::<usize>);
+    let (mut spent, mut kept, mut checked) = (0, 0, 0);
+    // The keys planned before the latest turn, and those made before the latest compaction.
+    let mut ahead_keys: Vec<String> = Vec::new();
+    let mut spent_keys: Vec<String> = Vec::new();
+    for k in calls(&messages) {
+        if let Some(l) = last {
+            let reply = vec![messages[l].clone()];
+            run(
+                &mut s,
+                |x| x.commit(id, reply, None, None),
+                &mut store,
+                Summarizer::Extractive,
+            )
+            .unwrap();
+            seen = l + 1;
+            ahead_keys = planned(&mut s, &mut store, id).iter().map(request_key).collect();
+            // No request made for the span before a compaction is asked for after it.
+            if !spent_keys.is_empty() && !ahead_keys.is_empty() {
+                checked += 1;
+                assert!(ahead_keys.iter().all(|key| !spent_keys.contains(key)), "at {k}");
+            }
+        }
+        let p = prepared(
+            run(
+                &mut s,
+                |x| x.prepare(id, messages[seen..k].to_vec(), Around::default(), None),
+                &mut store,
+                Summarizer::Extractive,
+            )
+            .unwrap(),
+        );
+        assert_eq!(p.spends_made_ahead(), p.outcome.record.is_some());
+        if p.spends_made_ahead() {
+            spent += 1;
+            spent_keys.append(&mut ahead_keys);
+        } else {
+            kept += 1;
+        }
+        seen = k;
+        last = (k < messages.len()).then_some(k);
+    }
+    assert!(
+        spent >= 3 && kept >= 3,
+        "{spent} compactions, {kept} turns without one"
+    );
+    assert!(checked >= 2, "{checked} plans after a compaction checked");
+}

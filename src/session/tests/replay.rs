@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
+use super::super::events::CompactionFailedEvent;
 use super::super::memory::{run, MemoryStore, Store};
 use super::*;
 use crate::compact::{self, Reply, Summarizer};
@@ -227,16 +228,17 @@ impl Store for Racing<'_> {
 
 /// Every compactionStart in `events` is closed by the compactionFailed of a stale write
 /// (`retried`), none by the call's failure, and no compaction ended.
-fn starts_closed_by_stale_writes(events: &[Event]) {
+fn starts_closed_by_stale_writes(events: &[CompactorEvent]) {
     let names = event_names(events);
     assert!(!names.contains(&"compactionEnd"), "{names:?}");
     assert_eq!(names.len() % 2, 0, "{names:?}");
     for pair in names.chunks(2) {
         assert_eq!(pair, ["compactionStart", "compactionFailed"], "{names:?}");
     }
-    assert!(events
-        .iter()
-        .all(|e| !matches!(e, Event::CompactionFailed { retried: false, .. })));
+    assert!(events.iter().all(|e| !matches!(
+        e,
+        CompactorEvent::CompactionFailed(CompactionFailedEvent { retried: false, .. })
+    )));
 }
 
 #[test]
@@ -300,7 +302,10 @@ fn a_stale_write_loads_again_and_never_compacts_twice() {
             "compactionEnd"
         ]
     );
-    assert!(matches!(events[1], Event::CompactionFailed { retried: true, .. }));
+    assert!(matches!(
+        events[1],
+        CompactorEvent::CompactionFailed(CompactionFailedEvent { retried: true, .. })
+    ));
     let row = &store.inner.rows[id];
     assert_eq!(row.records.len(), 1, "one compaction, by this call");
     assert!(p.outcome.record.is_some(), "made after it loaded again");

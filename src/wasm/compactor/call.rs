@@ -14,7 +14,7 @@ use super::super::reply::reply_from;
 use super::super::to_plain;
 use crate::compact::types::Timings;
 use crate::error::StoreOperation;
-use crate::session::events::{outcome_events, Event};
+use crate::session::events::{outcome_events, CompactionFailedEvent, CompactorEvent};
 use crate::session::request_key::request_key;
 use crate::session::{Call, Done, Piece, Sessions, Step, StoredMeta};
 use crate::Error;
@@ -40,11 +40,14 @@ fn out_of_order(step: &Step<'_>, got: &'static str) -> JsValue {
 }
 
 /// `events` as the handlers get them, `error` set on each `compactionFailed`.
-fn events_js(events: &[Event], error: &JsValue) -> Result<Array, JsValue> {
+fn events_js(events: &[CompactorEvent], error: &JsValue) -> Result<Array, JsValue> {
     let out = Array::new();
     for event in events {
         let obj: Object = to_plain(event)?.unchecked_into();
-        if matches!(event, Event::CompactionFailed { .. }) {
+        if matches!(
+            event,
+            CompactorEvent::CompactionFailed(CompactionFailedEvent { .. })
+        ) {
             set(&obj, "error", error)?;
         }
         out.push(&obj);
@@ -247,7 +250,8 @@ impl CompactorCall {
     /// takes it while the store writes) or is done. `prepare` and `compact`: `{ pieces, system?, tools?, ...outcome }`,
     /// where each piece is a history index (an item JS holds) or `{ item, of? }`: an item
     /// ctxfold made, a changed copy of history item `of` when it is one; `events`: the ones
-    /// to send once the write landed, in order. `ahead`: `[{ key, request }]`.
+    /// to send once the write landed, in order; `madeAheadSpent`: whether the summaries made
+    /// ahead answer nothing from now on. `ahead`: `[{ key, request }]`.
     pub fn result(&mut self) -> Result<JsValue, JsValue> {
         let call = self.inner()?;
         let id = call.id().to_owned();
@@ -276,6 +280,7 @@ impl CompactorCall {
                 set(&out, "pieces", &pieces)?;
                 let events = outcome_events(&id, &p.outcome);
                 set(&out, "events", &events_js(&events, &JsValue::UNDEFINED)?.into())?;
+                set(&out, "madeAheadSpent", &p.spends_made_ahead().into())?;
                 for (key, value) in [("system", &p.system), ("tools", &p.tools)] {
                     if let Some(v) = value {
                         set(&out, key, &to_plain(v)?)?;

@@ -27,7 +27,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{invalid_argument, to_js};
 use super::options::{self, json_arg};
 use crate::options::{ImportOptions, ManualCompactOptions};
-use crate::session::options::{CompactorOptions, Settings, SET_ASIDE};
+use crate::session::options::{CompactorOptions, CompactorSettings, SET_ASIDE};
 use crate::session::{refused, Around, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
 use crate::Error;
 use call::CompactorCall;
@@ -64,42 +64,8 @@ export type ProviderUsage =
       [other: string]: unknown;
     };
 
-/** The events of a `Compactor`, by name, with what each handler gets (its `type` is the name: `notify` and `sse` read it). */
-export interface CompactorEvents {
-  /** A compaction is about to call the summarizer (show progress). */
-  compactionStart: { type: "compactionStart"; conversationId: string; plan: CompactPlan };
-  /** A compaction was stored: its record. */
-  compactionEnd: { type: "compactionEnd"; conversationId: string; record: CompactionRecord };
-  /**
-   * A compaction whose `compactionStart` was sent did not land. `retried`: another writer got
-   * there first (`error` is the `STALE_WRITE`) and the call goes on from what it wrote, which
-   * may compact again (another `compactionStart`); otherwise the call rejects with `error` (a
-   * manual `compact` whose summarizer failed, a store error). Every `compactionStart` is
-   * followed by one `compactionEnd` or one `compactionFailed`.
-   */
-  compactionFailed: { type: "compactionFailed"; conversationId: string; error: unknown; retried: boolean };
-  /** The prune boundary moved: old tool outputs were shortened. */
-  pruned: {
-    type: "pruned";
-    conversationId: string;
-    pruned: PruneReport;
-    /** The pruned messages' tokens, whole and as sent. */
-    prunedTokens: PrunedTokens;
-    /** The input's tokens now. */
-    tokensAfter: number;
-    budget: Budget;
-  };
-  /** A fallback stood in for a summary the summarizer did not give. */
-  fallback: { type: "fallback"; conversationId: string; fallback: FallbackUsed; record: CompactionRecord | null };
-  /** A guard suppressed an automatic compaction the input did not need (it passed the threshold but fits the budget): the idempotency guard (a repeat of one made within `idempotencySeconds`) or the back-off. */
-  suppressed: { type: "suppressed"; conversationId: string; suppressed: Suppression };
-  /** The back-off started or grew (`backoff.level` > 0: automatic compactions are skipped for `backoff.turns` turns), or ended (`level` 0). */
-  backoff: { type: "backoff"; conversationId: string; backoff: BackoffNote; record: CompactionRecord | null };
-  /** The circuit breaker opened: compactions use the fallback without calling the summarizer until turn `breaker.untilTurn`. */
-  breakerOpen: { type: "breakerOpen"; conversationId: string; breaker: BreakerNote; record: CompactionRecord | null };
-  /** A summarizer call succeeded after the breaker had opened: it is closed. */
-  breakerClosed: { type: "breakerClosed"; conversationId: string; breaker: BreakerNote; record: CompactionRecord | null };
-}
+/** The events of a `Compactor`, by name, with what each handler gets (`CompactorEvent` says what each is). */
+export type CompactorEvents = { [E in CompactorEventName]: Extract<CompactorEvent, { type: E }> };
 
 /**
  * The options of a `Compactor` that only JavaScript holds (the rest, `CompactorOptions`, are
@@ -295,7 +261,7 @@ export function durableObjectStore(storage: DurableObjectStorageLike, options?: 
 #[wasm_bindgen(js_name = CompactorCore, skip_typescript)]
 pub struct CompactorCore {
     sessions: Rc<RefCell<Sessions>>,
-    settings: Settings,
+    settings: CompactorSettings,
 }
 
 /// A conversation id: a non-empty string, well-formed UTF-16.
