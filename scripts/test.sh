@@ -34,7 +34,7 @@
 #              conversations at an 8k window, the docs' AI SDK examples against a local server,
 #              and tsc of the middleware against each version's own types
 #   bench      the compaction benchmark's measurements, and one full run of it against the
-#              issue's targets (bench/compaction/test/; installs its pinned npm packages)
+#              targets (bench/compaction/test/; installs its pinned npm packages)
 #
 #   bash scripts/test.sh               every layer
 #   bash scripts/test.sh js page       only these (later layers need pkg/ from "build")

@@ -1,4 +1,4 @@
-//! The shape of the house (issue 11), checked rather than hoped for: no function in `src/`
+//! The shape of the house, checked rather than hoped for: no function in `src/`
 //! over 100 lines, no file over 700 lines but generated tables, no import cycle between
 //! sibling modules, nothing outside `src/wasm/` that knows about JavaScript, and a
 //! `Compactor` call whose invariants are its types, not its panics.

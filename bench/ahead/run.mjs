@@ -1,4 +1,4 @@
-// The prepareAhead benchmark (issue 14): the turn that passes the compaction threshold, with
+// The prepareAhead benchmark: the turn that passes the compaction threshold, with
 // the summary made in the background after the commit before it, against the same turn with
 // the summary made inline, on every corpus conversation, with a summarizer that takes 500 ms
 // (a double for a remote LLM: the time is the point, the text is a function of the request).

@@ -434,7 +434,7 @@ table(
 log("");
 const share = (a, b) => (b === 0 ? null : a / b);
 
-/** Issue 12's lines for one window: each with its figures and whether it holds. */
+/** The cost lines for one window: each with its figures and whether it holds. */
 function fidelity(w) {
   const c = summary[w].ctxfold;
   const none = summary[w]["no compaction"];

@@ -1,4 +1,4 @@
-// The IndexedDBStore benchmark (issue 13): a non-compacting `prepare` on a 2,000-message
+// The IndexedDBStore benchmark: a non-compacting `prepare` on a 2,000-message
 // conversation with IndexedDBStore against the same turn with MemoryStore, in headless
 // Chromium with a profile on disk (so IndexedDB writes LevelDB files, as in a browser). The
 // target: at most 3x MemoryStore's time (a warm call is one `write`, and takes no lock). Beside
@@ -273,7 +273,7 @@ try {
   console.log("");
   const ratio = idb.median / mem.median;
   const floor = min.median / mem.median;
-  console.log(`target (issue 13): at most 3x MemoryStore's median: ${ratio <= 3 ? "met" : "NOT met"} (${ratio.toFixed(2)}x; the minimal IndexedDB store: ${floor.toFixed(2)}x)`);
+  console.log(`target: at most 3x MemoryStore's median: ${ratio <= 3 ? "met" : "NOT met"} (${ratio.toFixed(2)}x; the minimal IndexedDB store: ${floor.toFixed(2)}x)`);
   if (r.compacted !== 0) console.log("warning: a timed turn compacted; the figures are not of non-compacting turns");
 } finally {
   await context.close();

@@ -1,4 +1,4 @@
-// The Compactor over IndexedDBStore in real headless Chromium (issue 13's acceptance): a
+// The Compactor over IndexedDBStore in real headless Chromium: a
 // conversation survives a page reload; a page closed while the summarizer is still running
 // leaves a consistent conversation that the next prepare completes; a database written by
 // the previous schema version keeps its data; a full quota is a typed error that leaves the

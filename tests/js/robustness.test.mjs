@@ -1,4 +1,4 @@
-// The face cannot hang, trap or lie: each defect reported from outside (issue 10), reproduced
+// The face cannot hang, trap or lie: each defect reported from outside, reproduced
 // through the package as a user imports it, now answered with a typed error or the right
 // result, and the module working for the next call.
 import { test, describe } from "node:test";

@@ -1,9 +1,8 @@
-// The issues' acceptance, checked on a full run of the benchmark (every conversation of the
+// The benchmark's targets, checked on a full run of the benchmark (every conversation of the
 // corpus, every window): ctxfold never sends a request over budget or an invalid one; its
 // identifier retention and probe coverage are at least the best other library's; between
 // compactions its prefix is stable; its own count of each request equals the benchmark's;
-// its inputs hold at least the answers the best other's do, for no more uncached tokens
-// (issue 12's lines).
+// its inputs hold at least the answers the best other's do, for no more uncached tokens.
 // Times are printed by the run, never asserted here.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -17,7 +16,7 @@ import { promisify } from "node:util";
 const here = dirname(fileURLToPath(import.meta.url));
 const OTHERS = ["LangChain trimMessages", "AI SDK prune+drop"];
 
-test("a full run meets the issue's targets at every window", { timeout: 15 * 60_000 }, async (t) => {
+test("a full run meets the targets at every window", { timeout: 15 * 60_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "ctxfold-bench-run-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const out = join(dir, "compaction.json");
@@ -63,7 +62,7 @@ test("a full run meets the issue's targets at every window", { timeout: 15 * 60_
       );
     }
   }
-  // Issue 12: the model keeps what the others keep, for fewer uncached tokens.
+  // The model keeps what the others keep, for fewer uncached tokens.
   const uncached = (a) => a.totalTokens - a.cached;
   const answers = (a) => a.probesAnswered / a.probesAsked;
   for (const { window } of meta.windows) {

@@ -8,7 +8,7 @@ use super::super::error::{invalid_argument, to_js};
 use crate::Error;
 
 /// The store contract, and the stores ctxfold ships (their code is in
-/// `pkg-template/lib/compactor.js`).
+/// `pkg-template/lib/stores.js`).
 #[wasm_bindgen(typescript_custom_section)]
 const TS_STORE: &str = r#"
 /**
