@@ -6,7 +6,8 @@
 //! `CTXFOLD_BLESS=1`), so a field changed in Rust and not in TypeScript cannot ship.
 //!
 //! What only JavaScript has (functions, `AbortSignal`, the generic result of `compact`) is
-//! written by hand in `src/wasm/mod.rs`, extending these types.
+//! written by hand in `.d.ts` files under `src/wasm/` (`face.d.ts` and the others beside their
+//! modules), extending these types.
 
 use ts_rs::{Config, TS};
 

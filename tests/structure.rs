@@ -275,6 +275,30 @@ fn only_the_face_knows_javascript() {
     }
 }
 
+/// The face's JavaScript and hand-written TypeScript are files of their own (`src/wasm/js/`,
+/// `src/wasm/**/*.d.ts`), formatted, linted and read as what they are, never text inside a
+/// Rust string: no `inline_js`, and every custom TypeScript section is an `include_str!`.
+#[test]
+fn the_face_keeps_javascript_and_typescript_in_their_own_files() {
+    for (path, text) in sources() {
+        let name = path.to_string_lossy().replace('\\', "/");
+        assert!(
+            !text.contains("inline_js"),
+            "{name}: JavaScript inside Rust (a file in src/wasm/js/ instead)"
+        );
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("typescript_custom_section)]") {
+            rest = &rest[at..];
+            let item = rest.split_once(';').map_or(rest, |(item, _)| item);
+            assert!(
+                item.contains("include_str!("),
+                "{name}: TypeScript inside Rust (a .d.ts file, read with include_str!)"
+            );
+            rest = &rest[item.len()..];
+        }
+    }
+}
+
 /// `session::Call` keeps what exists in each phase in the phase's own data (and answers a
 /// step only through that step's handle), so none of its code unwraps an `Option` it
 /// expects to be set: outside its tests, `src/session/call/` has no `.unwrap()`,

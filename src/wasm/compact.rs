@@ -18,7 +18,7 @@ use super::transfer::{conversation_arg, Incoming};
 use crate::compact::{Compaction, Setup};
 use crate::options::CompactOptions;
 
-#[wasm_bindgen(inline_js = "export function now() { return new Date().toISOString(); }")]
+#[wasm_bindgen(module = "/src/wasm/js/compact.js")]
 extern "C" {
     fn now() -> String;
 }

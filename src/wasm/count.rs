@@ -9,14 +9,7 @@ use crate::count::{count_messages as count, Counting, TextCounter};
 use crate::options::{CountMessagesOptions, CountOptions};
 use crate::tokenizer::{tokenizer, Encoding};
 
-#[wasm_bindgen(inline_js = r#"
-export function encodingOnly(o) {
-  if (typeof o !== "object" || o === null) return -1;
-  const e = o.encoding;
-  const i = e === "o200k_base" ? 0 : e === "cl100k_base" ? 1 : -1;
-  return i >= 0 && Object.keys(o).length === 1 ? i : -1;
-}
-"#)]
+#[wasm_bindgen(module = "/src/wasm/js/count.js")]
 extern "C" {
     #[wasm_bindgen(js_name = encodingOnly, catch)]
     fn encoding_only_js(options: &JsValue) -> Result<i32, JsValue>;

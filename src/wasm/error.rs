@@ -66,11 +66,7 @@ pub fn is_ctxfold_error(#[wasm_bindgen(unchecked_param_type = "unknown")] value:
         .is_some_and(|c| Code::ALL.iter().any(|k| k.as_str() == c))
 }
 
-#[wasm_bindgen(inline_js = r#"
-export function kindOf(v) {
-  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v;
-}
-"#)]
+#[wasm_bindgen(module = "/src/wasm/js/error.js")]
 extern "C" {
     #[wasm_bindgen(js_name = kindOf, catch)]
     fn kind_of(value: &JsValue) -> Result<String, JsValue>;

@@ -18,16 +18,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::{models, tokenizer};
 
-#[wasm_bindgen(inline_js = r#"
-const kept = new Map();
-// Remembers what a restarted module must install again, by kind and key.
-export function keep(kind, key, payload) {
-  kept.set(`${kind}:${key}`, [kind, payload]);
-}
-export function keptItems() {
-  return [...kept.values()];
-}
-"#)]
+#[wasm_bindgen(module = "/src/wasm/js/lifecycle.js")]
 extern "C" {
     /// Keeps `payload` to install again after a restart.
     pub fn keep(kind: &str, key: &str, payload: &JsValue);

@@ -15,46 +15,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{describe, invalid_argument, to_js};
 use crate::Error;
 
-#[wasm_bindgen(inline_js = r#"
-const binary = (v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
-export function toJson(value) {
-  // The holder's own value: a Buffer reaches a replacer as its toJSON, { type, data }.
-  const text = JSON.stringify(value, function (key, v) {
-    const own = this[key];
-    return binary(own) ? { $bytes: own.byteLength } : v;
-  });
-  return text === undefined ? undefined : wellFormed(text);
-}
-// JSON.stringify writes a lone surrogate as an escape (\udXXX) that serde_json rejects: each
-// becomes U+FFFD, as a string crossing into wasm anywhere else does (transfer.rs does the same
-// for compact()'s messages). An escape preceded by an odd number of backslashes is text.
-const loneSurrogate = /(\\*)\\u(d[89a-f][0-9a-f]{2})/gi;
-function wellFormed(json) {
-  if (!json.includes("\\ud") && !json.includes("\\uD")) return json;
-  return json.replace(loneSurrogate, (all, slashes) => (slashes.length % 2 ? all : `${slashes}\\ufffd`));
-}
-// { json, functions } for an options object; { problem: [kind, key, detail] } for a value
-// JSON cannot carry; null for something that is not an options object. The keys in
-// setAside (values only JavaScript holds) are not read at all.
-export function readOptions(o, functionKeys, setAside) {
-  if (typeof o !== "object" || o === null || Array.isArray(o)) return null;
-  const copy = {};
-  const functions = {};
-  for (const k of Object.keys(o)) {
-    if (setAside.includes(k)) continue;
-    const v = o[k];
-    if (typeof v === "function") {
-      if (!functionKeys.includes(k)) return { problem: ["function", k, ""] };
-      functions[k] = v;
-    } else if (typeof v === "number" && !Number.isFinite(v)) {
-      return { problem: ["number", k, String(v)] };
-    } else {
-      copy[k] = v;
-    }
-  }
-  return { json: toJson(copy), functions };
-}
-"#)]
+#[wasm_bindgen(module = "/src/wasm/js/transfer.js")]
 extern "C" {
     /// JSON text of `value`; binary data becomes `{ "$bytes": length }`.
     #[wasm_bindgen(js_name = toJson, catch)]
