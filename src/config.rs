@@ -80,13 +80,17 @@ pub enum Fallback {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum SummaryRole {
-    /// An assistant message (a second system message is dropped by some validators).
-    /// When it would be the first non-system message, it goes out as a user message.
+    /// An assistant message: the least authority a message can have (a second system
+    /// message is dropped by some validators). When it would be the first non-system
+    /// message, it goes out as a user message (Anthropic on Bedrock and Vertex, Gemini and
+    /// strict chat templates want a user message first).
     #[default]
     Assistant,
     /// A user message.
     User,
-    /// A system message (formats without a system role inside `messages` use user).
+    /// A system message (formats without a system role inside `messages` use user). It
+    /// gives text from users, tools and documents a system message's authority; its
+    /// framing line still says it is data.
     System,
 }
 

@@ -1177,7 +1177,10 @@ fn a_good_summary_is_used_with_its_ledger() {
     assert_eq!(o.context_status, ContextStatus::Summarized);
     assert!(o.report.fallback.is_none());
     let summary = &summary_texts(&o)[0];
-    assert!(summary.starts_with(GOOD), "{summary}");
+    assert!(
+        summary.starts_with(&ctxfold::compact::summary::frame::framed(GOOD)),
+        "{summary}"
+    );
     assert!(
         summary.contains("\nIdentifiers: "),
         "the ledger adds what the summary missed"

@@ -425,11 +425,18 @@ pub fn summarize(
     let mut g = Gathered::default();
     for m in messages {
         for part in &m.parts {
-            match (m.role, part) {
-                (MessageRole::User, Part::Text(t)) => g.user_text(t),
-                (MessageRole::Assistant, Part::Text(t)) => g.assistant_text(t),
-                (MessageRole::System, Part::Text(t)) => g.system_text(t),
-                (_, Part::ToolResult { text, is_error, .. }) => g.tool_result(text, *is_error),
+            match part {
+                Part::Text(t) => {
+                    // A summary ctxfold sent, back in this input, is read without its framing.
+                    let t = super::summary::frame::unframed(t);
+                    match m.role {
+                        MessageRole::User => g.user_text(&t),
+                        MessageRole::Assistant => g.assistant_text(&t),
+                        MessageRole::System => g.system_text(&t),
+                        MessageRole::Tool => {}
+                    }
+                }
+                Part::ToolResult { text, is_error, .. } => g.tool_result(text, *is_error),
                 _ => {}
             }
         }

@@ -4,8 +4,9 @@
 //! [`engine`] planned and run through its summarizer rounds. The engine's parts:
 //! [`partition`] finds where the conversation may be cut and keeps the head and a verbatim
 //! tail, [`prune`] shortens old tool outputs, [`summary`] asks for and checks schema'd
-//! summaries of the middle (with the [`extractive`] summary as the fallback, and
-//! [`injection`] spotting lines that are instructions, not a record), [`ledger`]
+//! summaries of the middle and frames them as data ([`summary::frame`]) (with the
+//! [`extractive`] summary as the fallback, and [`injection`] spotting lines that are
+//! instructions, not a record), [`ledger`]
 //! keeps identifiers, [`elide`] cuts the middle out of a text that must fit, and [`state`]
 //! is what a stateless caller passes back next turn ([`sign`]ed with `stateKey`). [`types`] holds what goes in and out.
 

@@ -7,7 +7,9 @@
 //! or `•` labels, one empty section left out and written `None`); one without the header or
 //! with more sections missing is rejected. Anything outside the sections (but a section the
 //! caller's prompt asks for by name) is dropped and reported, and so are sentences that read
-//! as instructions to the model (an injection carried in from tool output).
+//! as instructions (an injection carried in from tool output). [`frame`] marks a summary as data.
+
+pub mod frame;
 
 use crate::count::TextCounter;
 use crate::messages::{Message, MessageRole, Part};
@@ -77,7 +79,8 @@ fn elide(text: &str, max: usize) -> String {
     super::elide::cut(text, max, &elision)
 }
 
-/// One message as the summarizer sees it: reasoning dropped, tool calls on one line,
+/// One message as the summarizer sees it: reasoning and a summary's framing (a summary
+/// ctxfold sent, back in this input) dropped, tool calls on one line,
 /// long texts and outputs elided in the middle, except the outputs of tools whose policy
 /// is `summarize` (`whole(tool)`), which go to the summarizer whole (a prompt still cuts a
 /// message longer than all of it: see [`chunk`]). `tool(call_id)`: the name of the tool a
@@ -96,7 +99,9 @@ pub fn render_message<'t>(
     };
     for part in &m.parts {
         let line = match part {
-            Part::Text(t) if !t.trim().is_empty() => format!("[{role}] {}", elide(t.trim(), RENDER_TEXT)),
+            Part::Text(t) if !frame::unframed(t).trim().is_empty() => {
+                format!("[{role}] {}", elide(frame::unframed(t).trim(), RENDER_TEXT))
+            }
             Part::ToolCall { name, arguments, .. } => {
                 format!("[{role} calls {name}] {}", elide(arguments, RENDER_ARGS))
             }
@@ -384,7 +389,8 @@ pub fn check_asked(
         return Err(Rejection::Empty);
     }
     too_long(reply, counter, max_tokens)?;
-    let mut lines = reply.lines();
+    // A framing line a summarizer copied from a summary it read is ctxfold's: not reported.
+    let mut lines = reply.lines().filter(|l| !frame::is_frame_line(l));
     let mut dropped = Vec::new();
     let mut any_header = false;
     for line in lines.by_ref() {

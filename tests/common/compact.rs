@@ -1,6 +1,7 @@
 //! Driving compactions in tests, and the invariants every output must hold.
 #![allow(dead_code)]
 
+use ctxfold::compact::summary::frame::{CLOSE, FRAME};
 use ctxfold::compact::{Budget, CompactOutcome, CompactState, Compaction, Input, Reply, Request};
 use ctxfold::config::Config;
 use ctxfold::count::{Counter, Memo};
@@ -137,6 +138,20 @@ pub fn check_invariants(conv: &Conversation, outcome: &CompactOutcome, budget_in
                         || text.starts_with("[Earlier messages truncated]"),
                     "{what}: inserted message is not a summary: {text:.80}",
                 );
+                // A summary goes framed as data, once; the marker alone carries nothing.
+                let frames = text.matches(FRAME).count();
+                let marker_only = text.split("\n\n").all(|p| p == "[Earlier messages truncated]");
+                assert_eq!(
+                    frames,
+                    usize::from(!marker_only),
+                    "{what}: framing in {text:.200}"
+                );
+                if let (Out::Merged { .. }, false) = (o, marker_only) {
+                    assert!(
+                        text.ends_with(CLOSE),
+                        "{what}: a merged summary ends with its closing line"
+                    );
+                }
                 match o {
                     Out::Merged { index, .. } => *index,
                     _ => continue,

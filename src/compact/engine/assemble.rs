@@ -11,7 +11,7 @@ use super::super::summary;
 use super::super::types::{
     CompactOutcome, CompactReport, ContextStatus, PruneReport, SummaryRoleUsed, Timings,
 };
-use super::{join_chunks, text_message, Compaction};
+use super::{summary_text, text_message, Compaction};
 use crate::config::{Overflow, Preset, SummaryRole};
 use crate::count::{count_message, REPLY_PRIMING};
 use crate::messages::{Message, MessageFormat, MessageRole, NewMessage, Out, Part};
@@ -127,7 +127,7 @@ impl Compaction {
     /// `[head] [summary] [pinned newest user message] [tail]`, with the breakpoints after
     /// the head, after the summary (and the pinned message), and at the prune boundary.
     fn layout(&self) -> Layout {
-        let summary = (!self.rounds.chunks.is_empty()).then(|| join_chunks(&self.rounds.chunks));
+        let summary = (!self.rounds.chunks.is_empty()).then(|| summary_text(&self.rounds.chunks));
         self.layout_with(summary)
     }
 
@@ -213,9 +213,10 @@ impl Compaction {
         if let (true, Some(s)) = (self.input.config.alternate_roles, at) {
             if let (Out::New(summary), Some(&Out::Keep(i))) = (&layout.order[s], layout.order.get(s + 1)) {
                 if conv.messages()[i].role == summary.role && conv.merged_item(i, &summary.text).is_some() {
+                    // No message boundary ends the summary there: its closing line does.
                     layout.order[s + 1] = Out::Merged {
                         index: i,
-                        text: summary.text.clone(),
+                        text: super::super::summary::frame::closed(&summary.text),
                     };
                     layout.order.remove(s);
                     layout.summary_at = None;

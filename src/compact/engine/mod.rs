@@ -130,7 +130,7 @@ impl Compaction {
         }
         let summary_slot = plan::summary_slot(&input, sizes);
         let summary_room = plan::target_tokens(&input).saturating_sub(
-            plan.tokens.head + plan.tokens.tail + crate::count::REPLY_PRIMING + plan::SUMMARY_FRAMING,
+            plan.tokens.head + plan.tokens.tail + crate::count::REPLY_PRIMING + plan::framing(&input),
         );
         let mut c = Compaction {
             rounds: rounds::Rounds::new(state.chunks),
@@ -187,8 +187,9 @@ impl Compaction {
     }
 }
 
-/// The summary message's text: the chunks, oldest first; chunks next to each other that are
-/// all the static marker (a round whose every call fell back to it) say it once.
+/// The chunks joined, oldest first, without the framing (what a rolling summary's next
+/// summarizer call reads); chunks next to each other that are all the static marker (a
+/// round whose every call fell back to it) say it once.
 fn join_chunks(chunks: &[SummaryChunk]) -> String {
     let mut texts: Vec<&str> = Vec::with_capacity(chunks.len());
     for c in chunks {
@@ -199,13 +200,19 @@ fn join_chunks(chunks: &[SummaryChunk]) -> String {
     texts.join("\n\n")
 }
 
-/// The tokens of a summary message holding `chunks` (none: 0).
+/// The summary message's text as it goes out: the chunks joined, framed as data
+/// ([`super::summary::frame`]).
+fn summary_text(chunks: &[SummaryChunk]) -> String {
+    super::summary::frame::framed(&join_chunks(chunks))
+}
+
+/// The tokens of a summary message holding `chunks` (none: 0), its framing included.
 fn chunk_tokens(chunks: &[SummaryChunk], counter: &dyn TextCounter) -> usize {
     if chunks.is_empty() {
         return 0;
     }
     count_message(
-        &text_message(MessageRole::Assistant, &join_chunks(chunks)),
+        &text_message(MessageRole::Assistant, &summary_text(chunks)),
         counter,
     )
 }

@@ -239,9 +239,16 @@ pub(super) fn target_tokens(input: &Input) -> usize {
     (input.config.target_ratio * input.budget.room() as f64) as usize
 }
 
-/// Tokens a summary message takes beyond its chunks' (the message framing, the blank
-/// lines between chunks, the ledger line's prefix).
+/// Tokens a summary message takes beyond its chunks' and the line that says it is data (the
+/// message's own, the blank lines between chunks, the ledger line's prefix).
 pub(super) const SUMMARY_FRAMING: usize = 16;
+
+/// Tokens a summary message takes beyond its chunks': [`SUMMARY_FRAMING`] and the line that
+/// says it is data ([`crate::compact::summary::frame`]), with its closing line when the
+/// summary may go at the start of another message (`alternateRoles`).
+pub(super) fn framing(input: &Input) -> usize {
+    SUMMARY_FRAMING + crate::compact::summary::frame::cost(&input.counter, input.config.alternate_roles)
+}
 
 /// What one summary chunk may take in the input: its cap, the reserved identifier ledger,
 /// framing.
@@ -250,7 +257,7 @@ pub(super) fn summary_slot(input: &Input, sizes: Sizes) -> usize {
         + input
             .config
             .ledger_tokens(input.budget.window, input.budget.room())
-        + SUMMARY_FRAMING
+        + framing(input)
 }
 
 /// The most the newest step (`step..`) may take in a compacted input: the input budget less

@@ -341,7 +341,7 @@ impl Compaction {
             let fold = extractive::fold(
                 &texts,
                 self.counter(),
-                room.saturating_sub(super::plan::SUMMARY_FRAMING),
+                room.saturating_sub(super::plan::framing(&self.input)),
             );
             // Counted as an assistant message; a few tokens spare for another role's framing.
             let fits = super::chunk_tokens(
