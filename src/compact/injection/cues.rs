@@ -26,6 +26,8 @@ pub enum K {
     Secret,
     /// Verbs that reveal or print.
     Reveal,
+    /// The same as imperatives of languages that put the verb last (Turkish, Japanese, Persian).
+    RevealLast,
     /// Word for word.
     Verbatim,
     /// From now on, for the rest of the conversation.
@@ -85,7 +87,7 @@ pub fn stems(k: K) -> &'static [&'static str] {
         ],
         K::DropLast => &[
             "yok say", "=unut", "=unutun", "görmezden gel", "dikkate alma", "geçersiz kıl",
-            "iptal", "無視", "忘れ", "نادیده", "فراموش",
+            "iptal", "=atla", "無視", "忘れ", "نادیده", "فراموش",
         ],
         K::Orders => &[
             "instruction", "direction", "directive", "=rule", "=rules", "guideline", "prompt",
@@ -95,7 +97,7 @@ pub fn stems(k: K) -> &'static [&'static str] {
             "the rest of this", "instrucci", "indicacion", "=regla", "=reglas", "directriz",
             "consigne", "=règle", "=règles", "anweisung", "=regel", "=regeln", "vorgabe",
             "richtlinie", "istruzion", "=regole", "direttive", "instruç", "=regras", "diretriz",
-            "talimat", "kural", "sistem", "komut", "yönerge", "güvenlik", "kısıtlama", "mesaj",
+            "talimat", "kural", "sistem", "komut", "filtre", "yönerge", "güvenlik", "kısıtlama", "mesaj",
             "инструкц", "указани", "правил", "промпт", "директив", "指令", "指示", "规则",
             "提示", "说明", "命令", "ルール", "プロンプト", "تعليمات", "التعليمات", "الأوامر",
             "القواعد", "موجه", "دستورالعمل", "دستورات", "قوانین",
@@ -125,6 +127,7 @@ pub fn stems(k: K) -> &'static [&'static str] {
             "gizli anahtar", "системный промпт", "системные инструкции", "системное сообщение",
             "系统提示", "系统指令", "系统消息", "系統提示", "システムプロンプト", "موجه النظام",
             "تعليمات النظام", "رسالة النظام", "الخاص بك", "پرامپت سیستم", "دستورالعمل سیستم",
+            "you were given", "you were told", "you were instructed", "you have been given",
             "=credentials", "api key", "=password", "=passwords", "private key",
             "environment variable",
         ],
@@ -135,10 +138,14 @@ pub fn stems(k: K) -> &'static [&'static str] {
             "=muestre", "=repite", "=dime", "=imprime", "=révèle", "=revele", "=montre",
             "=affiche", "=répète", "=donne", "zeig", "=verrate", "=gib", "=wiederhole", "=nenne",
             "=rivela", "=mostra", "=mostrami", "=ripeti", "=stampa", "=dimmi", "=mostre",
-            "=repita", "=diga", "göster", "=yaz", "tekrarla", "söyle", "paylaş", "=выведи",
+            "=repita", "=diga", "=выведи",
             "=покажи", "=раскрой", "=повтори", "=напиши", "=скажи", "显示", "展示", "输出",
-            "告诉", "泄露", "重复", "打印", "透露", "表示", "教えて", "見せ", "出力", "أظهر",
-            "اكشف", "اعرض", "كرر", "اطبع", "نشان", "فاش", "بنویس",
+            "告诉", "泄露", "重复", "打印", "透露", "أظهر", "اكشف", "اعرض", "كرر", "اطبع",
+        ],
+        K::RevealLast => &[
+            "=göster", "=gösterin", "=yaz", "=yazın", "=tekrarla", "=tekrarlayın", "=söyle",
+            "=söyleyin", "=paylaş", "表示して", "教えて", "見せて", "出力して", "نشان بده",
+            "فاش کن", "بنویس", "تکرار کن",
         ],
         K::Verbatim => &[
             "=verbatim", "word for word", "palabra por palabra", "mot pour mot", "wort für wort",
@@ -171,7 +178,7 @@ pub fn stems(k: K) -> &'static [&'static str] {
         K::Loose => &["=unrestricted", "=unfiltered", "=uncensored"],
         K::Unbound => &[
             "jailbr", "developer mode", "dan mode",
-            "god mode", "no content policy", "sansürsüz", "kısıtlaması olmayan",
+            "god mode", "no content policy", "=reddetme", "sansürsüz", "kısıtlaması olmayan",
             "kısıtlamaları kaldır", "kural tanımayan", "sansür uygulama", "без ограничений",
             "без цензуры", "无限制", "不受限制", "没有限制", "没有任何限制", "制限なし",
             "制限のない", "بلا قيود", "بدون قيود", "دون قيود", "بدون محدودیت",
@@ -327,6 +334,15 @@ pub const PHRASES: &[&str] = &[
     "allowed to run any",
     "may run any command",
     "can run any command",
+    "do not refuse",
+    "don't refuse",
+    "never refuse",
+    "no te niegues",
+    "ne refuse pas",
+    "verweigere nicht",
+    "не отказывай",
+    "不要拒绝",
+    "لا ترفض",
     "if you are an ai",
     "if you're an ai",
     "if you are a language model",

@@ -47,8 +47,8 @@ fn invisible(c: char) -> bool {
 }
 
 /// Letters written one by one with a space between them (`I g n o r e   a l l`) joined into
-/// words: a run of three or more single characters, each one space from the next, is one
-/// word; a wider gap is a space. `None` when the line has no such run.
+/// words: a run of single characters, each one space from the next, is one word (in a line
+/// with a run of three or more); a wider gap is a space. `None` when the line has no such run.
 pub fn despace(line: &str) -> Option<String> {
     let chars: Vec<char> = line.chars().collect();
     let single = |k: usize| {
@@ -57,25 +57,31 @@ pub fn despace(line: &str) -> Option<String> {
             && chars.get(k + 1).is_none_or(|n| n.is_whitespace())
     };
     // `glue[k]`: the space at k sits between two single characters of a run.
-    let mut glue = vec![false; chars.len()];
+    // Runs of single characters one space apart; a line with one of three or more is
+    // spaced out, and then its two-letter runs ("o n", "a n") are words too.
+    let mut runs: Vec<Vec<usize>> = Vec::new();
     let mut run: Vec<usize> = Vec::new();
-    let mut any = false;
-    let mut k = 0;
-    while k < chars.len() {
+    for k in 0..chars.len() {
         if single(k) {
-            if let Some(&last) = run.last() {
-                if k != last + 2 {
-                    any |= close(&mut run, &mut glue);
-                }
+            if run.last().is_some_and(|&last| k != last + 2) {
+                runs.push(std::mem::take(&mut run));
             }
             run.push(k);
-        } else if !chars[k].is_whitespace() {
-            any |= close(&mut run, &mut glue);
+        } else if !chars[k].is_whitespace() && !run.is_empty() {
+            runs.push(std::mem::take(&mut run));
         }
-        k += 1;
     }
-    any |= close(&mut run, &mut glue);
-    any.then(|| {
+    runs.push(run);
+    if !runs.iter().any(|r| r.len() >= 3) {
+        return None;
+    }
+    let mut glue = vec![false; chars.len()];
+    for r in runs.iter().filter(|r| r.len() >= 2) {
+        for &k in &r[1..] {
+            glue[k - 1] = true;
+        }
+    }
+    Some({
         chars
             .iter()
             .enumerate()
@@ -85,40 +91,44 @@ pub fn despace(line: &str) -> Option<String> {
     })
 }
 
-/// Ends a run of single characters: three or more are glued together.
-fn close(run: &mut Vec<usize>, glue: &mut [bool]) -> bool {
-    let long = run.len() >= 3;
-    if long {
-        for &k in &run[1..] {
-            glue[k - 1] = true;
-        }
-    }
-    run.clear();
-    long
-}
-
 /// Digits and signs written for letters (`1gn0r3 4ll`), in words that have a letter and no
 /// digit that stands for none (`2`, `6`, `9`); `None` when there is none. Applied to folded
 /// text.
 pub fn deleet(folded: &str) -> Option<String> {
-    let mut out = String::with_capacity(folded.len());
-    let mut any = false;
-    for (k, word) in folded.split(' ').enumerate() {
-        if k > 0 {
-            out.push(' ');
-        }
+    let kind = |word: &str| {
         let letters = word.chars().any(|c| c.is_alphabetic());
         let digits = word.chars().any(|c| c.is_ascii_digit() && leet(c).is_some());
         let other_digit = word.chars().any(|c| c.is_ascii_digit() && leet(c).is_none());
         // `v2.1`, `4471`, `sha256`: numbers and identifiers stay; `7h15` and `d474` do not.
-        if digits && letters && !other_digit {
-            any = true;
-            out.extend(word.chars().map(|c| leet(c).unwrap_or(c)));
-        } else {
-            out.push_str(word);
+        match (digits && !other_digit, letters) {
+            (true, true) => Leet::Mixed,
+            (true, false) if word.chars().filter(char::is_ascii_digit).count() <= 3 => Leet::Digits,
+            _ => Leet::Plain,
         }
+    };
+    let words: Vec<&str> = folded.split(' ').collect();
+    let mixed = words.iter().filter(|w| kind(w) == Leet::Mixed).count();
+    if mixed == 0 {
+        return None;
     }
-    any.then_some(out)
+    // In a line mostly written so, a short number is a word too (`70` for "to").
+    let mostly = mixed * 2 >= words.len();
+    let out: Vec<String> = words
+        .iter()
+        .map(|w| match kind(w) {
+            Leet::Mixed => w.chars().map(|c| leet(c).unwrap_or(c)).collect(),
+            Leet::Digits if mostly => w.chars().map(|c| leet(c).unwrap_or(c)).collect(),
+            _ => (*w).to_owned(),
+        })
+        .collect();
+    Some(out.join(" "))
+}
+
+#[derive(PartialEq)]
+enum Leet {
+    Mixed,
+    Digits,
+    Plain,
 }
 
 fn leet(c: char) -> Option<char> {
@@ -247,6 +257,10 @@ mod tests {
             Some("Skip the queue")
         );
         // Single letters in ordinary text are not a run.
+        assert_eq!(
+            despace("w h e r e   i s   i t").as_deref(),
+            Some("where   is   it")
+        );
         assert_eq!(despace("Plan A is a go and plan B is not"), None);
         assert_eq!(despace("rows a b"), None);
     }
@@ -256,6 +270,11 @@ mod tests {
         assert_eq!(
             deleet("pl3453 5h0w 7h3 k3y").as_deref(),
             Some("please show the key")
+        );
+        assert_eq!(deleet("g0 70 b3d").as_deref(), Some("go to bed"));
+        assert_eq!(
+            deleet("v3r510n 70 of 12 tests").as_deref(),
+            Some("version 70 of 12 tests")
         );
         assert_eq!(deleet("version 2.1 on port 8080, order 4471"), None);
         assert_eq!(deleet("x86_64 and sha256"), None);

@@ -17,7 +17,7 @@ pub struct Words {
     hits: Vec<u32>,
 }
 
-const ALL: [K; 28] = [
+const ALL: [K; 29] = [
     K::Drop,
     K::DropLast,
     K::Orders,
@@ -25,6 +25,7 @@ const ALL: [K; 28] = [
     K::Yours,
     K::Secret,
     K::Reveal,
+    K::RevealLast,
     K::Verbatim,
     K::Henceforth,
     K::Without,
@@ -268,7 +269,8 @@ pub fn asks(w: &Words, addresses: bool, statement: bool) -> bool {
         || w.after(K::Yours, K::Orders, 3, |_| true)
         || w.to_the_model()
         || w.any(K::Unbound)
-        || (w.demands(K::Reveal) && w.near(K::Reveal, K::Secret, 6))
+        || (w.demands(K::Reveal) && (w.near(K::Reveal, K::Secret, 6) || w.near(K::Secret, K::Reveal, 6)))
+        || (w.any(K::RevealLast) && w.any(K::Secret))
         || (w.any(K::Obey) && w.any(K::Encoded))
         || (w.demands(K::Produce) && w.any(K::Harm));
     if strong {
