@@ -18,6 +18,8 @@ pub enum K {
     DropLast,
     /// What the assistant was told: instructions, rules, the system prompt, its safety.
     Orders,
+    /// What came before, as a whole: the above, everything, the rest of this.
+    Earlier,
     /// Second-person pronouns and verb forms.
     You,
     /// Second-person possessives.
@@ -92,9 +94,8 @@ pub fn stems(k: K) -> &'static [&'static str] {
         K::Orders => &[
             "instruction", "direction", "directive", "=rule", "=rules", "guideline", "prompt",
             "=policy", "=policies", "restriction", "constraint", "=filter", "=filters",
-            "programming", "=safety", "=above", "=everything", "=prior", "=system", "guardrail",
-            "protocol", "limitation", "=context", "=training", "content polic", "this data",
-            "the rest of this", "instrucci", "indicacion", "=regla", "=reglas", "directriz",
+            "programming", "=safety", "=system", "guardrail", "protocol", "limitation",
+            "=context", "content polic", "instrucci", "indicacion", "=regla", "=reglas", "directriz",
             "consigne", "=règle", "=règles", "anweisung", "=regel", "=regeln", "vorgabe",
             "richtlinie", "istruzion", "=regole", "direttive", "instruç", "=regras", "diretriz",
             "talimat", "kural", "sistem", "komut", "filtre", "yönerge", "güvenlik", "kısıtlama", "mesaj",
@@ -102,6 +103,7 @@ pub fn stems(k: K) -> &'static [&'static str] {
             "提示", "说明", "命令", "ルール", "プロンプト", "تعليمات", "التعليمات", "الأوامر",
             "القواعد", "موجه", "دستورالعمل", "دستورات", "قوانین",
         ],
+        K::Earlier => &["=above", "=everything", "=prior", "the rest of this", "this data"],
         K::You => &[
             "=you", "=your", "=you're", "=yourself", "=du", "=dich", "=dir", "=tú", "=eres",
             "=usted", "=vous", "=toi", "=tu", "=sei", "=você", "=voce", "=sen", "=sana", "=seni",
@@ -206,7 +208,7 @@ pub fn stems(k: K) -> &'static [&'static str] {
             "=sende", "=schicke", "=schick", "=invia", "gönder", "=отправь", "=перешли", "发送",
             "送信", "أرسل", "بفرست",
         ],
-        K::Call => &["=call", "=invoke", "=use", "=trigger", "=run", "=execute"],
+        K::Call => &["=call", "=invoke", "=use", "=trigger"],
         K::Produce => &["=write", "=generate", "=say", "=produce", "=create", "=compose"],
         K::Harm => &[
             "=toxic", "discriminat", "=racist", "=sexist", "hateful", "=offensive", "=insult",

@@ -13,14 +13,19 @@ pub struct Words {
     words: Vec<String>,
     /// Punctuation (not a space, not an apostrophe) between word k and the one before it.
     brk: Vec<bool>,
+    /// Punctuation that ends a phrase (`,`, `:`, `;`, `.`) between word k and the one before.
+    stop: Vec<bool>,
+    /// Word k is joined to the one before by `.` or `(` alone (`main.py`, `add_q(x)`).
+    tight: Vec<bool>,
     /// Bit `k`: a phrase of vocabulary `K` starts at the word.
     hits: Vec<u32>,
 }
 
-const ALL: [K; 29] = [
+const ALL: [K; 30] = [
     K::Drop,
     K::DropLast,
     K::Orders,
+    K::Earlier,
     K::You,
     K::Yours,
     K::Secret,
@@ -78,12 +83,13 @@ fn lexicon() -> &'static Lexicon {
     })
 }
 
-/// Words (letters, digits, `_`, `'`, a leading `=` kept for stems) and whether punctuation
-/// came before each.
-fn words_of(folded: &str) -> (Vec<String>, Vec<bool>) {
-    let (mut words, mut brk) = (Vec::new(), Vec::new());
+/// Words (letters, digits, `_`, `'`, a leading `=` kept for stems), whether punctuation came
+/// before each, whether a stop did, and whether it is joined to the one before by `.` or `(`.
+fn words_of(folded: &str) -> (Vec<String>, Vec<bool>, Vec<bool>, Vec<bool>) {
+    let (mut words, mut brk, mut stops, mut tight) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut cur = String::new();
-    let mut punct = true;
+    let (mut punct, mut stop) = (true, true);
+    let mut sep = String::new();
     for c in folded.chars() {
         // Combining marks (Arabic vowel signs, accents left apart) belong to their word.
         let mark = matches!(c, '\u{0300}'..='\u{036F}' | '\u{064B}'..='\u{065F}' | '\u{0670}');
@@ -94,15 +100,24 @@ fn words_of(folded: &str) -> (Vec<String>, Vec<bool>) {
         if !cur.is_empty() {
             words.push(std::mem::take(&mut cur));
             brk.push(punct);
-            punct = false;
+            stops.push(stop);
+            tight.push(!words.is_empty() && matches!(sep.as_str(), "." | "(" | "::"));
+            (punct, stop) = (false, false);
+            sep.clear();
+        }
+        if sep.len() < 4 {
+            sep.push(c);
         }
         punct |= !c.is_whitespace();
+        stop |= matches!(c, ',' | ':' | ';' | '.' | '!' | '?' | '(' | ')');
     }
     if !cur.is_empty() {
+        tight.push(!words.is_empty() && matches!(sep.as_str(), "." | "(" | "::"));
         words.push(cur);
         brk.push(punct);
+        stops.push(stop);
     }
-    (words, brk)
+    (words, brk, stops, tight)
 }
 
 fn hit(word: &str, exact: bool, stem: &str) -> bool {
@@ -118,7 +133,7 @@ fn hit(word: &str, exact: bool, stem: &str) -> bool {
 
 impl Words {
     pub fn new(folded: &str) -> Words {
-        let (words, brk) = words_of(folded);
+        let (words, brk, stop, tight) = words_of(folded);
         let lex = lexicon();
         let hits = (0..words.len())
             .map(|i| {
@@ -133,7 +148,13 @@ impl Words {
                 bits
             })
             .collect();
-        Words { words, brk, hits }
+        Words {
+            words,
+            brk,
+            stop,
+            tight,
+            hits,
+        }
     }
 
     fn is(&self, i: usize, k: K) -> bool {
@@ -206,6 +227,18 @@ impl Words {
             || self.to_the_model()
     }
 
+    /// A second-person word that is not the object of a preposition ("memories with you").
+    fn you_subject(&self) -> bool {
+        (0..self.words.len()).any(|i| {
+            self.is(i, K::You)
+                && !(i > 0
+                    && matches!(
+                        self.words[i - 1].as_str(),
+                        "with" | "to" | "for" | "about" | "of" | "at" | "from" | "like" | "than" | "thank"
+                    ))
+        })
+    }
+
     /// "Note to the bot", "attention AI", "dear assistant".
     fn to_the_model(&self) -> bool {
         (0..self.words.len()).filter(|&i| self.is(i, K::Note)).any(|i| {
@@ -240,7 +273,8 @@ impl Words {
             (i + 1..(i + 9).min(w.len())).any(|j| w[j] == "and" && self.is(j + 1, K::Reveal))
         });
         joined_output
-            || self.after(K::Drop, K::Orders, 5, keep)
+            || self.after(K::Drop, K::Orders, 5, &keep)
+            || self.after(K::Drop, K::Earlier, 5, &keep)
             || (0..w.len())
                 .filter(|&i| self.is(i, K::DropLast))
                 .any(|i| (i.saturating_sub(6)..=i).any(|j| self.is(j, K::Orders)))
@@ -250,6 +284,8 @@ impl Words {
     fn calls_a_tool(&self) -> bool {
         (0..self.words.len()).any(|i| {
             self.demand(i, K::Call)
+                && !self.stop.get(i + 1).copied().unwrap_or(true)
+                && !self.tight.get(i + 2).copied().unwrap_or(false)
                 && self.words.get(i + 1).is_some_and(|t| {
                     let parts: Vec<&str> = t.split('_').collect();
                     parts.len() >= 2
@@ -279,7 +315,7 @@ pub fn asks(w: &Words, addresses: bool, statement: bool) -> bool {
     if !w.addressed() {
         return false;
     }
-    let you = w.any(K::You);
+    let you = w.you_subject();
     let henceforth = w.any(K::Henceforth);
     let unbound =
         w.any(K::Loose) || w.near(K::Without, K::Limits, 3) || w.near(K::Disable, K::Limits, 3);
@@ -311,11 +347,20 @@ pub fn voice_label(spoken: &str, rest_addressed: impl Fn(&str) -> bool) -> bool 
     if !w.any(K::Voice) {
         return false;
     }
-    let letters: Vec<char> = label.chars().filter(|c| c.is_alphabetic()).collect();
-    let shouted = letters.len() >= 4 && letters.iter().all(|c| c.is_uppercase());
+    // `(assistant)`, `[SYSTEM]`: the voice in brackets, not `with root.as_cwd()`.
+    let bracketed: String = label
+        .split(['(', '['])
+        .skip(1)
+        .filter_map(|p| p.split([')', ']']).next())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let voiced = Words::new(&super::fold::fold(&bracketed, true)).any(K::Voice);
     // `System: Ubuntu 22.04` is the environment; `Assistant:` alone is a forged turn.
     let turn = label.trim().eq_ignore_ascii_case("assistant");
-    shouted || turn || label.contains(['(', '[']) || n >= 2 || rest_addressed(rest)
+    let letters: Vec<char> = label.chars().filter(|c| c.is_alphabetic()).collect();
+    let shouted = letters.len() >= 4 && letters.iter().all(|c| c.is_uppercase());
+    let words_only = label.chars().all(|c| c.is_alphabetic() || " *#-".contains(c));
+    shouted || turn || voiced || (n >= 2 && words_only) || rest_addressed(rest)
 }
 
 #[cfg(test)]
