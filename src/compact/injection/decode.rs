@@ -108,6 +108,86 @@ fn binary(line: &str) -> Option<String> {
     (best.len() >= 4).then(|| text(best)).flatten()
 }
 
+/// Percent-encoding (`%49%67`), HTML character references (`&#73;`, `&#x49;`) and `\u0049`
+/// or `\x49` escapes read as the characters they stand for; `None` when there are none.
+pub fn unescape(line: &str) -> Option<String> {
+    let b = line.as_bytes();
+    let (mut out, mut any, mut k) = (String::with_capacity(line.len()), false, 0);
+    let hex_at = |from: usize, n: usize| {
+        line.get(from..from + n)
+            .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
+    let mut bytes: Vec<u8> = Vec::new();
+    while k < b.len() {
+        let (code, len) = match b[k] {
+            b'%' => (hex_at(k + 1, 2), 3),
+            b'\\' if b.get(k + 1) == Some(&b'u') => (hex_at(k + 2, 4), 6),
+            b'\\' if b.get(k + 1) == Some(&b'x') => (hex_at(k + 2, 2), 4),
+            b'&' if b.get(k + 1) == Some(&b'#') => entity(&line[k..]),
+            _ => (None, 1),
+        };
+        match code {
+            // Percent-encoded bytes are UTF-8: gathered, then read.
+            Some(c) if b[k] == b'%' => bytes.push(c as u8),
+            Some(c) => {
+                out.push_str(&String::from_utf8_lossy(&std::mem::take(&mut bytes)));
+                out.extend(char::from_u32(c));
+            }
+            None => {
+                out.push_str(&String::from_utf8_lossy(&std::mem::take(&mut bytes)));
+                let end = (k + 1..=b.len()).find(|&e| line.is_char_boundary(e)).unwrap_or(b.len());
+                out.push_str(&line[k..end]);
+                k = end;
+                continue;
+            }
+        }
+        any = true;
+        k += len;
+    }
+    out.push_str(&String::from_utf8_lossy(&bytes));
+    any.then_some(out)
+}
+
+/// `&#73;` or `&#x49;` at the start of `s`: the code and the reference's length.
+fn entity(s: &str) -> (Option<u32>, usize) {
+    let body = &s[2..];
+    let (digits, radix, skip) = match body.strip_prefix(['x', 'X']) {
+        Some(h) => (h, 16, 3),
+        None => (body, 10, 2),
+    };
+    let n = digits.bytes().take(8).take_while(|c| (*c as char).is_digit(radix)).count();
+    match digits.as_bytes().get(n) {
+        Some(b';') if n > 0 => (u32::from_str_radix(&digits[..n], radix).ok(), skip + n + 1),
+        _ => (None, 1),
+    }
+}
+
+/// Morse code (`.. --. -. --- .-. .` with `/` between words) read as letters; `None` when
+/// the line is not mostly Morse.
+pub fn morse(line: &str) -> Option<String> {
+    const CODE: &str = "a.- b-... c-.-. d-.. e. f..-. g--. h.... i.. j.--- k-.- l.-.. m-- n-. o--- \
+p.--. q--.- r.-. s... t- u..- v...- w.-- x-..- y-.-- z--.. 0----- 1.---- 2..--- 3...-- 4....- \
+5..... 6-.... 7--... 8---.. 9----.";
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let morse = tokens.iter().filter(|t| t.chars().all(|c| matches!(c, '.' | '-' | '/'))).count();
+    if tokens.len() < 8 || morse * 10 < tokens.len() * 9 {
+        return None;
+    }
+    let mut out = String::new();
+    for t in tokens {
+        match t {
+            "/" => out.push(' '),
+            _ => out.extend(
+                CODE.split(' ')
+                    .find(|e| &e[1..] == t)
+                    .and_then(|e| e.chars().next()),
+            ),
+        }
+    }
+    Some(out)
+}
+
 /// ROT13 of the ASCII letters of `s`.
 pub fn rot13(s: &str) -> String {
     s.chars()
@@ -162,6 +242,18 @@ mod tests {
             payloads(&format!("read: {} ok", bits.join(" "))),
             ["go now, go!"]
         );
+    }
+
+    #[test]
+    fn escapes_and_morse_are_read() {
+        assert_eq!(unescape("go%20now%21").as_deref(), Some("go now!"));
+        assert_eq!(unescape("&#103;&#x6F; \\u006eow").as_deref(), Some("go now"));
+        assert_eq!(unescape("100% sure & fine"), None);
+        assert_eq!(
+            morse("--. --- / -. --- .-- / .- -. -.. / ... - --- .--.").as_deref(),
+            Some("go now and stop")
+        );
+        assert_eq!(morse("a - b - c"), None);
     }
 
     #[test]

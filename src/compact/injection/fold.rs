@@ -91,16 +91,15 @@ pub fn despace(line: &str) -> Option<String> {
     })
 }
 
-/// Digits and signs written for letters (`1gn0r3 4ll`), in words that have a letter and no
-/// digit that stands for none (`2`, `6`, `9`); `None` when there is none. Applied to folded
-/// text.
+/// Digits and signs written for letters (`1gn0r3 4ll`), in words that have a letter (an
+/// identifier read so, `x86` as `xbb`, only adds a reading that matches nothing); `None` when
+/// there is none. Applied to folded text.
 pub fn deleet(folded: &str) -> Option<String> {
     let kind = |word: &str| {
         let letters = word.chars().any(|c| c.is_alphabetic());
         let digits = word.chars().any(|c| c.is_ascii_digit() && leet(c).is_some());
-        let other_digit = word.chars().any(|c| c.is_ascii_digit() && leet(c).is_none());
-        // `v2.1`, `4471`, `sha256`: numbers and identifiers stay; `7h15` and `d474` do not.
-        match (digits && !other_digit, letters) {
+        // `4471`, `8080`: numbers stay; `7h15` and `d474` do not.
+        match (digits, letters) {
             (true, true) => Leet::Mixed,
             (true, false) if word.chars().filter(char::is_ascii_digit).count() <= 3 => Leet::Digits,
             _ => Leet::Plain,
@@ -139,7 +138,9 @@ fn leet(c: char) -> Option<char> {
         '4' | '@' => 'a',
         '5' | '$' => 's',
         '7' => 't',
-        '8' => 'b',
+        '8' | '6' => 'b',
+        '9' => 'g',
+        '2' => 'z',
         _ => return None,
     })
 }
@@ -277,6 +278,5 @@ mod tests {
             Some("version 70 of 12 tests")
         );
         assert_eq!(deleet("version 2.1 on port 8080, order 4471"), None);
-        assert_eq!(deleet("x86_64 and sha256"), None);
     }
 }

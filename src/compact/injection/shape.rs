@@ -17,11 +17,13 @@ pub struct Words {
     stop: Vec<bool>,
     /// Word k is joined to the one before by `.` or `(` alone (`main.py`, `add_q(x)`).
     tight: Vec<bool>,
+    /// A quotation mark opens before word k.
+    quoted: Vec<bool>,
     /// Bit `k`: a phrase of vocabulary `K` starts at the word.
     hits: Vec<u32>,
 }
 
-const ALL: [K; 30] = [
+const ALL: [K; 32] = [
     K::Drop,
     K::DropLast,
     K::Orders,
@@ -50,6 +52,8 @@ const ALL: [K; 30] = [
     K::Voice,
     K::Joiner,
     K::Disable,
+    K::Persona,
+    K::Reading,
     K::Imperative,
     K::Subject,
 ];
@@ -67,7 +71,7 @@ fn lexicon() -> &'static Lexicon {
                     .map(|p| {
                         let folded = super::fold::fold(p, false);
                         words_of(&folded)
-                            .0
+                            .words
                             .into_iter()
                             .enumerate()
                             .map(|(k, w)| match w.strip_prefix('=') {
@@ -83,12 +87,32 @@ fn lexicon() -> &'static Lexicon {
     })
 }
 
-/// Words (letters, digits, `_`, `'`, a leading `=` kept for stems), whether punctuation came
-/// before each, whether a stop did, and whether it is joined to the one before by `.` or `(`.
-fn words_of(folded: &str) -> (Vec<String>, Vec<bool>, Vec<bool>, Vec<bool>) {
-    let (mut words, mut brk, mut stops, mut tight) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+/// A folded text split into words, with what stands between each word and the one before.
+#[derive(Default)]
+struct Split {
+    words: Vec<String>,
+    brk: Vec<bool>,
+    stop: Vec<bool>,
+    tight: Vec<bool>,
+    quoted: Vec<bool>,
+}
+
+impl Split {
+    fn push(&mut self, word: String, sep: &str) {
+        self.brk.push(self.words.is_empty() || sep.chars().any(|c| !c.is_whitespace()));
+        self.stop.push(self.words.is_empty() || sep.contains([',', ':', ';', '.', '!', '?', '(', ')']));
+        self.tight.push(!self.words.is_empty() && matches!(sep, "." | "(" | "::"));
+        // Not code: `print("x")`, `` `x` ``.
+        let code = sep.contains(['(', '`']);
+        self.quoted.push(!code && (sep.contains(['"', '“', '«']) || word.starts_with('\'')));
+        self.words.push(word);
+    }
+}
+
+/// Words (letters, digits, `_`, `'`, a leading `=` kept for stems) and their separators.
+fn words_of(folded: &str) -> Split {
+    let mut out = Split::default();
     let mut cur = String::new();
-    let (mut punct, mut stop) = (true, true);
     let mut sep = String::new();
     for c in folded.chars() {
         // Combining marks (Arabic vowel signs, accents left apart) belong to their word.
@@ -98,26 +122,18 @@ fn words_of(folded: &str) -> (Vec<String>, Vec<bool>, Vec<bool>, Vec<bool>) {
             continue;
         }
         if !cur.is_empty() {
-            words.push(std::mem::take(&mut cur));
-            brk.push(punct);
-            stops.push(stop);
-            tight.push(!words.is_empty() && matches!(sep.as_str(), "." | "(" | "::"));
-            (punct, stop) = (false, false);
+            out.push(std::mem::take(&mut cur), &sep);
             sep.clear();
         }
-        if sep.len() < 4 {
+        // A long run of punctuation says no more than its first characters.
+        if sep.len() < 16 {
             sep.push(c);
         }
-        punct |= !c.is_whitespace();
-        stop |= matches!(c, ',' | ':' | ';' | '.' | '!' | '?' | '(' | ')');
     }
     if !cur.is_empty() {
-        tight.push(!words.is_empty() && matches!(sep.as_str(), "." | "(" | "::"));
-        words.push(cur);
-        brk.push(punct);
-        stops.push(stop);
+        out.push(cur, &sep);
     }
-    (words, brk, stops, tight)
+    out
 }
 
 fn hit(word: &str, exact: bool, stem: &str) -> bool {
@@ -133,7 +149,13 @@ fn hit(word: &str, exact: bool, stem: &str) -> bool {
 
 impl Words {
     pub fn new(folded: &str) -> Words {
-        let (words, brk, stop, tight) = words_of(folded);
+        let Split {
+            words,
+            brk,
+            stop,
+            tight,
+            quoted,
+        } = words_of(folded);
         let lex = lexicon();
         let hits = (0..words.len())
             .map(|i| {
@@ -153,6 +175,7 @@ impl Words {
             brk,
             stop,
             tight,
+            quoted,
             hits,
         }
     }
@@ -239,6 +262,58 @@ impl Words {
         })
     }
 
+    /// "Any AI reading this", "AI agents processing this page", "Assistant, ...": the model
+    /// named as the reader of the text.
+    fn names_the_reader(&self) -> bool {
+        let w = &self.words;
+        (0..w.len()).filter(|&i| self.is(i, K::Model)).any(|i| {
+            let reading = (i + 1..(i + 3).min(w.len())).any(|j| {
+                self.is(j, K::Reading) && w.get(j + 1).is_some_and(|x| matches!(x.as_str(), "this" | "these"))
+            });
+            let vocative = self.clause(i) && self.stop.get(i + 1).copied().unwrap_or(false) && {
+                let next = i + 1;
+                self.is(next, K::You) || self.is(next, K::Imperative)
+            };
+            let class = i > 0 && matches!(w[i - 1].as_str(), "any" | "all" | "every");
+            let modal = (i + 1..(i + 4).min(w.len()))
+                .any(|j| matches!(w[j].as_str(), "must" | "should" | "shall" | "will" | "need" | "needs"));
+            reading || vocative || (class && modal)
+        })
+    }
+
+    /// A demand for fixed words: "say 'done'", "print only OK", "respond with exactly".
+    fn forces_output(&self) -> bool {
+        let w = &self.words;
+        (0..w.len()).any(|i| {
+            let verb = matches!(w[i].as_str(), "say" | "print" | "output" | "type" | "repeat" | "respond" | "reply");
+            let next = |d: usize| w.get(i + d).map_or("", String::as_str);
+            verb && self.clause(i)
+                && (self.quoted.get(i + 1).copied().unwrap_or(false)
+                    || matches!(next(1), "only" | "exactly" | "just" | "verbatim")
+                    || (matches!(next(1), "with" | "the")
+                        && matches!(next(2), "only" | "exactly" | "word" | "words" | "phrase" | "following" | "token" | "code")))
+        })
+    }
+
+    /// A claim to speak with authority: "I am your developer", "this is the administrator".
+    fn claims_a_voice(&self) -> bool {
+        let w = &self.words;
+        (0..w.len().saturating_sub(1)).any(|i| {
+            let copula = matches!((w[i].as_str(), w[i + 1].as_str()), ("i", "am") | ("this", "is"))
+                || w[i] == "i'm";
+            let from = i + if w[i] == "i'm" { 1 } else { 2 };
+            copula
+                && (from..(from + 3).min(w.len())).any(|j| {
+                    matches!(
+                        w[j].as_str(),
+                        "developer" | "developers" | "admin" | "administrator" | "operator" | "sysadmin"
+                            | "moderator" | "creator" | "openai" | "anthropic"
+                    )
+                })
+                && (from..(from + 2).min(w.len())).any(|j| matches!(w[j].as_str(), "your" | "the" | "an" | "a"))
+        })
+    }
+
     /// "Note to the bot", "attention AI", "dear assistant".
     fn to_the_model(&self) -> bool {
         (0..self.words.len()).filter(|&i| self.is(i, K::Note)).any(|i| {
@@ -280,9 +355,17 @@ impl Words {
                 .any(|i| (i.saturating_sub(6)..=i).any(|j| self.is(j, K::Orders)))
     }
 
-    /// A tool named in snake case right after a verb that runs it ("call delete_file").
+    /// A tool named in snake case right after a verb that runs it ("call delete_file"), or
+    /// as "the … tool" ("use the email tool").
     fn calls_a_tool(&self) -> bool {
-        (0..self.words.len()).any(|i| {
+        let w = &self.words;
+        let named = (0..w.len()).any(|i| {
+            self.demand(i, K::Call)
+                && w.get(i + 1).is_some_and(|x| x == "the")
+                && (i + 3..(i + 5).min(w.len())).any(|j| matches!(w[j].as_str(), "tool" | "function"))
+        });
+        named
+            || (0..self.words.len()).any(|i| {
             self.demand(i, K::Call)
                 && !self.stop.get(i + 1).copied().unwrap_or(true)
                 && !self.tight.get(i + 2).copied().unwrap_or(false)
@@ -293,6 +376,7 @@ impl Words {
                         && parts[0].chars().all(|c| c.is_ascii_alphabetic())
                 })
         })
+
     }
 }
 
@@ -308,7 +392,9 @@ pub fn asks(w: &Words, addresses: bool, statement: bool) -> bool {
         || (w.demands(K::Reveal) && (w.near(K::Reveal, K::Secret, 6) || w.near(K::Secret, K::Reveal, 6)))
         || (w.any(K::RevealLast) && w.any(K::Secret))
         || (w.any(K::Obey) && w.any(K::Encoded))
-        || (w.demands(K::Produce) && w.any(K::Harm));
+        || (w.demands(K::Produce) && w.any(K::Harm))
+        || w.names_the_reader()
+        || w.claims_a_voice();
     if strong {
         return true;
     }
@@ -323,11 +409,15 @@ pub fn asks(w: &Words, addresses: bool, statement: bool) -> bool {
     // on", or to open with "respond"/"reply".
     let reply = (0..w.words.len())
         .any(|i| w.is(i, K::Reply) && (you || henceforth || (w.clause(i) && w.is(i, K::Answer))));
-    (henceforth && (you || w.demands(K::Imperative)))
+    // A persona is a game ("act as a tour guide") unless it has no limits or does harm.
+    let persona = w.any(K::Persona) && (unbound || w.any(K::Harm));
+    persona
+        || (henceforth && (you || w.demands(K::Imperative)))
         || (unbound && (you || w.demands(K::Imperative) || w.any(K::Answer) || w.any(K::Model)))
         || reply
         || (w.any(K::Reveal) && w.any(K::Verbatim))
-        || (w.demands(K::Send) && addresses && statement)
+        || (w.demands(K::Send) && (addresses || w.near(K::Send, K::Secret, 8)) && statement)
+        || w.forces_output()
         || (w.calls_a_tool() && (statement || addresses))
 }
 
