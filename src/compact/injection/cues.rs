@@ -81,222 +81,325 @@ pub enum K {
 /// The stems of `k`.
 pub fn stems(k: K) -> &'static [&'static str] {
     match k {
-        K::Drop => &[
-            "=ignore", "=disregard", "=forget", "=override", "=bypass", "=discard", "=abandon",
-            "do not follow", "don't follow", "stop following", "pay no attention to", "=supersedes",
-            "ignorier", "=vergiss", "=vergessen", "missachte", "=ignora", "=ignorar", "=olvida",
-            "=olvide", "=olvidad", "=omite", "=descarta", "=ignorez", "=ignorer", "=oublie",
-            "=oubliez", "=oublier", "ne tiens pas compte", "ne tenez pas compte", "=dimentica",
-            "=dimenticate", "=trascura", "=ignorate", "=esqueça", "=esqueca", "=esquece",
-            "=desconsidere", "=desconsidera", "игнорир", "=забудь", "=забудьте", "не обращай",
-            "忽略", "忘记", "忘掉", "无视", "忽视", "不要理会", "تجاهل", "=انس", "تناس",
-        ],
-        K::DropLast => &[
-            "yok say", "=unut", "=unutun", "görmezden gel", "dikkate alma", "geçersiz kıl",
-            "iptal", "=atla", "無視", "忘れ", "نادیده", "فراموش",
-        ],
-        K::Orders => &[
-            "instruction", "direction", "directive", "=rule", "=rules", "guideline", "prompt",
-            "=policy", "=policies", "restriction", "constraint", "=filter", "=filters",
-            "programming", "=safety", "=system", "guardrail", "protocol", "limitation",
-            "=context", "content polic", "instrucci", "indicacion", "=regla", "=reglas", "directriz",
-            "consigne", "=règle", "=règles", "anweisung", "=regel", "=regeln", "vorgabe",
-            "richtlinie", "istruzion", "=regole", "direttive", "instruç", "=regras", "diretriz",
-            "talimat", "kural", "sistem", "komut", "filtre", "yönerge", "güvenlik", "kısıtlama", "mesaj",
-            "инструкц", "указани", "правил", "промпт", "директив", "指令", "指示", "规则",
-            "提示", "说明", "命令", "ルール", "プロンプト", "تعليمات", "التعليمات", "الأوامر",
-            "القواعد", "موجه", "دستورالعمل", "دستورات", "قوانین",
-        ],
-        K::Earlier => &[
-            "=above", "=everything", "=prior", "the rest of this", "this data", "lo anterior",
-            "ce qui précède", "das obige", "alles oben", "quanto sopra", "tudo acima",
-            "yukarıdaki", "вышесказанн", "=выше", "以上", "上面", "之前的", "上記", "أعلاه",
-            "ما سبق", "بالا", "قبلی",
-        ],
-        K::You => &[
-            "=you", "=your", "=you're", "=yourself", "=du", "=dich", "=dir", "=tú", "=eres",
-            "=usted", "=vous", "=toi", "=tu", "=sei", "=você", "=voce", "=sen", "=sana", "=seni",
-            "=senin", "=ты", "=тебя", "=тебе", "=вы", "你", "您", "あなた", "=أنت", "=انت", "=تو",
-            "=شما",
-        ],
-        K::Yours => &[
-            "=your", "dein", "=tu", "=tus", "=tes", "=ton", "=ta", "=votre", "=vos", "=tuo",
-            "=tuoi", "=tua", "=tue", "=seu", "=sua", "=seus", "=suas", "=teu", "=tua", "=твой",
-            "=твои", "=свой", "=свои", "=ваш", "=ваши", "=senin", "你的", "あなたの",
-        ],
-        K::Secret => &[
-            "system prompt", "systemprompt", "system_prompt", "system message", "system instruction",
-            "system configuration", "initial instruction", "initial prompt", "original instruction",
-            "hidden instruction", "secret instruction", "internal instruction",
-            "internal configuration", "internal data", "context window", "text above",
-            "conversation above", "instructions above", "developer message", "hidden prompt",
-            "prompt de sistema", "prompt del sistema", "mensaje de sistema", "mensaje del sistema",
-            "instrucciones del sistema", "instructions système", "instructions systeme",
-            "prompt système", "prompt di sistema", "istruzioni di sistema", "prompt do sistema",
-            "instruções do sistema", "systemanweisung", "systemnachricht", "interne daten",
-            "sistem istem", "sistem mesaj", "sistem talimat", "sistem komut", "iç talimat",
-            "gizli anahtar", "системный промпт", "системные инструкции", "системное сообщение",
-            "系统提示", "系统指令", "系统消息", "系統提示", "システムプロンプト", "موجه النظام",
-            "تعليمات النظام", "رسالة النظام", "الخاص بك", "پرامپت سیستم", "دستورالعمل سیستم",
-            "you were given", "you were told", "you were instructed", "you have been given",
-            "talimat", "şifre", "parola", "=gizli", "=contraseña", "mot de passe", "=passwort",
-            "=senha", "=пароль", "密码", "パスワード", "كلمة المرور", "رمز عبور", "=secret",
-            "=secrets", "words above", "everything above", "the above", "preceding text",
-            "conversation so far", "written above", "conversation history", "chat history", "=initialization",
-            "=credentials", "api key", "=password", "=passwords", "private key",
-            "environment variable",
-        ],
-        K::Reveal => &[
-            "=reveal", "=show", "=print", "=output", "=repeat", "=display", "=dump", "=list",
-            "=tell", "=give", "=leak", "=disclose", "=share", "=expose", "=return", "=provide",
-            "=recite", "=echo", "=log", "=continue", "=complete", "=write", "=what", "=describe",
-            "=summarize", "=summarise", "=translate", "=spell", "=rewrite", "=paraphrase", "=revela", "=muestra",
-            "=muestre", "=repite", "=dime", "=imprime", "=révèle", "=revele", "=montre",
-            "=affiche", "=répète", "=donne", "zeig", "=verrate", "=gib", "=wiederhole", "=nenne",
-            "=rivela", "=mostra", "=mostrami", "=ripeti", "=stampa", "=dimmi", "=mostre",
-            "=repita", "=diga", "=выведи",
-            "=покажи", "=раскрой", "=повтори", "=напиши", "=скажи", "显示", "展示", "输出",
-            "告诉", "泄露", "重复", "打印", "透露", "أظهر", "اكشف", "اعرض", "كرر", "اطبع",
-        ],
-        K::RevealLast => &[
-            "=göster", "=gösterin", "=yaz", "=yazın", "=tekrarla", "=tekrarlayın", "=söyle",
-            "=söyleyin", "=paylaş", "表示して", "教えて", "見せて", "出力して", "نشان بده",
-            "فاش کن", "بنویس", "تکرار کن",
-        ],
-        K::Verbatim => &[
-            "=verbatim", "word for word", "palabra por palabra", "mot pour mot", "wort für wort",
-            "parola per parola", "palavra por palavra", "kelimesi kelimesine", "дословно",
-            "слово в слово", "逐字", "原文", "حرفيا", "حرفياً", "کلمه به کلمه",
-        ],
-        K::Henceforth => &[
-            "from now on", "from this point", "from here on", "for the rest of this",
-            "for the rest of the conversation", "for the remainder", "=henceforth",
-            "a partir de ahora", "desde ahora", "de ahora en adelante", "à partir de maintenant",
-            "=désormais", "=dorénavant", "ab jetzt", "ab sofort", "von nun an", "d'ora in poi",
-            "da ora in poi", "d'ora in avanti", "a partir de agora", "de agora em diante",
-            "bundan sonra", "bundan böyle", "=artık", "=отныне", "с этого момента", "=теперь",
-            "从现在开始", "从现在起", "今后", "これから", "今後", "今から", "من الآن",
-            "از این به بعد", "از حالا", "=اکنون", "=الان",
-        ],
-        K::Without => &[
-            "=no", "=without", "=zero", "=sin", "=sans", "=ohne", "=keine", "=kein", "=senza",
-            "=sem", "=без", "=بلا", "=بدون", "=دون",
-        ],
-        K::Limits => &[
-            "restriction", "=limit", "=limits", "=filter", "=filters", "=rules", "censor",
-            "content polic", "guideline", "constraint", "limitation", "guardrail", "=boundaries",
-            "moral", "ethic", "kural", "etik", "sansür", "restricci", "=límites", "=limites", "=filtros",
-            "=reglas", "=censura", "=restrictions", "=filtre", "=filtres", "=règles", "=censure",
-            "=regeln", "einschränkung", "=grenzen", "=zensur", "restrizion", "=limiti",
-            "=filtri", "=regole", "restriç", "=regras", "ограничени", "цензур", "фильтр",
-            "правил", "قيود", "محدودیت",
-        ],
-        K::Loose => &["=unrestricted", "=unfiltered", "=uncensored"],
-        K::Unbound => &[
-            "jailbr", "developer mode", "dan mode",
-            "god mode", "no content policy", "=reddetme", "do anything now",
-            "stay in character", "break character", "not bound by", "freed from", "broken free",
-            "don't have to follow", "do not have to follow", "doesn't have to follow",
-            "does not have to follow",
-            "=amoral", "=jailbroken", "no ethical", "no moral", "karakterden çıkma",
-            "modo desarrollador", "mode développeur", "entwicklermodus", "modalità sviluppatore",
-            "modo desenvolvedor", "geliştirici mod", "режим разработчика", "开发者模式",
-            "開発者モード", "وضع المطور", "حالت توسعه", "sansürsüz", "kısıtlaması olmayan",
-            "kısıtlamaları kaldır", "kural tanımayan", "sansür uygulama", "без ограничений",
-            "без цензуры", "无限制", "不受限制", "没有限制", "没有任何限制", "制限なし",
-            "制限のない", "بلا قيود", "بدون قيود", "دون قيود", "بدون محدودیت",
-        ],
-        K::Reply => &[
-            "every response", "every reply", "every answer", "each response", "each reply",
-            "all responses", "all future", "every future", "your reply", "your response",
-            "your answer", "your summary", "your output", "your review",
-            "future messages", "her yanıt", "cada respuesta", "tu respuesta", "chaque réponse",
-            "ta réponse", "jeder antwort", "deine antwort", "ogni risposta", "cada resposta",
-            "sua resposta", "каждого ответа", "твой ответ", "每个回答", "每次回答", "你的回答",
-            "respond only", "reply only", "answer only", "only respond", "only reply",
-            "only answer", "respond with", "reply with", "ile yanıt", "ile cevap",
-            "responde solo", "réponds uniquement", "antworte nur", "rispondi solo",
-            "responda apenas", "只回答", "只回复",
-        ],
-        K::Answer => &[
-            "=answer", "=respond", "=reply", "beantworte", "antworte", "=responde", "=contesta",
-            "=réponds", "=répondez", "=rispondi", "=responda", "yanıt", "cevap", "=ответь",
-            "回答", "答え", "أجب", "پاسخ",
-        ],
-        K::Send => &[
-            "=send", "=email", "=e-mail", "=mail", "=forward", "=post", "=upload", "=transmit",
-            "=exfiltrate", "=leak", "=envoie", "=envoyez", "=envía", "=envia", "=envie",
-            "=sende", "=schicke", "=schick", "=invia", "gönder", "=отправь", "=перешли", "发送",
-            "送信", "أرسل", "بفرست",
-        ],
-        K::Call => &["=call", "=invoke", "=use", "=trigger"],
-        K::Produce => &["=write", "=generate", "=say", "=produce", "=create", "=compose"],
-        K::Harm => &[
-            "=toxic", "=evil", "=unethical", "=illegal", "discriminat", "=racist", "=sexist", "hateful", "=offensive", "=insult",
-            "=slur", "=slurs", "threaten", "harass", "obscene", "defamat",
-        ],
-        K::Obey => &[
-            "do what it says", "do as it says", "what it says", "=follow it", "follow them",
-            "obey it", "=comply", "execute it", "carry it out", "instruction inside",
-            "instructions inside", "instruction in it", "follow the decoded", "follow the hidden",
-        ],
-        K::Encoded => &[
-            "=decode", "=decrypt", "backwards", "=reverse", "=reversed", "base64", "rot13",
-            "=hex", "=binary", "encoded", "cipher", "=unscramble",
-        ],
-        K::Note => &[
-            "=note", "=attention", "=dear", "=hey", "=message", "=reminder", "=memo", "=notice",
-        ],
-        K::Model => &[
-            "=assistant", "=bot", "=ai", "=llm", "=llms", "=chatbot", "=gpt", "=chatgpt",
-            "=claude", "=copilot", "=gemini", "language model", "ai agent", "coding agent",
-            "ai model", "ai assistant",
-        ],
-        K::Voice => &[
-            "=system", "=assistant", "=developer", "=admin", "=administrator", "=operator",
-            "=root", "=override", "=sysadmin", "systemhinweis", "=moderator",
-        ],
-        K::Joiner => &[
-            "=and", "=then", "=please", "=also", "=now", "=just", "=simply", "=kindly", "=first",
-            "=finally", "=immediately", "=btw", "=so", "=et", "=y", "=und", "=e", "=ve", "=и",
-        ],
-        K::Disable => &[
-            "=disable", "disabled", "=remove", "=removed", "=lift", "=lifted", "turn off",
-            "turned off", "deactivat", "=kaldır", "devre dışı", "desactiv", "désactiv",
-            "deaktivier", "disattiv", "desativ", "отключ", "сними", "关闭", "解除", "禁用",
-            "無効",
-        ],
-        K::Persona => &[
-            "=pretend", "act as", "=roleplay", "role-play", "role play", "=simulate",
-            "=impersonate", "play the role", "=imagine you", "=behave as", "actúa como",
-            "agis comme", "agissez comme", "verhalte dich", "agisci come", "aja como", "rol yap",
-            "веди себя", "扮演", "として振る舞", "تصرف", "نقش",
-        ],
-        K::Reading => &[
-            "=reading", "=processing", "=parsing", "=summarizing", "=summarising", "=analyzing",
-            "=analysing", "=reviewing", "=scanning", "=indexing",
-        ],
-        K::Imperative => &[
-            "=ignore", "=disregard", "=forget", "=override", "=bypass", "=reveal", "=show",
-            "=print", "=output", "=repeat", "=display", "=dump", "=list", "=tell", "=give",
-            "=leak", "=disclose", "=share", "=expose", "=provide", "=recite", "=respond",
-            "=reply", "=answer", "=say", "=write", "=append", "=prepend", "=include", "=insert",
-            "=end", "=start", "=begin", "=stop", "=act", "=pretend", "=become", "=behave",
-            "=roleplay", "=imagine", "=switch", "=enter", "=activate", "=enable", "=disable",
-            "=send", "=email", "=forward", "=upload", "=transmit", "=exfiltrate", "=collect",
-            "=call", "=invoke", "=execute", "=delete", "=erase", "=wipe", "=grant", "=approve",
-            "=translate", "=decode", "=decrypt", "=follow", "=obey", "=comply", "=continue",
-            "=complete", "=fill", "=generate", "=produce", "=treat", "=assume", "=proceed",
-            "=confirm", "=skip", "=apply",
-        ],
-        K::Subject => &[
-            "=i", "=we", "=they", "=he", "=she", "=it", "=who", "=which", "=that", "=user",
-            "=assistant", "=team", "=let's",
-        ],
+        K::Drop => DROP,
+        K::DropLast => DROP_LAST,
+        K::Orders => ORDERS,
+        K::Earlier => EARLIER,
+        K::You => YOU,
+        K::Yours => YOURS,
+        K::Secret => SECRET,
+        K::Reveal => REVEAL,
+        K::RevealLast => REVEAL_LAST,
+        K::Verbatim => VERBATIM,
+        K::Henceforth => HENCEFORTH,
+        K::Without => WITHOUT,
+        K::Limits => LIMITS,
+        K::Loose => LOOSE,
+        K::Unbound => UNBOUND,
+        K::Reply => REPLY,
+        K::Answer => ANSWER,
+        K::Send => SEND,
+        K::Call => CALL,
+        K::Produce => PRODUCE,
+        K::Harm => HARM,
+        K::Obey => OBEY,
+        K::Encoded => ENCODED,
+        K::Note => NOTE,
+        K::Model => MODEL,
+        K::Voice => VOICE,
+        K::Joiner => JOINER,
+        K::Disable => DISABLE,
+        K::Persona => PERSONA,
+        K::Reading => READING,
+        K::Imperative => IMPERATIVE,
+        K::Subject => SUBJECT,
     }
 }
 
+#[rustfmt::skip]
+const DROP: &[&str] = &[
+    "=ignore", "=disregard", "=forget", "=override", "=bypass", "=discard", "=abandon",
+    "do not follow", "don't follow", "stop following", "pay no attention to", "=supersedes",
+    "ignorier", "=vergiss", "=vergessen", "missachte", "=ignora", "=ignorar", "=olvida",
+    "=olvide", "=olvidad", "=omite", "=descarta", "=ignorez", "=ignorer", "=oublie",
+    "=oubliez", "=oublier", "ne tiens pas compte", "ne tenez pas compte", "=dimentica",
+    "=dimenticate", "=trascura", "=ignorate", "=esqueça", "=esqueca", "=esquece",
+    "=desconsidere", "=desconsidera", "игнорир", "=забудь", "=забудьте", "не обращай",
+    "忽略", "忘记", "忘掉", "无视", "忽视", "不要理会", "تجاهل", "=انس", "تناس",
+];
+
+#[rustfmt::skip]
+const DROP_LAST: &[&str] = &[
+    "yok say", "=unut", "=unutun", "görmezden gel", "dikkate alma", "geçersiz kıl",
+    "iptal", "=atla", "無視", "忘れ", "نادیده", "فراموش",
+];
+
+#[rustfmt::skip]
+const ORDERS: &[&str] = &[
+    "instruction", "direction", "directive", "=rule", "=rules", "guideline", "prompt",
+    "=policy", "=policies", "restriction", "constraint", "=filter", "=filters",
+    "programming", "=safety", "=system", "guardrail", "protocol", "limitation",
+    "=context", "content polic", "instrucci", "indicacion", "=regla", "=reglas", "directriz",
+    "consigne", "=règle", "=règles", "anweisung", "=regel", "=regeln", "vorgabe",
+    "richtlinie", "istruzion", "=regole", "direttive", "instruç", "=regras", "diretriz",
+    "talimat", "kural", "sistem", "komut", "filtre", "yönerge", "güvenlik", "kısıtlama", "mesaj",
+    "инструкц", "указани", "правил", "промпт", "директив", "指令", "指示", "规则",
+    "提示", "说明", "命令", "ルール", "プロンプト", "تعليمات", "التعليمات", "الأوامر",
+    "القواعد", "موجه", "دستورالعمل", "دستورات", "قوانین",
+];
+
+#[rustfmt::skip]
+const EARLIER: &[&str] = &[
+    "=above", "=everything", "=prior", "the rest of this", "this data", "lo anterior",
+    "ce qui précède", "das obige", "alles oben", "quanto sopra", "tudo acima",
+    "yukarıdaki", "вышесказанн", "=выше", "以上", "上面", "之前的", "上記", "أعلاه",
+    "ما سبق", "بالا", "قبلی",
+];
+
+#[rustfmt::skip]
+const YOU: &[&str] = &[
+    "=you", "=your", "=you're", "=yourself", "=du", "=dich", "=dir", "=tú", "=eres",
+    "=usted", "=vous", "=toi", "=tu", "=sei", "=você", "=voce", "=sen", "=sana", "=seni",
+    "=senin", "=ты", "=тебя", "=тебе", "=вы", "你", "您", "あなた", "=أنت", "=انت", "=تو",
+    "=شما",
+];
+
+#[rustfmt::skip]
+const YOURS: &[&str] = &[
+    "=your", "dein", "=tu", "=tus", "=tes", "=ton", "=ta", "=votre", "=vos", "=tuo",
+    "=tuoi", "=tua", "=tue", "=seu", "=sua", "=seus", "=suas", "=teu", "=tua", "=твой",
+    "=твои", "=свой", "=свои", "=ваш", "=ваши", "=senin", "你的", "あなたの",
+];
+
+#[rustfmt::skip]
+const SECRET: &[&str] = &[
+    "system prompt", "systemprompt", "system_prompt", "system message", "system instruction",
+    "system configuration", "initial instruction", "initial prompt", "original instruction",
+    "hidden instruction", "secret instruction", "internal instruction",
+    "internal configuration", "internal data", "context window", "text above",
+    "conversation above", "instructions above", "developer message", "hidden prompt",
+    "prompt de sistema", "prompt del sistema", "mensaje de sistema", "mensaje del sistema",
+    "instrucciones del sistema", "instructions système", "instructions systeme",
+    "prompt système", "prompt di sistema", "istruzioni di sistema", "prompt do sistema",
+    "instruções do sistema", "systemanweisung", "systemnachricht", "interne daten",
+    "sistem istem", "sistem mesaj", "sistem talimat", "sistem komut", "iç talimat",
+    "gizli anahtar", "системный промпт", "системные инструкции", "системное сообщение",
+    "系统提示", "系统指令", "系统消息", "系統提示", "システムプロンプト", "موجه النظام",
+    "تعليمات النظام", "رسالة النظام", "الخاص بك", "پرامپت سیستم", "دستورالعمل سیستم",
+    "you were given", "you were told", "you were instructed", "you have been given",
+    "talimat", "şifre", "parola", "=gizli", "=contraseña", "mot de passe", "=passwort",
+    "=senha", "=пароль", "密码", "パスワード", "كلمة المرور", "رمز عبور", "=secret",
+    "=secrets", "words above", "everything above", "the above", "preceding text",
+    "conversation so far", "written above", "conversation history", "chat history", "=initialization",
+    "=credentials", "api key", "=password", "=passwords", "private key",
+    "environment variable",
+];
+
+#[rustfmt::skip]
+const REVEAL: &[&str] = &[
+    "=reveal", "=show", "=print", "=output", "=repeat", "=display", "=dump", "=list",
+    "=tell", "=give", "=leak", "=disclose", "=share", "=expose", "=return", "=provide",
+    "=recite", "=echo", "=log", "=continue", "=complete", "=write", "=what", "=describe",
+    "=summarize", "=summarise", "=translate", "=spell", "=rewrite", "=paraphrase", "=revela", "=muestra",
+    "=muestre", "=repite", "=dime", "=imprime", "=révèle", "=revele", "=montre",
+    "=affiche", "=répète", "=donne", "zeig", "=verrate", "=gib", "=wiederhole", "=nenne",
+    "=rivela", "=mostra", "=mostrami", "=ripeti", "=stampa", "=dimmi", "=mostre",
+    "=repita", "=diga", "=выведи",
+    "=покажи", "=раскрой", "=повтори", "=напиши", "=скажи", "显示", "展示", "输出",
+    "告诉", "泄露", "重复", "打印", "透露", "أظهر", "اكشف", "اعرض", "كرر", "اطبع",
+];
+
+#[rustfmt::skip]
+const REVEAL_LAST: &[&str] = &[
+    "=göster", "=gösterin", "=yaz", "=yazın", "=tekrarla", "=tekrarlayın", "=söyle",
+    "=söyleyin", "=paylaş", "表示して", "教えて", "見せて", "出力して", "نشان بده",
+    "فاش کن", "بنویس", "تکرار کن",
+];
+
+#[rustfmt::skip]
+const VERBATIM: &[&str] = &[
+    "=verbatim", "word for word", "palabra por palabra", "mot pour mot", "wort für wort",
+    "parola per parola", "palavra por palavra", "kelimesi kelimesine", "дословно",
+    "слово в слово", "逐字", "原文", "حرفيا", "حرفياً", "کلمه به کلمه",
+];
+
+#[rustfmt::skip]
+const HENCEFORTH: &[&str] = &[
+    "from now on", "from this point", "from here on", "for the rest of this",
+    "for the rest of the conversation", "for the remainder", "=henceforth",
+    "a partir de ahora", "desde ahora", "de ahora en adelante", "à partir de maintenant",
+    "=désormais", "=dorénavant", "ab jetzt", "ab sofort", "von nun an", "d'ora in poi",
+    "da ora in poi", "d'ora in avanti", "a partir de agora", "de agora em diante",
+    "bundan sonra", "bundan böyle", "=artık", "=отныне", "с этого момента", "=теперь",
+    "从现在开始", "从现在起", "今后", "これから", "今後", "今から", "من الآن",
+    "از این به بعد", "از حالا", "=اکنون", "=الان",
+];
+
+#[rustfmt::skip]
+const WITHOUT: &[&str] = &[
+    "=no", "=without", "=zero", "=sin", "=sans", "=ohne", "=keine", "=kein", "=senza",
+    "=sem", "=без", "=بلا", "=بدون", "=دون",
+];
+
+#[rustfmt::skip]
+const LIMITS: &[&str] = &[
+    "restriction", "=limit", "=limits", "=filter", "=filters", "=rules", "censor",
+    "content polic", "guideline", "constraint", "limitation", "guardrail", "=boundaries",
+    "moral", "ethic", "kural", "etik", "sansür", "restricci", "=límites", "=limites", "=filtros",
+    "=reglas", "=censura", "=restrictions", "=filtre", "=filtres", "=règles", "=censure",
+    "=regeln", "einschränkung", "=grenzen", "=zensur", "restrizion", "=limiti",
+    "=filtri", "=regole", "restriç", "=regras", "ограничени", "цензур", "фильтр",
+    "правил", "قيود", "محدودیت",
+];
+
+#[rustfmt::skip]
+const LOOSE: &[&str] = &[
+    "=unrestricted", "=unfiltered", "=uncensored"
+];
+
+#[rustfmt::skip]
+const UNBOUND: &[&str] = &[
+    "jailbr", "developer mode", "dan mode",
+    "god mode", "no content policy", "=reddetme", "do anything now",
+    "stay in character", "break character", "not bound by", "freed from", "broken free",
+    "don't have to follow", "do not have to follow", "doesn't have to follow",
+    "does not have to follow",
+    "=amoral", "=jailbroken", "no ethical", "no moral", "karakterden çıkma",
+    "modo desarrollador", "mode développeur", "entwicklermodus", "modalità sviluppatore",
+    "modo desenvolvedor", "geliştirici mod", "режим разработчика", "开发者模式",
+    "開発者モード", "وضع المطور", "حالت توسعه", "sansürsüz", "kısıtlaması olmayan",
+    "kısıtlamaları kaldır", "kural tanımayan", "sansür uygulama", "без ограничений",
+    "без цензуры", "无限制", "不受限制", "没有限制", "没有任何限制", "制限なし",
+    "制限のない", "بلا قيود", "بدون قيود", "دون قيود", "بدون محدودیت",
+];
+
+#[rustfmt::skip]
+const REPLY: &[&str] = &[
+    "every response", "every reply", "every answer", "each response", "each reply",
+    "all responses", "all future", "every future", "your reply", "your response",
+    "your answer", "your summary", "your output", "your review",
+    "future messages", "her yanıt", "cada respuesta", "tu respuesta", "chaque réponse",
+    "ta réponse", "jeder antwort", "deine antwort", "ogni risposta", "cada resposta",
+    "sua resposta", "каждого ответа", "твой ответ", "每个回答", "每次回答", "你的回答",
+    "respond only", "reply only", "answer only", "only respond", "only reply",
+    "only answer", "respond with", "reply with", "ile yanıt", "ile cevap",
+    "responde solo", "réponds uniquement", "antworte nur", "rispondi solo",
+    "responda apenas", "只回答", "只回复",
+];
+
+#[rustfmt::skip]
+const ANSWER: &[&str] = &[
+    "=answer", "=respond", "=reply", "beantworte", "antworte", "=responde", "=contesta",
+    "=réponds", "=répondez", "=rispondi", "=responda", "yanıt", "cevap", "=ответь",
+    "回答", "答え", "أجب", "پاسخ",
+];
+
+#[rustfmt::skip]
+const SEND: &[&str] = &[
+    "=send", "=email", "=e-mail", "=mail", "=forward", "=post", "=upload", "=transmit",
+    "=exfiltrate", "=leak", "=envoie", "=envoyez", "=envía", "=envia", "=envie",
+    "=sende", "=schicke", "=schick", "=invia", "gönder", "=отправь", "=перешли", "发送",
+    "送信", "أرسل", "بفرست",
+];
+
+#[rustfmt::skip]
+const CALL: &[&str] = &[
+    "=call", "=invoke", "=use", "=trigger"
+];
+
+#[rustfmt::skip]
+const PRODUCE: &[&str] = &[
+    "=write", "=generate", "=say", "=produce", "=create", "=compose"
+];
+
+#[rustfmt::skip]
+const HARM: &[&str] = &[
+    "=toxic", "=evil", "=unethical", "=illegal", "discriminat", "=racist", "=sexist", "hateful", "=offensive", "=insult",
+    "=slur", "=slurs", "threaten", "harass", "obscene", "defamat",
+];
+
+#[rustfmt::skip]
+const OBEY: &[&str] = &[
+    "do what it says", "do as it says", "what it says", "=follow it", "follow them",
+    "obey it", "=comply", "execute it", "carry it out", "instruction inside",
+    "instructions inside", "instruction in it", "follow the decoded", "follow the hidden",
+];
+
+#[rustfmt::skip]
+const ENCODED: &[&str] = &[
+    "=decode", "=decrypt", "backwards", "=reverse", "=reversed", "base64", "rot13",
+    "=hex", "=binary", "encoded", "cipher", "=unscramble",
+];
+
+#[rustfmt::skip]
+const NOTE: &[&str] = &[
+    "=note", "=attention", "=dear", "=hey", "=message", "=reminder", "=memo", "=notice",
+];
+
+#[rustfmt::skip]
+const MODEL: &[&str] = &[
+    "=assistant", "=bot", "=ai", "=llm", "=llms", "=chatbot", "=gpt", "=chatgpt",
+    "=claude", "=copilot", "=gemini", "language model", "ai agent", "coding agent",
+    "ai model", "ai assistant",
+];
+
+#[rustfmt::skip]
+const VOICE: &[&str] = &[
+    "=system", "=assistant", "=developer", "=admin", "=administrator", "=operator",
+    "=root", "=override", "=sysadmin", "systemhinweis", "=moderator",
+];
+
+#[rustfmt::skip]
+const JOINER: &[&str] = &[
+    "=and", "=then", "=please", "=also", "=now", "=just", "=simply", "=kindly", "=first",
+    "=finally", "=immediately", "=btw", "=so", "=et", "=y", "=und", "=e", "=ve", "=и",
+];
+
+#[rustfmt::skip]
+const DISABLE: &[&str] = &[
+    "=disable", "disabled", "=remove", "=removed", "=lift", "=lifted", "turn off",
+    "turned off", "deactivat", "=kaldır", "devre dışı", "desactiv", "désactiv",
+    "deaktivier", "disattiv", "desativ", "отключ", "сними", "关闭", "解除", "禁用",
+    "無効",
+];
+
+#[rustfmt::skip]
+const PERSONA: &[&str] = &[
+    "=pretend", "act as", "=roleplay", "role-play", "role play", "=simulate",
+    "=impersonate", "play the role", "=imagine you", "=behave as", "actúa como",
+    "agis comme", "agissez comme", "verhalte dich", "agisci come", "aja como", "rol yap",
+    "веди себя", "扮演", "として振る舞", "تصرف", "نقش",
+];
+
+#[rustfmt::skip]
+const READING: &[&str] = &[
+    "=reading", "=processing", "=parsing", "=summarizing", "=summarising", "=analyzing",
+    "=analysing", "=reviewing", "=scanning", "=indexing",
+];
+
+#[rustfmt::skip]
+const IMPERATIVE: &[&str] = &[
+    "=ignore", "=disregard", "=forget", "=override", "=bypass", "=reveal", "=show",
+    "=print", "=output", "=repeat", "=display", "=dump", "=list", "=tell", "=give",
+    "=leak", "=disclose", "=share", "=expose", "=provide", "=recite", "=respond",
+    "=reply", "=answer", "=say", "=write", "=append", "=prepend", "=include", "=insert",
+    "=end", "=start", "=begin", "=stop", "=act", "=pretend", "=become", "=behave",
+    "=roleplay", "=imagine", "=switch", "=enter", "=activate", "=enable", "=disable",
+    "=send", "=email", "=forward", "=upload", "=transmit", "=exfiltrate", "=collect",
+    "=call", "=invoke", "=execute", "=delete", "=erase", "=wipe", "=grant", "=approve",
+    "=translate", "=decode", "=decrypt", "=follow", "=obey", "=comply", "=continue",
+    "=complete", "=fill", "=generate", "=produce", "=treat", "=assume", "=proceed",
+    "=confirm", "=skip", "=apply",
+];
+
+#[rustfmt::skip]
+const SUBJECT: &[&str] = &[
+    "=i", "=we", "=they", "=he", "=she", "=it", "=who", "=which", "=that", "=user",
+    "=assistant", "=team", "=let's",
+];
+
 /// Phrases that make a line an instruction wherever they are, matched in the folded text.
+#[rustfmt::skip]
 pub const PHRASES: &[&str] = &[
     "new rule:",
     "new rules:",
@@ -489,6 +592,7 @@ pub const PHRASES: &[&str] = &[
 ];
 
 /// Chat-template and role tokens: never part of a record of a conversation.
+#[rustfmt::skip]
 pub const TEMPLATE_TOKENS: &[&str] = &[
     "<|im_start|>",
     "<|im_end|>",

@@ -37,7 +37,9 @@ fn text(bytes: Vec<u8>) -> Option<String> {
     let spaces = s.chars().filter(|c| *c == ' ').count();
     // A sentence has spaces, an encoded layer is one run; a decoded hash or key is neither
     // and much of it does not print.
-    let layer = s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='));
+    let layer = s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='));
     (n >= 8 && printable * 20 >= n * 19 && (spaces * 30 >= n || layer)).then_some(s)
 }
 
@@ -136,7 +138,9 @@ pub fn unescape(line: &str) -> Option<String> {
             }
             None => {
                 out.push_str(&String::from_utf8_lossy(&std::mem::take(&mut bytes)));
-                let end = (k + 1..=b.len()).find(|&e| line.is_char_boundary(e)).unwrap_or(b.len());
+                let end = (k + 1..=b.len())
+                    .find(|&e| line.is_char_boundary(e))
+                    .unwrap_or(b.len());
                 out.push_str(&line[k..end]);
                 k = end;
                 continue;
@@ -156,7 +160,11 @@ fn entity(s: &str) -> (Option<u32>, usize) {
         Some(h) => (h, 16, 3),
         None => (body, 10, 2),
     };
-    let n = digits.bytes().take(8).take_while(|c| (*c as char).is_digit(radix)).count();
+    let n = digits
+        .bytes()
+        .take(8)
+        .take_while(|c| (*c as char).is_digit(radix))
+        .count();
     match digits.as_bytes().get(n) {
         Some(b';') if n > 0 => (u32::from_str_radix(&digits[..n], radix).ok(), skip + n + 1),
         _ => (None, 1),
@@ -170,7 +178,10 @@ pub fn morse(line: &str) -> Option<String> {
 p.--. q--.- r.-. s... t- u..- v...- w.-- x-..- y-.-- z--.. 0----- 1.---- 2..--- 3...-- 4....- \
 5..... 6-.... 7--... 8---.. 9----.";
     let tokens: Vec<&str> = line.split_whitespace().collect();
-    let morse = tokens.iter().filter(|t| t.chars().all(|c| matches!(c, '.' | '-' | '/'))).count();
+    let morse = tokens
+        .iter()
+        .filter(|t| t.chars().all(|c| matches!(c, '.' | '-' | '/')))
+        .count();
     if tokens.len() < 8 || morse * 10 < tokens.len() * 9 {
         return None;
     }
@@ -232,16 +243,16 @@ mod tests {
             ["please open the back door"]
         );
         // Hashes, keys and IDs decode to nothing readable.
-        assert!(payloads("commit 8c1d95c0d33b2a1cbbe79c0eaa0b132701fc3aa1 sk_live_4eC39HqLyjWDarjtT1zdp7dc").is_empty());
+        assert!(
+            payloads("commit 8c1d95c0d33b2a1cbbe79c0eaa0b132701fc3aa1 sk_live_4eC39HqLyjWDarjtT1zdp7dc")
+                .is_empty()
+        );
     }
 
     #[test]
     fn binary_groups_are_read_as_text() {
         let bits: Vec<String> = "go now, go!".bytes().map(|b| format!("{b:08b}")).collect();
-        assert_eq!(
-            payloads(&format!("read: {} ok", bits.join(" "))),
-            ["go now, go!"]
-        );
+        assert_eq!(payloads(&format!("read: {} ok", bits.join(" "))), ["go now, go!"]);
     }
 
     #[test]
@@ -260,7 +271,10 @@ mod tests {
     fn rot13_reversal_and_tags() {
         assert_eq!(rot13("Uryyb, jbeyq"), "Hello, world");
         assert_eq!(reversed("won pots"), "stop now");
-        let hidden: String = "hi there".chars().map(|c| char::from_u32(c as u32 + 0xE0000).unwrap()).collect();
+        let hidden: String = "hi there"
+            .chars()
+            .map(|c| char::from_u32(c as u32 + 0xE0000).unwrap())
+            .collect();
         assert_eq!(tags(&format!("notes {hidden}")).as_deref(), Some("hi there"));
         assert_eq!(tags("plain"), None);
     }

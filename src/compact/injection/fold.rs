@@ -253,10 +253,7 @@ mod tests {
             despace("P l e a s e   s t o p   n o w").as_deref(),
             Some("Please   stop   now")
         );
-        assert_eq!(
-            despace("S k i p the queue").as_deref(),
-            Some("Skip the queue")
-        );
+        assert_eq!(despace("S k i p the queue").as_deref(), Some("Skip the queue"));
         // Single letters in ordinary text are not a run.
         assert_eq!(
             despace("w h e r e   i s   i t").as_deref(),

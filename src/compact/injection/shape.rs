@@ -99,12 +99,16 @@ struct Split {
 
 impl Split {
     fn push(&mut self, word: String, sep: &str) {
-        self.brk.push(self.words.is_empty() || sep.chars().any(|c| !c.is_whitespace()));
-        self.stop.push(self.words.is_empty() || sep.contains([',', ':', ';', '.', '!', '?', '(', ')']));
-        self.tight.push(!self.words.is_empty() && matches!(sep, "." | "(" | "::"));
+        self.brk
+            .push(self.words.is_empty() || sep.chars().any(|c| !c.is_whitespace()));
+        self.stop
+            .push(self.words.is_empty() || sep.contains([',', ':', ';', '.', '!', '?', '(', ')']));
+        self.tight
+            .push(!self.words.is_empty() && matches!(sep, "." | "(" | "::"));
         // Not code: `print("x")`, `` `x` ``.
         let code = sep.contains(['(', '`']);
-        self.quoted.push(!code && (sep.contains(['"', '“', '«']) || word.starts_with('\'')));
+        self.quoted
+            .push(!code && (sep.contains(['"', '“', '«']) || word.starts_with('\'')));
         self.words.push(word);
     }
 }
@@ -195,11 +199,13 @@ impl Words {
     }
 
     fn after(&self, a: K, b: K, gap: usize, keep: impl Fn(usize) -> bool) -> bool {
-        (0..self.words.len()).filter(|&i| self.is(i, a) && keep(i)).any(|i| {
-            let same = !self.words[i].is_ascii();
-            (i + usize::from(!same)..=(i + gap).min(self.words.len().saturating_sub(1)))
-                .any(|j| self.is(j, b))
-        })
+        (0..self.words.len())
+            .filter(|&i| self.is(i, a) && keep(i))
+            .any(|i| {
+                let same = !self.words[i].is_ascii();
+                (i + usize::from(!same)..=(i + gap).min(self.words.len().saturating_sub(1)))
+                    .any(|j| self.is(j, b))
+            })
     }
 
     /// Whether word `i` starts a clause: the first word, after punctuation or a conjunction
@@ -210,7 +216,10 @@ impl Words {
             if k == 0 || self.brk[k] {
                 return true;
             }
-            if matches!(self.words[k - 1].as_str(), "and" | "then" | "et" | "y" | "und" | "e" | "ve" | "и") {
+            if matches!(
+                self.words[k - 1].as_str(),
+                "and" | "then" | "et" | "y" | "und" | "e" | "ve" | "и"
+            ) {
                 return true;
             }
             if !self.is(k - 1, K::Joiner) {
@@ -268,15 +277,21 @@ impl Words {
         let w = &self.words;
         (0..w.len()).filter(|&i| self.is(i, K::Model)).any(|i| {
             let reading = (i + 1..(i + 3).min(w.len())).any(|j| {
-                self.is(j, K::Reading) && w.get(j + 1).is_some_and(|x| matches!(x.as_str(), "this" | "these"))
+                self.is(j, K::Reading)
+                    && w.get(j + 1)
+                        .is_some_and(|x| matches!(x.as_str(), "this" | "these"))
             });
             let vocative = self.clause(i) && self.stop.get(i + 1).copied().unwrap_or(false) && {
                 let next = i + 1;
                 self.is(next, K::You) || self.is(next, K::Imperative)
             };
             let class = i > 0 && matches!(w[i - 1].as_str(), "any" | "all" | "every");
-            let modal = (i + 1..(i + 4).min(w.len()))
-                .any(|j| matches!(w[j].as_str(), "must" | "should" | "shall" | "will" | "need" | "needs"));
+            let modal = (i + 1..(i + 4).min(w.len())).any(|j| {
+                matches!(
+                    w[j].as_str(),
+                    "must" | "should" | "shall" | "will" | "need" | "needs"
+                )
+            });
             reading || vocative || (class && modal)
         })
     }
@@ -285,13 +300,19 @@ impl Words {
     fn forces_output(&self) -> bool {
         let w = &self.words;
         (0..w.len()).any(|i| {
-            let verb = matches!(w[i].as_str(), "say" | "print" | "output" | "type" | "repeat" | "respond" | "reply");
+            let verb = matches!(
+                w[i].as_str(),
+                "say" | "print" | "output" | "type" | "repeat" | "respond" | "reply"
+            );
             let next = |d: usize| w.get(i + d).map_or("", String::as_str);
             verb && self.clause(i)
                 && (self.quoted.get(i + 1).copied().unwrap_or(false)
                     || matches!(next(1), "only" | "exactly" | "just" | "verbatim")
                     || (matches!(next(1), "with" | "the")
-                        && matches!(next(2), "only" | "exactly" | "word" | "words" | "phrase" | "following" | "token" | "code")))
+                        && matches!(
+                            next(2),
+                            "only" | "exactly" | "word" | "words" | "phrase" | "following" | "token" | "code"
+                        )))
         })
     }
 
@@ -299,18 +320,27 @@ impl Words {
     fn claims_a_voice(&self) -> bool {
         let w = &self.words;
         (0..w.len().saturating_sub(1)).any(|i| {
-            let copula = matches!((w[i].as_str(), w[i + 1].as_str()), ("i", "am") | ("this", "is"))
-                || w[i] == "i'm";
+            let copula =
+                matches!((w[i].as_str(), w[i + 1].as_str()), ("i", "am") | ("this", "is")) || w[i] == "i'm";
             let from = i + if w[i] == "i'm" { 1 } else { 2 };
             copula
                 && (from..(from + 3).min(w.len())).any(|j| {
                     matches!(
                         w[j].as_str(),
-                        "developer" | "developers" | "admin" | "administrator" | "operator" | "sysadmin"
-                            | "moderator" | "creator" | "openai" | "anthropic"
+                        "developer"
+                            | "developers"
+                            | "admin"
+                            | "administrator"
+                            | "operator"
+                            | "sysadmin"
+                            | "moderator"
+                            | "creator"
+                            | "openai"
+                            | "anthropic"
                     )
                 })
-                && (from..(from + 2).min(w.len())).any(|j| matches!(w[j].as_str(), "your" | "the" | "an" | "a"))
+                && (from..(from + 2).min(w.len()))
+                    .any(|j| matches!(w[j].as_str(), "your" | "the" | "an" | "a"))
         })
     }
 
@@ -326,7 +356,9 @@ impl Words {
                 }
                 j += 1;
             }
-            if w.get(j).is_some_and(|x| matches!(x.as_str(), "the" | "any" | "all" | "every")) {
+            if w.get(j)
+                .is_some_and(|x| matches!(x.as_str(), "the" | "any" | "all" | "every"))
+            {
                 j += 1;
             }
             self.is(j, K::Model)
@@ -340,13 +372,15 @@ impl Words {
         let keep = |i: usize| {
             let reported = i > 0 && w[i - 1] == "to" && !(i > 1 && self.is(i - 2, K::You));
             let next = |d: usize| w.get(i + d).map_or("", String::as_str);
-            let own = matches!(next(1), "my" | "mon" | "ma" | "mes" | "mi" | "mis" | "meine" | "meinen")
-                || (next(1) == "la" && next(2) == "mia");
+            let own = matches!(
+                next(1),
+                "my" | "mon" | "ma" | "mes" | "mi" | "mis" | "meine" | "meinen"
+            ) || (next(1) == "la" && next(2) == "mia");
             !(reported || own)
         };
-        let joined_output = (0..w.len()).filter(|&i| self.is(i, K::Drop) && keep(i)).any(|i| {
-            (i + 1..(i + 9).min(w.len())).any(|j| w[j] == "and" && self.is(j + 1, K::Reveal))
-        });
+        let joined_output = (0..w.len())
+            .filter(|&i| self.is(i, K::Drop) && keep(i))
+            .any(|i| (i + 1..(i + 9).min(w.len())).any(|j| w[j] == "and" && self.is(j + 1, K::Reveal)));
         joined_output
             || self.after(K::Drop, K::Orders, 5, &keep)
             || self.after(K::Drop, K::Earlier, 5, &keep)
@@ -366,17 +400,16 @@ impl Words {
         });
         named
             || (0..self.words.len()).any(|i| {
-            self.demand(i, K::Call)
-                && !self.stop.get(i + 1).copied().unwrap_or(true)
-                && !self.tight.get(i + 2).copied().unwrap_or(false)
-                && self.words.get(i + 1).is_some_and(|t| {
-                    let parts: Vec<&str> = t.split('_').collect();
-                    parts.len() >= 2
-                        && parts.iter().all(|p| !p.is_empty() && p.is_ascii())
-                        && parts[0].chars().all(|c| c.is_ascii_alphabetic())
-                })
-        })
-
+                self.demand(i, K::Call)
+                    && !self.stop.get(i + 1).copied().unwrap_or(true)
+                    && !self.tight.get(i + 2).copied().unwrap_or(false)
+                    && self.words.get(i + 1).is_some_and(|t| {
+                        let parts: Vec<&str> = t.split('_').collect();
+                        parts.len() >= 2
+                            && parts.iter().all(|p| !p.is_empty() && p.is_ascii())
+                            && parts[0].chars().all(|c| c.is_ascii_alphabetic())
+                    })
+            })
     }
 }
 
@@ -403,8 +436,7 @@ pub fn asks(w: &Words, addresses: bool, statement: bool) -> bool {
     }
     let you = w.you_subject();
     let henceforth = w.any(K::Henceforth);
-    let unbound =
-        w.any(K::Loose) || w.near(K::Without, K::Limits, 3) || w.near(K::Disable, K::Limits, 3);
+    let unbound = w.any(K::Loose) || w.near(K::Without, K::Limits, 3) || w.near(K::Disable, K::Limits, 3);
     // "every response" is the API's as often as the model's: it needs "you" or "from now
     // on", or to open with "respond"/"reply".
     let reply = (0..w.words.len())
