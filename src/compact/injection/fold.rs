@@ -61,13 +61,13 @@ pub fn despace(line: &str) -> Option<String> {
     // spaced out, and then its two-letter runs ("o n", "a n") are words too.
     let mut runs: Vec<Vec<usize>> = Vec::new();
     let mut run: Vec<usize> = Vec::new();
-    for k in 0..chars.len() {
+    for (k, c) in chars.iter().enumerate() {
         if single(k) {
             if run.last().is_some_and(|&last| k != last + 2) {
                 runs.push(std::mem::take(&mut run));
             }
             run.push(k);
-        } else if !chars[k].is_whitespace() && !run.is_empty() {
+        } else if !c.is_whitespace() && !run.is_empty() {
             runs.push(std::mem::take(&mut run));
         }
     }

@@ -382,8 +382,8 @@ impl Words {
             .filter(|&i| self.is(i, K::Drop) && keep(i))
             .any(|i| (i + 1..(i + 9).min(w.len())).any(|j| w[j] == "and" && self.is(j + 1, K::Reveal)));
         joined_output
-            || self.after(K::Drop, K::Orders, 5, &keep)
-            || self.after(K::Drop, K::Earlier, 5, &keep)
+            || self.after(K::Drop, K::Orders, 5, keep)
+            || self.after(K::Drop, K::Earlier, 5, keep)
             || (0..w.len())
                 .filter(|&i| self.is(i, K::DropLast))
                 .any(|i| (i.saturating_sub(6)..=i).any(|j| self.is(j, K::Orders)))
