@@ -134,7 +134,8 @@ mod tests {
     }
 
     /// A reply that copies the framing line of a summary it read: the line is left out
-    /// silently, so the summary goes out framed once.
+    /// silently, before the injection check (which would take it for what it is, an
+    /// instruction to the reader: ctxfold's own), so the summary goes out framed once.
     #[test]
     fn a_copied_frame_line_is_left_out() {
         let framed = framed(GOOD);
@@ -150,13 +151,6 @@ mod tests {
         };
         let rendered = super::super::render_message(&m, &|_| "tool", &|_| false);
         assert_eq!(rendered, format!("[assistant] {GOOD}"));
-    }
-
-    /// The framing is not an instruction the injection check drops.
-    #[test]
-    fn the_injection_check_lets_the_frame_through() {
-        assert!(!crate::compact::injection::is_instruction(FRAME));
-        assert!(!crate::compact::injection::is_instruction(CLOSE));
     }
 
     /// What the framing costs per summary, printed (`cargo test --lib frame -- --nocapture`).
