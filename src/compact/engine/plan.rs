@@ -33,14 +33,15 @@ pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (CompactState, Op
             }),
         ),
         Some(s) => {
-            let marks: [(&str, Option<StateMark>); 4] = [
+            let marks = [
                 ("boundary", s.boundary),
                 ("pruneBoundary", s.prune_boundary),
                 ("pinned", s.pinned),
-                ("stepCut", s.step_cut.map(|c| c.end)),
             ];
+            let cuts = s.step_cuts.iter().map(|c| ("stepCuts", Some(c.end)));
             match marks
                 .into_iter()
+                .chain(cuts)
                 .find(|(_, m)| m.is_some_and(|m| !m.holds(digests)))
             {
                 Some((name, _)) => (
