@@ -840,7 +840,7 @@ fn steps_cut_to_fit_are_all_sent_alike_while_they_are_sent() {
     let line = "tests/test_skipping.py::test_xfail_marker_added_at_runtime PASSED [ 42%]\n";
     let window = 6_000;
     let cfg = Config::from_json(&json!({})).unwrap();
-    let (mut breaks, mut checks, mut cut_turns) = (Vec::new(), 0, 0);
+    let (mut breaks, mut checks, mut cut_turns, mut most_cuts) = (Vec::new(), 0, 0, 0);
     for (task, thought) in [
         (2_500, 400),
         (3_000, 1_000),
@@ -888,10 +888,17 @@ fn steps_cut_to_fit_are_all_sent_alike_while_they_are_sent() {
                 }
             }
             previous = Some(out);
+            most_cuts = most_cuts.max(o.state.step_cuts.len());
             state = Some(o.state);
         }
     }
-    println!("{checks} prefix checks, {cut_turns} turns with a cut step");
+    println!(
+        "{checks} prefix checks, {cut_turns} turns with a cut step, at most {most_cuts} cut steps in a state"
+    );
+    assert!(
+        most_cuts >= 2,
+        "never two cut steps sent at once: the case does not test what it is for"
+    );
     assert!(
         cut_turns > 10 && checks > 10,
         "{checks} checks, {cut_turns} turns with a cut step"

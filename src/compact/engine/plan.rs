@@ -4,7 +4,7 @@
 use super::super::partition::{choose_tail, head_len, input_bound, Structure, TailRoom};
 use super::super::prune::Applied;
 use super::super::sign;
-use super::super::state::{CompactState, StateMark, Trigger, VERSION};
+use super::super::state::{CompactState, Trigger, VERSION};
 use super::super::summary::MARKER;
 use super::super::types::{CompactPlan, Input, PlanTokens};
 use super::{chunk_tokens, Compaction};
