@@ -810,7 +810,7 @@ fn a_step_cut_to_fit_is_sent_alike_on_the_next_turns() {
             .contains("cut to fit the context window"),
         "the step was not cut"
     );
-    assert!(outcome.state.step_cut.is_some());
+    assert!(!outcome.state.step_cuts.is_empty());
     // The next turns: the model answers, the user asks, the model answers again.
     let mut state = Some(outcome.state);
     for next in [
@@ -829,6 +829,84 @@ fn a_step_cut_to_fit_is_sent_alike_on_the_next_turns() {
         }
         state = Some(outcome.state);
     }
+}
+
+/// Every step's tool outputs too big to fit, replayed turn by turn with the state passed
+/// back: each step cut to fit stays cut alike while it is sent, so on every turn that
+/// neither compacts nor prunes the input extends the previous one (only the newest cut step
+/// was remembered, and an older one still sent came back whole two turns later).
+#[test]
+fn steps_cut_to_fit_are_all_sent_alike_while_they_are_sent() {
+    let line = "tests/test_skipping.py::test_xfail_marker_added_at_runtime PASSED [ 42%]\n";
+    let window = 6_000;
+    let cfg = Config::from_json(&json!({})).unwrap();
+    let (mut breaks, mut checks, mut cut_turns, mut most_cuts) = (Vec::new(), 0, 0, 0);
+    for (task, thought) in [
+        (2_500, 400),
+        (3_000, 1_000),
+        (3_500, 600),
+        (4_000, 300),
+        (4_500, 200),
+    ] {
+        let mut all = vec![
+            json!({"role": "system", "content": "You are a coding agent."}),
+            json!({"role": "user", "content": format!("Fix the failing test. {}", "The runner reports the xfail marker as a failure. ".repeat(task / 10))}),
+        ];
+        for t in 0..10 {
+            // A long output, then a long thought with a short output, then a short step.
+            let (out, calls) = match t % 3 {
+                0 => (line.repeat(100 + 20 * t), "I read the next file. ".repeat(8)),
+                1 => (line.repeat(2), "I read the next file. ".repeat(thought / 5)),
+                _ => (line.repeat(2), "I run the tests again. ".to_string()),
+            };
+            all.push(json!({"role": "assistant", "content": format!("Step {t}: {calls}"), "tool_calls": [{"id": format!("c{t}"), "type": "function", "function": {"name": "bash", "arguments": format!("{{\"cmd\":\"pytest -k {t}\"}}")}}]}));
+            all.push(json!({"role": "tool", "tool_call_id": format!("c{t}"), "content": format!("{out}FAILED test_{t}\n")}));
+        }
+        let (mut state, mut previous): (Option<ctxfold::compact::state::CompactState>, Option<Vec<Value>>) =
+            (None, None);
+        for k in (1..=all.len()).filter(|&k| k == all.len() || all[k]["role"] == "assistant") {
+            let conv = Conversation::parse(&Value::Array(all[..k].to_vec()), None).unwrap();
+            let (o, _) = run(
+                &conv,
+                &cfg,
+                enc(),
+                window,
+                reserve(window),
+                state.take(),
+                Summarizer::Extractive,
+            )
+            .unwrap_or_else(|e| panic!("task {task}, turn at {k}: {e}"));
+            let out = output(&conv, &o).as_array().unwrap().clone();
+            cut_turns += usize::from(
+                out.iter()
+                    .any(|m| m.to_string().contains("cut to fit the context window")),
+            );
+            if let Some(prev) = previous.filter(|_| o.report.trigger.is_none() && !o.report.pruned.advanced) {
+                checks += 1;
+                if out.len() < prev.len() || out[..prev.len()] != prev[..] {
+                    breaks.push((task, thought, k));
+                }
+            }
+            previous = Some(out);
+            most_cuts = most_cuts.max(o.state.step_cuts.len());
+            state = Some(o.state);
+        }
+    }
+    println!(
+        "{checks} prefix checks, {cut_turns} turns with a cut step, at most {most_cuts} cut steps in a state"
+    );
+    assert!(
+        most_cuts >= 2,
+        "never two cut steps sent at once: the case does not test what it is for"
+    );
+    assert!(
+        cut_turns > 10 && checks > 10,
+        "{checks} checks, {cut_turns} turns with a cut step"
+    );
+    assert!(
+        breaks.is_empty(),
+        "the input does not extend the previous one (task, thought, turn): {breaks:?}"
+    );
 }
 
 /// `preset: "off"` sends the conversation as it is, and never more than the budget: over

@@ -140,7 +140,7 @@ fn cut_marker(removed: usize) -> String {
 /// parallel results none is cut to nothing while another keeps most of itself; what is still
 /// over after that comes off the largest. They are never evicted (SPEC.md). The same step and
 /// room cut to the same bytes, so a step cut once is cut alike on the turns after it
-/// (`CompactState::step_cut`). The report counts them with the pruned outputs (`pruned.messages`).
+/// (`CompactState::step_cuts`). The report counts them with the pruned outputs (`pruned.messages`).
 pub fn cut_step(
     messages: &[Message],
     (step, end): (usize, usize),

@@ -46,10 +46,12 @@ fn signed_bytes(state: &CompactState) -> Vec<u8> {
         state.prune_boundary,
         state.pinned,
     );
-    match state.step_cut {
-        // A state without one signs as it did before there were any.
-        None => serde_json::to_vec(&marks),
-        Some(cut) => serde_json::to_vec(&(marks, cut)),
+    match state.step_cuts.as_slice() {
+        // A state without cut steps signs as it did before there were any, and one with one
+        // as it did while there could be only one.
+        [] => serde_json::to_vec(&marks),
+        [cut] => serde_json::to_vec(&(marks, cut)),
+        cuts => serde_json::to_vec(&(marks, cuts)),
     }
     .expect("a state serializes")
 }

@@ -103,7 +103,7 @@ pub struct FallbackUsed {
     pub reason: String,
 }
 
-/// A step whose tool outputs were cut in place to fit (`CompactState::step_cut`).
+/// A step whose tool outputs were cut in place to fit (`CompactState::step_cuts`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StepCut {
@@ -171,14 +171,68 @@ pub struct CompactState {
     /// Just after the user message kept verbatim although it lies before `boundary` (the
     /// newest user message, when its own turn had to be split).
     pub pinned: Option<StateMark>,
-    /// The newest step's tool outputs as an earlier turn cut them to fit: cut alike while
-    /// the step is sent, so the prefix a provider caches stays byte-identical.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub step_cut: Option<StepCut>,
+    /// The steps whose tool outputs earlier turns cut to fit (each the newest step then),
+    /// oldest first: each is cut alike while it is sent, so the prefix a provider caches
+    /// stays byte-identical. A state written before there could be several, with one
+    /// `stepCut`, reads as a list of that one.
+    #[serde(
+        default,
+        alias = "stepCut",
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    #[ts(as = "Option<Vec<StepCut>>", optional)]
+    pub step_cuts: Vec<StepCut>,
     /// With `stateKey`: the HMAC-SHA256 of the chunks' texts and the marks, in hex. A state
     /// that comes back without it, or with one that does not match, is discarded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub signature: Option<String>,
+}
+
+/// `stepCuts` as a list, or the one `stepCut` of a state written before it was one.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<StepCut>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        Many(Vec<StepCut>),
+        One(StepCut),
+    }
+    Ok(match Option::<OneOrMany>::deserialize(d)? {
+        None => Vec::new(),
+        Some(OneOrMany::Many(cuts)) => cuts,
+        Some(OneOrMany::One(cut)) => vec![cut],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_with_one_step_cut_reads_as_a_list_of_it() {
+        let cut = r#"{"step":12,"end":{"index":14,"check":"00000000000000ff"},"room":300}"#;
+        let old: CompactState = serde_json::from_str(&format!(
+            r#"{{"version":1,"chunks":[],"boundary":null,"pruneBoundary":null,"pinned":null,"stepCut":{cut}}}"#
+        ))
+        .unwrap();
+        let want = StepCut {
+            step: 12,
+            end: StateMark {
+                index: 14,
+                check: 0xff,
+            },
+            room: 300,
+        };
+        assert_eq!(old.step_cuts, vec![want]);
+        let new = serde_json::to_string(&old).unwrap();
+        assert!(new.contains(&format!(r#""stepCuts":[{cut}]"#)), "{new}");
+        assert_eq!(serde_json::from_str::<CompactState>(&new).unwrap(), old);
+        let none: CompactState = serde_json::from_str(
+            r#"{"version":1,"chunks":[],"boundary":null,"pruneBoundary":null,"pinned":null}"#,
+        )
+        .unwrap();
+        assert!(none.step_cuts.is_empty());
+        assert!(!serde_json::to_string(&none).unwrap().contains("stepCut"));
+    }
 }

@@ -649,7 +649,7 @@ export type StateMark = {
 };
 
 /**
- * A step whose tool outputs were cut in place to fit (`CompactState::step_cut`).
+ * A step whose tool outputs were cut in place to fit (`CompactState::step_cuts`).
  */
 export type StepCut = {
   /**
@@ -692,10 +692,12 @@ export type CompactState = {
    */
   pinned: StateMark | null;
   /**
-   * The newest step's tool outputs as an earlier turn cut them to fit: cut alike while
-   * the step is sent, so the prefix a provider caches stays byte-identical.
+   * The steps whose tool outputs earlier turns cut to fit (each the newest step then),
+   * oldest first: each is cut alike while it is sent, so the prefix a provider caches
+   * stays byte-identical. A state written before there could be several, with one
+   * `stepCut`, reads as a list of that one.
    */
-  stepCut?: StepCut;
+  stepCuts?: Array<StepCut>;
   /**
    * With `stateKey`: the HMAC-SHA256 of the chunks' texts and the marks, in hex. A state
    * that comes back without it, or with one that does not match, is discarded.

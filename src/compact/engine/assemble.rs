@@ -96,15 +96,18 @@ impl Compaction {
                 .filter(|_| self.plan.pruned.boundary > self.plan.head_end),
             // Just after the pinned message, so its check covers the message itself.
             pinned: layout.pinned.map(|i| StateMark::at(&self.digests, i + 1)),
-            // While its step is sent, a cut step stays cut alike.
-            step_cut: self
-                .step_cut
-                .filter(|&(step, ..)| step >= layout.start)
-                .map(|(step, end, room)| StepCut {
+            // While its step is sent, a cut step stays cut alike; one no longer sent is
+            // forgotten.
+            step_cuts: self
+                .step_cuts
+                .iter()
+                .filter(|&&(step, ..)| step >= layout.start)
+                .map(|&(step, end, room)| StepCut {
                     step,
                     end: StateMark::at(&self.digests, end),
                     room,
-                }),
+                })
+                .collect(),
             signature: None,
         };
         if let Some(key) = &self.input.config.state_key {

@@ -49,8 +49,9 @@ pub struct Compaction {
     summary_room: usize,
     /// The summarizer rounds: requests, replies, chunks, and what they found.
     rounds: rounds::Rounds,
-    /// A step whose tool outputs are cut in place: `(first message, end, room)`.
-    step_cut: Option<(usize, usize, usize)>,
+    /// The steps whose tool outputs are cut in place, oldest first: `(first message, end,
+    /// room)`.
+    step_cuts: Vec<(usize, usize, usize)>,
     /// The tokens of what the request sends beside its messages (`Head::system`).
     system_tokens: usize,
 }
@@ -100,21 +101,23 @@ impl Compaction {
             summarizer_input,
         };
         let newest = structure.newest_step.filter(|&s| s >= head.boundary);
-        // A step an earlier turn cut to fit is cut alike while it is sent as it was (not
-        // evicted, not reached by pruning).
-        let mut step_cut = state
-            .step_cut
+        // The steps earlier turns cut to fit are cut alike while they are sent as they were
+        // (not evicted, not reached by pruning); the others are forgotten.
+        let mut step_cuts: Vec<(usize, usize, usize)> = state
+            .step_cuts
+            .iter()
             .filter(|c| c.step >= head.boundary.max(pruned.report.boundary))
-            .map(|c| (c.step, c.end.index, c.room));
-        if let Some((step, end, room)) = step_cut {
+            .map(|c| (c.step, c.end.index, c.room))
+            .collect();
+        for &(step, end, room) in &step_cuts {
             prune::cut_step(messages, (step, end), room, &mut pruned, &input.counter);
         }
         let mut plan = plan::plan(&input, &structure, &head, &pruned, sizes, state_reset.clone());
         // The newest step's tool outputs are kept, cut when the input does not fit and they
         // take more than what is left beside the head, its turn's user message and a summary.
         let over = plan.tokens.total > input.budget.input;
-        let cut_before = step_cut.map(|(s, ..)| s);
-        if let (true, Some(_), Some(step)) = (over, plan.trigger, newest.filter(|&s| Some(s) != cut_before)) {
+        let uncut = newest.filter(|&s| step_cuts.iter().all(|&(cut, ..)| cut != s));
+        if let (true, Some(_), Some(step)) = (over, plan.trigger, uncut) {
             let room = plan::step_room(&input, &head, &structure, step, sizes);
             if pruned.tokens[step..].iter().sum::<usize>() > room {
                 prune::cut_step(
@@ -125,7 +128,7 @@ impl Compaction {
                     &input.counter,
                 );
                 plan = plan::plan(&input, &structure, &head, &pruned, sizes, state_reset);
-                step_cut = Some((step, messages.len(), room));
+                step_cuts.push((step, messages.len(), room));
             }
         }
         let summary_slot = plan::summary_slot(&input, sizes);
@@ -145,7 +148,7 @@ impl Compaction {
             summarizer_input,
             summary_slot,
             summary_room,
-            step_cut,
+            step_cuts,
             system_tokens: head.system,
         };
         c.check_fits()?;

@@ -4,7 +4,7 @@
 use super::super::partition::{choose_tail, head_len, input_bound, Structure, TailRoom};
 use super::super::prune::Applied;
 use super::super::sign;
-use super::super::state::{CompactState, StateMark, Trigger, VERSION};
+use super::super::state::{CompactState, Trigger, VERSION};
 use super::super::summary::MARKER;
 use super::super::types::{CompactPlan, Input, PlanTokens};
 use super::{chunk_tokens, Compaction};
@@ -33,14 +33,15 @@ pub(super) fn restore_state(input: &Input, digests: &[u64]) -> (CompactState, Op
             }),
         ),
         Some(s) => {
-            let marks: [(&str, Option<StateMark>); 4] = [
+            let marks = [
                 ("boundary", s.boundary),
                 ("pruneBoundary", s.prune_boundary),
                 ("pinned", s.pinned),
-                ("stepCut", s.step_cut.map(|c| c.end)),
             ];
+            let cuts = s.step_cuts.iter().map(|c| ("stepCuts", Some(c.end)));
             match marks
                 .into_iter()
+                .chain(cuts)
                 .find(|(_, m)| m.is_some_and(|m| !m.holds(digests)))
             {
                 Some((name, _)) => (
