@@ -6,7 +6,7 @@
 //! tail, [`prune`] shortens old tool outputs, [`summary`] asks for and checks schema'd
 //! summaries of the middle (with the [`extractive`] summary as the fallback, and
 //! [`injection`] spotting lines that are instructions, not a record), [`ledger`]
-//! keeps identifiers, [`elide`] cuts the middle out of a text that must fit, and [`state`]
+//! keeps identifiers (its line written by [`listing`]), [`elide`] cuts the middle out of a text that must fit, and [`state`]
 //! is what a stateless caller passes back next turn ([`sign`]ed with `stateKey`). [`types`] holds what goes in and out.
 
 pub mod budget;
@@ -17,6 +17,7 @@ pub mod extractive;
 pub mod haystack;
 pub mod injection;
 pub mod ledger;
+pub mod listing;
 pub mod partition;
 pub mod prune;
 pub mod sign;
