@@ -1412,19 +1412,31 @@ fn overflow_truncate_cuts_the_largest_message_to_fit() {
     assert_eq!(e.code(), "CONTEXT_OVERFLOW");
 }
 
-/// `json` (an output as JSON text) followed by the identifiers its groups stand for
+/// `output` as JSON text, followed by the identifiers its groups stand for
 /// ([`ctxfold::ids::group::expand`]; a lossy group's first and last only), one a line, as
-/// JSON strings' contents.
-fn with_groups_expanded(json: String) -> String {
-    let text = json.replace("\\n", "\n");
-    let members: Vec<String> = ctxfold::ids::group::expand(&text)
+/// JSON strings' contents. Each string of the output (a message's content, a part's text) is
+/// read on its own, as the model reads it: a group ends where its string ends.
+fn with_groups_expanded(output: &Value) -> String {
+    fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let mut texts = Vec::new();
+    strings(output, &mut texts);
+    let members: Vec<String> = texts
         .into_iter()
+        .flat_map(ctxfold::ids::group::expand)
         .flat_map(|w| w.members)
         .map(|m| {
             let quoted = serde_json::to_string(&m).unwrap();
             quoted[1..quoted.len() - 1].to_owned()
         })
         .collect();
+    let json = output.to_string();
     if members.is_empty() {
         json
     } else {
@@ -1469,10 +1481,10 @@ fn corpus_at_three_windows() {
             check_invariants(&conv, &o, window - reserve(window), &what);
             // Pruning never drops an identifier silently either: one first seen in a pruned
             // message that is sent is in the output, or reported lost.
-            let out = output(&conv, &o).to_string();
-            // The ledger writes identifiers of one shape as a group (`10.0.3.{1-3}:5432`),
-            // losslessly: what a group stands for is in the output, so it is read expanded.
-            let out = with_groups_expanded(out);
+            // The ledger writes identifiers of one shape as a group (`10.0.3.{1-3}:5432`,
+            // `src/{a.py,b.py}`), losslessly: what a group stands for is in the output, so it
+            // is read expanded.
+            let out = with_groups_expanded(&output(&conv, &o));
             let pruned_sent: std::collections::HashSet<usize> = o
                 .order
                 .iter()

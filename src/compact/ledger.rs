@@ -7,7 +7,8 @@
 //! lost. The line says each thing once ([`entries`]): identifiers of one shape that differ
 //! only in a number are one group (`10.0.3.{1-60}:5432`, [the notation](crate::ids::group),
 //! lossless; a group too large for the room is its first and last number and a count,
-//! and its other members are reported lost), and a directory mentioned once under a
+//! and its other members are reported lost), paths of one directory are that directory
+//! once and their names in braces (`src/app/{main.py,util.py}`), and a directory mentioned once under a
 //! directory the summary or the line keeps is not listed (reported lost: its name is gone,
 //! only where it lies is kept). Identifiers in a summary that appear nowhere in the
 //! conversation are reported unsupported (a hallucination, or something injected through a
@@ -16,6 +17,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::haystack::Haystack;
+use super::listing::Listing;
 use crate::count::TextCounter;
 use crate::ids::group::{self, Group, Part};
 use crate::ids::{self, IdKind, Identifier, Ledger};
@@ -141,6 +143,8 @@ pub struct Entry {
     pub members: Vec<String>,
     /// The group, when there are several.
     pub group: Option<Group>,
+    /// Their kind.
+    pub kind: IdKind,
     /// When it is placed.
     pub turn: Turn,
 }
@@ -209,10 +213,12 @@ pub fn entries(ids: &[(Identifier, usize)], known_dir: &dyn Fn(&str) -> bool) ->
                 Part::One(p) => Entry {
                     members: vec![shapes[p].0.to_owned()],
                     group: None,
+                    kind: shapes[p].1,
                     turn: t,
                 },
                 Part::Group(g) => Entry {
                     members: g.members.iter().map(|m| shapes[m.0].0.to_owned()).collect(),
+                    kind: shapes[g.members[0].0].1,
                     group: Some(g),
                     turn: t,
                 },
@@ -242,7 +248,7 @@ pub fn apply(
             missing.push((id.clone(), *n));
         }
     }
-    let mut line = Haystack::default();
+    let mut line = Listing::default();
     // A summary that ends with an `Identifiers:` line already (a rolling summary's reply
     // copies the one before it) has that line continued, not a second one.
     let (summary, prefix) = match continued_line(summary) {
@@ -257,7 +263,8 @@ pub fn apply(
         // a kept path goes on below) is kept.
         if entry.group.is_none() {
             let id = &entry.members[0];
-            if line.mentions(id) || (entry.turn == Turn::Above && carries(line.text(), id)) {
+            let said = line.plain();
+            if said.mentions(id) || (entry.turn == Turn::Above && carries(said.text(), id)) {
                 kept.push(id.clone());
                 continue;
             }
@@ -268,15 +275,9 @@ pub fn apply(
                 break;
             }
             let (text, keeps) = entry.text(lossless);
-            let piece = if line.text().is_empty() {
-                text
-            } else {
-                format!(", {text}")
-            };
-            let cost = counter.count(&piece);
-            if used + cost <= budget {
+            let path = entry.group.is_none() && entry.kind == IdKind::Path;
+            if let Some(cost) = line.place(&text, path, counter, budget.saturating_sub(used)) {
                 used += cost;
-                line.push_str(&piece);
                 lost.extend(entry.members.iter().filter(|m| !keeps.contains(m)).cloned());
                 kept.extend(keeps);
                 placed = true;
@@ -287,11 +288,10 @@ pub fn apply(
             lost.extend(entry.members);
         }
     }
-    let line = line.into_text();
     let text = if line.is_empty() {
         summary.to_owned()
     } else {
-        format!("{summary}{prefix}{line}")
+        format!("{summary}{prefix}{}", line.render())
     };
     Applied { text, kept, lost }
 }
@@ -530,21 +530,18 @@ mod tests {
             ("./doc/en/conf.py", Path, 1),
         ]);
         // Room for everything: the subdirectories come last, and the directory they lie
-        // under is not listed again (they say it).
+        // under is not listed again (they say it). Paths of one directory are written once.
         let out = apply("s", &ids, &Bytes, 400);
         assert_eq!(
             out.text,
-            "s\nIdentifiers: ./src/app.py, ./doc/en/tools, ./doc/en/conf.py, ./doc/en/usage, ./doc/en/example"
+            "s\nIdentifiers: ./src/app.py, ./doc/en/{tools,conf.py,usage,example}"
         );
         assert_eq!(out.kept.len(), 6);
         // Room for the ranked ones only: the subdirectories listed once go, reported lost;
         // `./doc/en` is carried by the paths below it.
-        let room = "\nIdentifiers: ./src/app.py, ./doc/en/tools, ./doc/en/conf.py".len();
+        let room = "\nIdentifiers: ./src/app.py, ./doc/en/{tools,conf.py}".len();
         let out = apply("s", &ids, &Bytes, room);
-        assert_eq!(
-            out.text,
-            "s\nIdentifiers: ./src/app.py, ./doc/en/tools, ./doc/en/conf.py"
-        );
+        assert_eq!(out.text, "s\nIdentifiers: ./src/app.py, ./doc/en/{tools,conf.py}");
         assert_eq!(out.lost, ["./doc/en/usage", "./doc/en/example"]);
         assert!(out.kept.contains(&"./doc/en".to_owned()));
         // Under a directory the summary names: the same.

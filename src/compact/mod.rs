@@ -7,7 +7,7 @@
 //! summaries of the middle and frames them as data ([`summary::frame`]) (with the
 //! [`extractive`] summary as the fallback, and [`injection`] spotting lines that are
 //! instructions, not a record), [`ledger`]
-//! keeps identifiers, [`elide`] cuts the middle out of a text that must fit, and [`state`]
+//! keeps identifiers (its line written by [`listing`]), [`elide`] cuts the middle out of a text that must fit, and [`state`]
 //! is what a stateless caller passes back next turn ([`sign`]ed with `stateKey`). [`types`] holds what goes in and out.
 
 pub mod budget;
@@ -18,6 +18,7 @@ pub mod extractive;
 pub mod haystack;
 pub mod injection;
 pub mod ledger;
+pub mod listing;
 pub mod partition;
 pub mod prune;
 pub mod sign;

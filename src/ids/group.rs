@@ -1,8 +1,9 @@
-//! Groups: identifiers of one shape that differ only in one number, written once.
+//! Groups: identifiers of one shape that differ only in one number, written once; and
+//! paths in one directory.
 //!
 //! A log lists `10.0.3.1:5432` to `10.0.3.60:5432`, a directory `part-0001.csv` to
 //! `part-0040.csv`: sixty identifiers that say one thing sixty times. [`partition`] finds
-//! them, [`render`] writes each group once, and [`expand`] reads a written group back.
+//! them, [`Group::render`] writes each group once, and [`expand`] reads a written group back.
 //!
 //! # The notation
 //!
@@ -17,12 +18,18 @@
 //!
 //! `a-b` is every integer from `a` to `b`, both included; it is written for three or more
 //! numbers in a row (two are `a,b`). This form is lossless: expanding it gives exactly the
-//! identifiers it was written for, which [`render`] checks.
+//! identifiers it was written for, which [`partition`] checks.
 //!
 //! A group too large for its room is written lossily, as its first and last number with an
 //! ellipsis and a count after it: `10.0.3.{1…250}:5432 (120 values)` says that 120
 //! identifiers of that shape were seen, from `…1:5432` to `…250:5432`, not which ones lie
 //! between. [`expand`] gives only the first and the last of such a group.
+//!
+//! Paths in one directory are written once too, as the directory and their names in braces,
+//! as a shell expands them: `src/app/{main.py,util.py,config/init.py}` is `src/app/main.py`,
+//! `src/app/util.py` and `src/app/config/init.py`. [`expand`] reads such a group when the
+//! text before the braces ends with a path separator, nothing follows them, and they hold
+//! two or more names without spaces, quotes or brackets.
 //!
 //! # What is grouped
 //!
@@ -305,8 +312,13 @@ pub fn expand(text: &str) -> Vec<Written> {
         from = open + 1;
         let Some(q) = text[open..].find('}') else { break };
         let close = open + q;
-        let Some((numbers, lossless)) = read_body(&text[open + 1..close]) else {
-            continue;
+        let body = &text[open + 1..close];
+        let (numbers, lossless, names) = match read_body(body) {
+            Some((numbers, lossless)) => (numbers, lossless, false),
+            None => match read_names(body) {
+                Some(names) => (names, true, true),
+                None => continue,
+            },
         };
         // The word around the braces.
         let mut s = open;
@@ -329,7 +341,10 @@ pub fn expand(text: &str) -> Vec<Written> {
             continue;
         }
         let (prefix, suffix) = (&text[s..open], &text[close + 1..e]);
-        if prefix.contains(['{', '}']) || suffix.contains(['{', '}']) {
+        let in_directory = prefix.ends_with(['/', '\\'])
+            && suffix.is_empty()
+            && prefix.contains(|c: char| c != '/' && c != '\\');
+        if prefix.contains(['{', '}']) || suffix.contains(['{', '}']) || (names && !in_directory) {
             from = close + 1;
             continue;
         }
@@ -374,6 +389,19 @@ fn read_body(body: &str) -> Option<(Vec<String>, bool)> {
         }
     }
     Some((out, true))
+}
+
+/// The names a directory group's braces hold (`{main.py,config/init.py}`): two or more,
+/// none empty, none starting with a separator or holding a quote, a bracket or a space;
+/// `None` if the content is not that.
+fn read_names(body: &str) -> Option<Vec<String>> {
+    let names: Vec<&str> = body.split(',').collect();
+    let name = |n: &&str| {
+        !n.is_empty()
+            && !n.starts_with(['/', '\\'])
+            && !n.contains(|c: char| c.is_whitespace() || "{}()[]<>\"'`".contains(c))
+    };
+    (names.len() >= 2 && names.iter().all(name)).then(|| names.into_iter().map(str::to_owned).collect())
 }
 
 /// Whether a path names a directory, as far as its text tells: it ends with `/`, or its
@@ -589,5 +617,32 @@ mod tests {
         );
         // A range too large to be one a ledger wrote.
         assert!(expand("n{1-999999999}").is_empty());
+    }
+
+    #[test]
+    fn paths_of_one_directory_are_read_with_it() {
+        let found = expand("Identifiers: src/app/{main.py,config/init.py}, ./doc/{a,b}.");
+        let members: Vec<&Vec<String>> = found.iter().map(|w| &w.members).collect();
+        assert_eq!(
+            members,
+            [
+                &vec!["src/app/main.py".to_owned(), "src/app/config/init.py".to_owned()],
+                &vec!["./doc/a".to_owned(), "./doc/b".to_owned()]
+            ]
+        );
+        assert!(found.iter().all(|w| w.lossless));
+        // Not a directory before the braces, text after them, one name, a name with a
+        // quote or starting at the root: code and shell text, not the notation.
+        for no in [
+            "set {a,b}",
+            "x{a,b}",
+            "/{a,b}",
+            "src/{a,b}.py",
+            "src/{a}",
+            "src/{a,'b'}",
+            "src/{a,/b}",
+        ] {
+            assert!(expand(no).is_empty(), "{no}");
+        }
     }
 }

@@ -53,7 +53,9 @@ export function problems(messages) {
  * form is lossless: expanding it gives exactly the identifiers it was written for, so an
  * identifier in it is in the input. The lossy form, `10.0.3.{1…250}:5432 (120 values)`,
  * names only its first and last member: only those two are returned for it, and the
- * members it hides are not counted as kept.
+ * members it hides are not counted as kept. Paths of one directory are written once as the
+ * directory and their names in braces, `src/app/{main.py,util.py}`: each name is read with
+ * the directory before it.
  * @param {string} text
  * @returns {string[]}
  */
@@ -70,8 +72,18 @@ export function expandGroups(text) {
     const [prefix, body, suffix] = [word.slice(0, open), word.slice(open + 1, close), word.slice(close + 1)];
     let numbers = [];
     const lossy = body.split("…");
+    // Not numbers: paths of one directory, `src/app/{main.py,util.py}`, or not the notation.
+    const names = () => {
+      const list = body.split(",");
+      const inDirectory = /[/\\]$/.test(prefix) && /[^/\\]/.test(prefix) && suffix === "";
+      const name = (n) => n !== "" && !/^[/\\]/.test(n) && !/[\s{}()[\]<>"'`]/.test(n);
+      if (inDirectory && list.length >= 2 && list.every(name)) for (const n of list) out.push(prefix + n);
+    };
     if (lossy.length === 2) {
-      if (!lossy.every((d) => number.test(d))) continue;
+      if (!lossy.every((d) => number.test(d))) {
+        names();
+        continue;
+      }
       numbers = lossy;
     } else {
       let ok = true;
@@ -93,7 +105,10 @@ export function expandGroups(text) {
         }
         for (let n = x; n <= y; n++) numbers.push(write(n, w));
       }
-      if (!ok) continue;
+      if (!ok) {
+        names();
+        continue;
+      }
     }
     for (const n of numbers) out.push(prefix + n + suffix);
   }

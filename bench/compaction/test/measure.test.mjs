@@ -136,6 +136,14 @@ test("expandGroups: the lossless notation gives exactly its identifiers; the los
   assert.deepEqual(expandGroups("10.0.3.{1…250}:5432 (120 values)"), ["10.0.3.1:5432", "10.0.3.250:5432"]);
   // Not the notation: braces of code, of a template, of a range that is not one.
   assert.deepEqual(expandGroups("fn main() { x } ${HOME} {a,b} {01-123} {5-3}"), []);
+  // Paths of one directory, read with it; not braces after a word, before a suffix, of one name.
+  assert.deepEqual(expandGroups("Identifiers: src/app/{main.py,config/init.py}, ./doc/{a,b}."), [
+    "src/app/main.py",
+    "src/app/config/init.py",
+    "./doc/a",
+    "./doc/b",
+  ]);
+  assert.deepEqual(expandGroups("x{a,b} /{a,b} src/{a,b}.py src/{a} src/{a,'b'} src/{a,/b}"), []);
 });
 
 test("measure: a lossless group keeps its members; a lossy one only the two it names", (t) => {
