@@ -160,7 +160,7 @@ test("/new starts a conversation whose head carries a summary of the old one, up
   assert.equal(history.length, 2);
   assert.deepEqual(history[0], m[0]);
   assert.equal(history[1].role, "user");
-  assert.match(history[1].content, /^## Conversation Summary\n\(This summary records earlier messages/);
+  assert.match(history[1].content, /^## Conversation Summary\n\(A record of earlier messages of this conversation/);
   // Everything up to the newest message was summarized: the last call covered it.
   assert.match(history[1].content, /file_9\.py/);
   assert.equal(r.result.messages.length, 2);
