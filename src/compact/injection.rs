@@ -22,6 +22,7 @@ mod fold;
 mod shape;
 
 use shape::Words;
+use std::collections::HashMap;
 
 /// Decoded payloads read again at most this deep (a payload inside a payload).
 const MAX_LAYERS: usize = 2;
@@ -53,43 +54,60 @@ pub fn only_quoted(piece: &str, statement: bool) -> bool {
 
 /// `s` without the quotations a word of saying introduces ("saying 'x'", "the phrase
 /// \"x\"", not a field's value `comment="x"`): spans between paired quotation marks, a
-/// straight quote opening after a space and closing before one or the end.
+/// straight quote opening after a space and closing before one or the end. One pass: the
+/// last two words kept so far are carried along, and each kind of closing mark's places
+/// are listed once.
 fn unquoted(s: &str) -> String {
+    const PAIRS: [(char, char); 6] = [
+        ('"', '"'),
+        ('\'', '\''),
+        ('“', '”'),
+        ('‘', '’'),
+        ('«', '»'),
+        ('「', '」'),
+    ];
     let chars: Vec<char> = s.chars().collect();
+    // Where each closing mark may close: not before a letter or digit.
+    let closes: Vec<Vec<usize>> = PAIRS
+        .iter()
+        .map(|&(_, close)| {
+            (0..chars.len())
+                .filter(|&j| chars[j] == close && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric()))
+                .collect()
+        })
+        .collect();
     let mut out = String::with_capacity(s.len());
+    // The word being kept, and the two words kept before it.
+    let (mut word, mut last) = (String::new(), [String::new(), String::new()]);
     let mut k = 0;
     while k < chars.len() {
         let c = chars[k];
-        let said = said_before(&out);
-        let close = match c {
-            _ if !said => '\0',
-            '"' | '\'' if k == 0 || !chars[k - 1].is_alphanumeric() => c,
-            '“' => '”',
-            '‘' => '’',
-            '«' => '»',
-            '「' => '」',
-            _ => '\0',
-        };
-        let end = (close != '\0')
-            .then(|| {
-                (k + 1..chars.len())
-                    .find(|&j| chars[j] == close && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric()))
-            })
-            .flatten();
-        match end {
-            Some(j) => k = j + 1,
-            None => {
-                out.push(c);
-                k += 1;
-            }
+        let pair = PAIRS.iter().position(|&(open, _)| open == c).filter(|&p| {
+            let straight = p < 2;
+            (!straight || k == 0 || !chars[k - 1].is_alphanumeric()) && said_before(&word, &last)
+        });
+        let end = pair.and_then(|p| {
+            let at = &closes[p];
+            at.get(at.partition_point(|&j| j <= k)).copied()
+        });
+        if let Some(j) = end {
+            k = j + 1;
+            continue;
         }
+        out.push(c);
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else if !word.is_empty() {
+            last = [std::mem::take(&mut word), std::mem::take(&mut last[0])];
+        }
+        k += 1;
     }
     out
 }
 
-/// Whether `before` ends with a word of saying (up to two words back): a quotation after
-/// it reports what was said.
-fn said_before(before: &str) -> bool {
+/// Whether the last two words kept hold a word of saying (`word`: the one being written,
+/// `last`: the two before it, newest first): a quotation after it reports what was said.
+fn said_before(word: &str, last: &[String; 2]) -> bool {
     const SAYING: &[&str] = &[
         "say",
         "says",
@@ -128,25 +146,52 @@ fn said_before(before: &str) -> bool {
         "reply",
         "replied",
     ];
-    before
-        .split(|c: char| !c.is_alphanumeric())
+    let two = match word.is_empty() {
+        true => [last[0].as_str(), last[1].as_str()],
+        false => [word, last[0].as_str()],
+    };
+    two.iter()
         .filter(|w| !w.is_empty())
-        .rev()
-        .take(2)
         .any(|w| SAYING.contains(&w.to_lowercase().as_str()))
 }
 
 /// Whether `phrase` is in `text` as whole words (in a script with spaces): "ora sei" is
 /// not in "dnuora seirots".
+#[cfg(test)]
 fn has_phrase(text: &str, phrase: &str) -> bool {
+    text.match_indices(phrase).any(|(i, _)| whole_at(text, i, phrase))
+}
+
+/// Whether `phrase`, found in `text` at byte `i`, stands there as whole words (in a script
+/// with spaces).
+fn whole_at(text: &str, i: usize, phrase: &str) -> bool {
     let spaced = phrase.contains(' ') || phrase.is_ascii();
-    text.match_indices(phrase).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + phrase.len()..].chars().next();
-        let edge = |c: Option<char>, p: Option<char>| {
-            !spaced || !p.is_some_and(char::is_alphanumeric) || !c.is_some_and(char::is_alphanumeric)
-        };
-        edge(before, phrase.chars().next()) && edge(after, phrase.chars().next_back())
+    let before = text[..i].chars().next_back();
+    let after = text[i + phrase.len()..].chars().next();
+    let edge = |c: Option<char>, p: Option<char>| {
+        !spaced || !p.is_some_and(char::is_alphanumeric) || !c.is_some_and(char::is_alphanumeric)
+    };
+    edge(before, phrase.chars().next()) && edge(after, phrase.chars().next_back())
+}
+
+/// Whether one of the fixed [`cues::PHRASES`] is in `folded` as whole words. The phrases
+/// are found by their first character, so the text is read once, not once per phrase.
+fn any_phrase(folded: &str) -> bool {
+    static BY_FIRST: std::sync::OnceLock<HashMap<char, Vec<String>>> = std::sync::OnceLock::new();
+    let by_first = BY_FIRST.get_or_init(|| {
+        let mut map: HashMap<char, Vec<String>> = HashMap::new();
+        for p in cues::PHRASES.iter().map(|p| fold::fold(p, true)) {
+            if let Some(c) = p.chars().next() {
+                map.entry(c).or_default().push(p);
+            }
+        }
+        map
+    });
+    folded.char_indices().any(|(i, c)| {
+        by_first.get(&c).is_some_and(|ps| {
+            ps.iter()
+                .any(|p| folded[i..].starts_with(p.as_str()) && whole_at(folded, i, p))
+        })
     })
 }
 
@@ -200,9 +245,7 @@ fn is_template(text: &str) -> bool {
 
 /// One folded reading: a fixed phrase, or a shape of [`shape::asks`].
 fn matches(folded: &str, statement: bool) -> bool {
-    static PHRASES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    let phrases = PHRASES.get_or_init(|| cues::PHRASES.iter().map(|p| fold::fold(p, true)).collect());
-    if phrases.iter().any(|c| has_phrase(folded, c)) {
+    if any_phrase(folded) {
         return true;
     }
     // A markdown image fetches its address when shown: with a query, a way to send data out.
@@ -397,6 +440,76 @@ mod tests {
         assert!(!has_phrase("dnuora seirots", "ora sei"));
         assert!(!has_phrase("pre-approvedness", "pre-approved"));
         assert!(!is_instruction("We told stories around the campfire."));
+    }
+
+    /// `unquoted` as first written: the words of saying looked for again before every
+    /// character, the closing mark searched for from each opening one.
+    fn unquoted_by_rescanning(s: &str) -> String {
+        let chars: Vec<char> = s.chars().collect();
+        let mut out = String::new();
+        let mut k = 0;
+        while k < chars.len() {
+            let c = chars[k];
+            let last: Vec<String> = out
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .rev()
+                .take(2)
+                .map(str::to_owned)
+                .collect();
+            let said = match last.as_slice() {
+                [] => false,
+                [w] => said_before(w, &[String::new(), String::new()]),
+                [w, v, ..] => said_before(w, &[v.clone(), String::new()]),
+            };
+            let close = match c {
+                _ if !said => '\0',
+                '"' | '\'' if k == 0 || !chars[k - 1].is_alphanumeric() => c,
+                '“' => '”',
+                '‘' => '’',
+                '«' => '»',
+                '「' => '」',
+                _ => '\0',
+            };
+            let end = (close != '\0')
+                .then(|| {
+                    (k + 1..chars.len())
+                        .find(|&j| chars[j] == close && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric()))
+                })
+                .flatten();
+            match end {
+                Some(j) => k = j + 1,
+                None => {
+                    out.push(c);
+                    k += 1;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn one_pass_unquoting_is_the_rescanning_one() {
+        let set = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/injection/set.jsonl"))
+            .unwrap();
+        let mut lines: Vec<String> = set
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        lines.extend([
+            "he said \"a\" then 'b' and wrote «c» or „d“ and 「e」".to_owned(),
+            "it's called \"x\" and reads 'y' ok".to_owned(),
+            "says: 'open 'still open\" said \"\"".to_owned(),
+            "the text ‘a’b’ c’ says “x”y” z”".to_owned(),
+        ]);
+        for line in &lines {
+            assert_eq!(unquoted(line), unquoted_by_rescanning(line), "{line}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! was not written from.
 
 use super::cues::{stems, K};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The folded text as words, with where each begins a phrase of each vocabulary.
@@ -21,6 +22,8 @@ pub struct Words {
     quoted: Vec<bool>,
     /// Bit `k`: a phrase of vocabulary `K` starts at the word.
     hits: Vec<u32>,
+    /// Word k starts a clause (see [`Words::clause`]).
+    clause: Vec<bool>,
 }
 
 const ALL: [K; 32] = [
@@ -58,33 +61,110 @@ const ALL: [K; 32] = [
     K::Subject,
 ];
 
-/// Each vocabulary's phrases, folded and split into stems (`(exact, stem)`).
-type Lexicon = Vec<Vec<Vec<(bool, String)>>>;
+/// A phrase's words, folded: `(exact, stem)`, a whole word or a stem (see [`hit`]).
+type Phrase = Vec<(bool, String)>;
+
+/// Every vocabulary's phrases, found by their first stem, so that finding the phrases that
+/// start at a word costs a few lookups and not one comparison per phrase.
+struct Lexicon {
+    /// Each phrase with the bit of its vocabulary.
+    phrases: Vec<(u32, Phrase)>,
+    /// Phrases whose first stem is a whole word, by that word.
+    whole: HashMap<String, Vec<usize>>,
+    /// Phrases whose first stem is a Latin word's beginning, by that stem.
+    start: HashMap<String, Vec<usize>>,
+    /// Phrases whose first stem, in another script, may sit anywhere in a word.
+    inside: HashMap<String, Vec<usize>>,
+    /// The byte lengths the stems of `start` and of `inside` have.
+    start_lens: Vec<usize>,
+    inside_lens: Vec<usize>,
+}
 
 fn lexicon() -> &'static Lexicon {
     static LEX: OnceLock<Lexicon> = OnceLock::new();
     LEX.get_or_init(|| {
-        ALL.iter()
-            .map(|&k| {
-                stems(k)
-                    .iter()
-                    .map(|p| {
-                        let folded = super::fold::fold(p, false);
-                        words_of(&folded)
-                            .words
-                            .into_iter()
-                            .enumerate()
-                            .map(|(k, w)| match w.strip_prefix('=') {
-                                Some(x) => (true, x.to_owned()),
-                                // In a phrase, every word but the last is whole.
-                                None => (k + 1 < p.split(' ').count(), w),
-                            })
-                            .collect()
+        let mut lex = Lexicon {
+            phrases: Vec::new(),
+            whole: HashMap::new(),
+            start: HashMap::new(),
+            inside: HashMap::new(),
+            start_lens: Vec::new(),
+            inside_lens: Vec::new(),
+        };
+        for &k in &ALL {
+            for p in stems(k) {
+                let folded = super::fold::fold(p, false);
+                let phrase: Phrase = words_of(&folded)
+                    .words
+                    .into_iter()
+                    .enumerate()
+                    .map(|(n, w)| match w.strip_prefix('=') {
+                        Some(x) => (true, x.to_owned()),
+                        // In a phrase, every word but the last is whole.
+                        None => (n + 1 < p.split(' ').count(), w),
                     })
-                    .collect()
-            })
-            .collect()
+                    .collect();
+                let Some((exact, first)) = phrase.first().cloned() else {
+                    continue;
+                };
+                let (map, lens) = match (exact, first.is_ascii()) {
+                    (true, _) => (&mut lex.whole, None),
+                    (false, true) => (&mut lex.start, Some(&mut lex.start_lens)),
+                    (false, false) => (&mut lex.inside, Some(&mut lex.inside_lens)),
+                };
+                if let Some(lens) = lens {
+                    if !lens.contains(&first.len()) {
+                        lens.push(first.len());
+                    }
+                }
+                map.entry(first).or_default().push(lex.phrases.len());
+                lex.phrases.push((1 << k as u32, phrase));
+            }
+        }
+        lex.start_lens.sort_unstable();
+        lex.inside_lens.sort_unstable();
+        lex
     })
+}
+
+impl Lexicon {
+    /// The bits of the vocabularies with a phrase that starts at word `i` of `words`.
+    fn starting(&self, words: &[String], i: usize) -> u32 {
+        let w = words[i].trim_matches('\'');
+        let mut bits = 0u32;
+        let mut try_all = |found: Option<&Vec<usize>>| {
+            for &p in found.into_iter().flatten() {
+                let (bit, phrase) = &self.phrases[p];
+                if bits & bit == 0
+                    && i + phrase.len() <= words.len()
+                    && phrase[1..]
+                        .iter()
+                        .zip(&words[i + 1..])
+                        .all(|((e, s), w)| hit(w, *e, s))
+                {
+                    bits |= bit;
+                }
+            }
+        };
+        try_all(self.whole.get(w));
+        for &n in self.start_lens.iter().take_while(|&&n| n <= w.len()) {
+            if w.is_char_boundary(n) {
+                try_all(self.start.get(&w[..n]));
+            }
+        }
+        // A stem in another script is never inside a word that is all ASCII.
+        if !w.is_ascii() {
+            for (at, _) in w.char_indices() {
+                let rest = &w[at..];
+                for &n in self.inside_lens.iter().take_while(|&&n| n <= rest.len()) {
+                    if rest.is_char_boundary(n) {
+                        try_all(self.inside.get(&rest[..n]));
+                    }
+                }
+            }
+        }
+        bits
+    }
 }
 
 /// A folded text split into words, with what stands between each word and the one before.
@@ -161,19 +241,20 @@ impl Words {
             quoted,
         } = words_of(folded);
         let lex = lexicon();
-        let hits = (0..words.len())
-            .map(|i| {
-                let mut bits = 0u32;
-                for (k, phrases) in lex.iter().enumerate() {
-                    let starts = phrases.iter().any(|p| {
-                        p.len() + i <= words.len()
-                            && p.iter().zip(&words[i..]).all(|((e, s), w)| hit(w, *e, s))
-                    });
-                    bits |= u32::from(starts) << k;
-                }
-                bits
-            })
-            .collect();
+        let hits: Vec<u32> = (0..words.len()).map(|i| lex.starting(&words, i)).collect();
+        // A clause starts at the first word, after punctuation or a conjunction, or after
+        // words that may open one ("please", "also") that do: one pass, left to right.
+        let joiner = 1 << K::Joiner as u32;
+        let mut clause = vec![false; words.len()];
+        for i in 0..words.len() {
+            clause[i] = i == 0
+                || brk[i]
+                || matches!(
+                    words[i - 1].as_str(),
+                    "and" | "then" | "et" | "y" | "und" | "e" | "ve" | "и"
+                )
+                || (hits[i - 1] & joiner != 0 && clause[i - 1]);
+        }
         Words {
             words,
             brk,
@@ -181,6 +262,7 @@ impl Words {
             tight,
             quoted,
             hits,
+            clause,
         }
     }
 
@@ -211,22 +293,7 @@ impl Words {
     /// Whether word `i` starts a clause: the first word, after punctuation or a conjunction
     /// ("and", "then"), or after words that may open one ("please", "also") that do.
     fn clause(&self, i: usize) -> bool {
-        let mut k = i;
-        loop {
-            if k == 0 || self.brk[k] {
-                return true;
-            }
-            if matches!(
-                self.words[k - 1].as_str(),
-                "and" | "then" | "et" | "y" | "und" | "e" | "ve" | "и"
-            ) {
-                return true;
-            }
-            if !self.is(k - 1, K::Joiner) {
-                return false;
-            }
-            k -= 1;
-        }
+        self.clause[i]
     }
 
     /// Whether word `i` of `k` is an imperative: it starts a clause, or follows "you" (or
@@ -493,6 +560,77 @@ mod tests {
     fn each_vocabulary_has_its_bit() {
         for (bit, k) in ALL.iter().enumerate() {
             assert_eq!(*k as usize, bit, "{k:?}");
+        }
+    }
+
+    /// The phrases that start at each word, found by comparing every phrase at every word.
+    fn every_phrase_at_every_word(folded: &str) -> (Vec<u32>, Vec<bool>) {
+        let w = Words::new(folded);
+        let lex = lexicon();
+        let hits = (0..w.words.len())
+            .map(|i| {
+                lex.phrases
+                    .iter()
+                    .filter(|(_, p)| {
+                        p.len() + i <= w.words.len()
+                            && p.iter().zip(&w.words[i..]).all(|((e, s), x)| hit(x, *e, s))
+                    })
+                    .fold(0, |bits, (bit, _)| bits | bit)
+            })
+            .collect();
+        // A clause by walking back over the words that may open one.
+        let clause = (0..w.words.len())
+            .map(|i| {
+                let mut k = i;
+                loop {
+                    if k == 0 || w.brk[k] {
+                        return true;
+                    }
+                    if matches!(
+                        w.words[k - 1].as_str(),
+                        "and" | "then" | "et" | "y" | "und" | "e" | "ve" | "и"
+                    ) {
+                        return true;
+                    }
+                    if !w.is(k - 1, K::Joiner) {
+                        return false;
+                    }
+                    k -= 1;
+                }
+            })
+            .collect();
+        (hits, clause)
+    }
+
+    #[test]
+    fn the_lexicon_index_finds_what_comparing_every_phrase_finds() {
+        let set = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/injection/set.jsonl"))
+            .unwrap();
+        let mut lines: Vec<String> = set
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        // Every stem on its own and glued to the next, in every vocabulary.
+        for &k in &ALL {
+            lines.push(stems(k).join(" "));
+            lines.push(stems(k).concat());
+        }
+        assert!(lines.len() > 1000, "{}", lines.len());
+        for line in &lines {
+            for folded in [
+                super::super::fold::fold(line, true),
+                super::super::fold::fold(line, false),
+            ] {
+                let w = Words::new(&folded);
+                let (hits, clause) = every_phrase_at_every_word(&folded);
+                assert_eq!(w.hits, hits, "{folded}");
+                assert_eq!(w.clause, clause, "{folded}");
+            }
         }
     }
 
