@@ -101,40 +101,12 @@ function freshId(previous) {
 }
 
 /**
- * The text of a message (a string content, or its text parts).
- * @param {unknown} message  a message, in any format
- * @returns {string}
- */
-function textOf(message) {
-  const c = /** @type {{ content?: unknown } | null | undefined} */ (message)?.content;
-  if (typeof c === "string") return c;
-  if (Array.isArray(c))
-    return c
-      .filter((p) => typeof p?.text === "string")
-      .map((p) => p.text)
-      .join("\n");
-  return "";
-}
-
-/**
- * Anthropic's `system` with `text` after it (a string stays a string; blocks get a block).
- * @param {unknown} system
- * @param {string} text
- * @returns {unknown}
- */
-function systemWith(system, text) {
-  if (system === null || system === undefined || system === "") return text;
-  if (typeof system === "string") return `${system}\n\n${text}`;
-  if (Array.isArray(system)) return [...system, { type: "text", text }];
-  return system;
-}
-
-/**
  * The new conversation /new starts from `id`: the old one's head (its system prompt) and a
  * summary of everything after it, made by a manual compaction of the old history followed by
- * a hand-off message, so that nothing before that message stays out (`bufferTurns: 0`); the
- * summary goes out as a system message (Anthropic: appended to `system`), so it is part of
- * the new conversation's head. Nothing is stored in the old conversation.
+ * a hand-off message, so that nothing before that message stays out (`bufferTurns: 0`). The
+ * summary is the new conversation's first message after the system prompt, in the role
+ * compact() gives a summary (`summaryRole`; by default a user message there), never merged
+ * into the system prompt. Nothing is stored in the old conversation.
  * @param {Compactor} compactor
  * @param {string} id
  * @param {Internals} internals
@@ -145,9 +117,8 @@ async function handoff(compactor, id, { options, compact }) {
   const anthropic = data.meta.format === "anthropic";
   const bye = { role: "user", content: HANDOFF };
   const history = [...data.messages, bye];
-  const own = new Set(history);
   /** @type {CompactOptions} */
-  const knobs = { ...options, manual: true, state: data.meta.state, bufferTurns: 0, summaryRole: "system", alternateRoles: false, format: data.meta.format };
+  const knobs = { ...options, manual: true, state: data.meta.state, bufferTurns: 0, alternateRoles: false, format: data.meta.format };
   delete knobs.keepRecentTokens;
   // What the old conversation sends beside its messages: counted, and carried to the new one.
   /** @type {{ system?: unknown, tools?: unknown[] }} */
@@ -158,14 +129,7 @@ async function handoff(compactor, id, { options, compact }) {
   const out = await compact(wrapped ? { ...around, messages: history } : history, knobs);
   // compact() answers in the shape it was given: an array, or { system?, tools?, messages }.
   const messages = (Array.isArray(out.messages) ? out.messages : out.messages.messages).filter((m) => m !== bye);
-  /** @param {unknown[]} rest */
-  const carry = (rest) => (Object.keys(around).length > 0 ? { ...around, messages: rest } : rest);
-  if (!anthropic) return { messages: carry(messages), summarized: out.report.summaryChunks > 0 };
-  // Anthropic has no system messages: the summary (the one message ctxfold made) joins `system`.
-  const made = messages.filter((m) => !own.has(m));
-  const summary = out.report.summaryChunks > 0 && made.length === 1 ? made[0] : null;
-  if (summary) around.system = systemWith(data.meta.system, textOf(summary));
-  return { messages: carry(messages.filter((m) => m !== summary)), summarized: summary !== null };
+  return { messages: wrapped ? { ...around, messages } : messages, summarized: out.report.summaryChunks > 0 };
 }
 
 /**

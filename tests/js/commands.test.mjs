@@ -154,12 +154,13 @@ test("/new starts a conversation whose head carries a summary of the old one, up
   assert.ok(r.conversationId.startsWith("old/"));
   assert.match(r.text, new RegExp(`^New conversation ${r.conversationId.replace(/[/-]/g, "\\$&")} \\(\\d+ tokens, with the summary of old\\)$`));
   assert.equal(summaries(), 1, "the old history is summarized once");
-  // The head: the old system prompt, then the summary as a system message (never evicted).
+  // The old system prompt, then the summary in a message of its own, framed as data: never
+  // merged into the system prompt, and in the role compact() gives it (a user message here).
   const history = (await compactor.history(r.conversationId)).map((e) => e.message);
   assert.equal(history.length, 2);
   assert.deepEqual(history[0], m[0]);
-  assert.equal(history[1].role, "system");
-  assert.match(history[1].content, /^## Conversation Summary/);
+  assert.equal(history[1].role, "user");
+  assert.match(history[1].content, /^## Conversation Summary\n\(A record of earlier messages of this conversation/);
   // Everything up to the newest message was summarized: the last call covered it.
   assert.match(history[1].content, /file_9\.py/);
   assert.equal(r.result.messages.length, 2);
@@ -186,7 +187,7 @@ test("/new carries the conversation's tools, counted in both", async () => {
   assert.deepEqual((await compactor.export(r.conversationId)).meta.tools, tools);
 });
 
-test("/new in Anthropic's format: the summary joins the system prompt", async () => {
+test("/new in Anthropic's format: the system prompt as it was, the summary the first message", async () => {
   const { compactor } = setup({ model: "claude-sonnet-4-5", format: "anthropic" });
   const messages = [];
   for (let t = 0; t < 6; t++) {
@@ -198,8 +199,12 @@ test("/new in Anthropic's format: the summary joins the system prompt", async ()
   await compactor.prepare("a", { system: "You are careful.", messages });
   const r = await compactor.command("a", "/new");
   assert.ok(r.ok && r.summarized, r.text);
-  assert.equal(typeof r.result.system, "string");
-  assert.ok(r.result.system.startsWith("You are careful.\n\n## Conversation Summary"), r.result.system);
-  assert.deepEqual(r.result.messages, []);
+  assert.equal(r.result.system, "You are careful.");
+  assert.equal(r.result.messages.length, 1);
+  assert.equal(r.result.messages[0].role, "user");
+  assert.match(r.result.messages[0].content, /^## Conversation Summary/);
+  // The new conversation goes on: a user message after the summary is a valid input.
+  const next = await compactor.prepare(r.conversationId, [{ role: "user", content: "Where were we?" }]);
+  assert.equal(next.messages.length, 2);
   assert.equal((await compactor.status(r.conversationId)).format, "anthropic");
 });
