@@ -122,11 +122,12 @@ export function isSummary(m) {
   return text.startsWith("## Conversation Summary") || text.startsWith("[Earlier messages truncated]");
 }
 
-/** A conversation's title: the first line of its first user message that reads as one. */
+/** A conversation's title: the first line of its first user message that reads as one (not a
+ * summary ctxfold made, which a conversation /new started opens with). */
 export function titleOf(messages) {
   for (const m of messages) {
     const d = describe(m);
-    if (d.role !== "user") continue;
+    if (d.role !== "user" || isSummary(m)) continue;
     const lines = d.text
       .replace(/<[^>\n]{1,60}>/g, " ")
       .split("\n")
