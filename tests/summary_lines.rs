@@ -1,6 +1,6 @@
 //! The injection check on a labelled set (`tests/fixtures/summary-lines.json`): every
-//! injection line is flagged, and at most 1 in 30 ordinary summary lines is (issue 12's
-//! target). Prints what it missed and what it dropped wrongly.
+//! injection line is flagged, and at most 1 in 30 ordinary summary lines is. Prints what it
+//! missed and what it dropped wrongly.
 
 use ctxfold::compact::injection::is_instruction;
 use serde_json::Value;
