@@ -424,18 +424,8 @@ pub fn without(summary: &str, ids: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::{apply, unsupported, without};
-    use crate::count::TextCounter;
+    use crate::count::Bytes;
     use crate::ids;
-
-    struct Bytes;
-    impl TextCounter for Bytes {
-        fn count(&self, text: &str) -> usize {
-            text.len()
-        }
-        fn cache_key(&self) -> u64 {
-            0
-        }
-    }
 
     fn ranked(text: &str) -> Vec<(ids::Identifier, usize)> {
         ids::extract(text).into_iter().map(|i| (i, 1)).collect()

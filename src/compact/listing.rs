@@ -112,18 +112,8 @@ impl Listing {
 #[cfg(test)]
 mod tests {
     use super::{split_path, Listing};
-    use crate::count::TextCounter;
+    use crate::count::Bytes;
     use crate::ids::group;
-
-    struct Bytes;
-    impl TextCounter for Bytes {
-        fn count(&self, text: &str) -> usize {
-            text.len()
-        }
-        fn cache_key(&self) -> u64 {
-            0
-        }
-    }
 
     #[test]
     fn paths_of_one_directory_are_written_once_and_read_back_whole() {
