@@ -195,6 +195,22 @@ fn any_phrase(folded: &str) -> bool {
     })
 }
 
+/// The lines of the injection bench's outside set (`bench/injection/set.jsonl`), both halves:
+/// text to check that a faster way of reading gives what the plain way gave.
+#[cfg(test)]
+fn outside_lines() -> Vec<String> {
+    let set =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/injection/set.jsonl")).unwrap();
+    set.lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
 /// Every reading of `line` (as written, despaced, de-leeted, backwards, ROT13, its tag
 /// characters, its decoded payloads) checked; payloads read again below `layer`.
 fn read(line: &str, statement: bool, layer: usize) -> bool {
@@ -490,17 +506,7 @@ mod tests {
 
     #[test]
     fn one_pass_unquoting_is_the_rescanning_one() {
-        let set = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/injection/set.jsonl"))
-            .unwrap();
-        let mut lines: Vec<String> = set
-            .lines()
-            .map(|l| {
-                serde_json::from_str::<serde_json::Value>(l).unwrap()["text"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned()
-            })
-            .collect();
+        let mut lines = outside_lines();
         lines.extend([
             "he said \"a\" then 'b' and wrote «c» or „d“ and 「e」".to_owned(),
             "it's called \"x\" and reads 'y' ok".to_owned(),

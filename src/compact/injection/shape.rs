@@ -604,17 +604,7 @@ mod tests {
 
     #[test]
     fn the_lexicon_index_finds_what_comparing_every_phrase_finds() {
-        let set = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/injection/set.jsonl"))
-            .unwrap();
-        let mut lines: Vec<String> = set
-            .lines()
-            .map(|l| {
-                serde_json::from_str::<serde_json::Value>(l).unwrap()["text"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned()
-            })
-            .collect();
+        let mut lines = super::super::outside_lines();
         // Every stem on its own and glued to the next, in every vocabulary.
         for &k in &ALL {
             lines.push(stems(k).join(" "));
