@@ -12,8 +12,6 @@ use std::sync::OnceLock;
 /// The folded text as words, with where each begins a phrase of each vocabulary.
 pub struct Words {
     words: Vec<String>,
-    /// Punctuation (not a space, not an apostrophe) between word k and the one before it.
-    brk: Vec<bool>,
     /// Punctuation that ends a phrase (`,`, `:`, `;`, `.`) between word k and the one before.
     stop: Vec<bool>,
     /// Word k is joined to the one before by `.` or `(` alone (`main.py`, `add_q(x)`).
@@ -257,7 +255,6 @@ impl Words {
         }
         Words {
             words,
-            brk,
             stop,
             tight,
             quoted,
@@ -566,6 +563,7 @@ mod tests {
     /// The phrases that start at each word, found by comparing every phrase at every word.
     fn every_phrase_at_every_word(folded: &str) -> (Vec<u32>, Vec<bool>) {
         let w = Words::new(folded);
+        let brk = words_of(folded).brk;
         let lex = lexicon();
         let hits = (0..w.words.len())
             .map(|i| {
@@ -583,7 +581,7 @@ mod tests {
             .map(|i| {
                 let mut k = i;
                 loop {
-                    if k == 0 || w.brk[k] {
+                    if k == 0 || brk[k] {
                         return true;
                     }
                     if matches!(
