@@ -99,6 +99,8 @@ function turn(r, st, out, last) {
   }
   if (last && steps > 0 && r.chance(0.3)) return; // an agent mid-loop: the results are the newest
   const parts = [];
+  // Now and then what a provider's own compaction left (kept whole in every output).
+  if (r.chance(0.04)) parts.push({ t: "compaction", text: text(r, ctx, r.int(0, 400)), id: r.id(12) });
   if (r.chance(0.2)) parts.push({ t: "reasoning", text: text(r, ctx, r.int(0, 400)), opaque: r.chance(0.2) });
   parts.push(r.chance(0.03) ? { t: "refusal", text: "I can't help with that." } : { t: "text", text: text(r, ctx) });
   out.push({ role: "assistant", parts });
@@ -223,7 +225,9 @@ function renderResponses(r, st, msgs) {
       out.push(msgItem("user", content));
     } else if (m.role === "assistant") {
       for (const p of m.parts) {
-        if (p.t === "reasoning") {
+        if (p.t === "compaction") {
+          out.push({ type: "compaction", id: `cmp_${p.id}`, encrypted_content: `gAAAAB${r.id(8 + p.text.length)}` });
+        } else if (p.t === "reasoning") {
           const item = { type: "reasoning", id: `rs_${r.id(10)}`, summary: p.text ? [{ type: "summary_text", text: p.text }] : [] };
           if (p.opaque) item.encrypted_content = `gAAAA${r.id(40)}`;
           out.push(item);
@@ -272,7 +276,8 @@ function renderAnthropic(r, st, msgs) {
     } else if (m.role === "assistant") {
       const blocks = [];
       for (const p of m.parts) {
-        if (p.t === "reasoning") blocks.push(p.opaque ? { type: "redacted_thinking", data: `EuYB${r.id(30)}` } : { type: "thinking", thinking: p.text, signature: `sig_${r.id(12)}` });
+        if (p.t === "compaction") blocks.push({ type: "compaction", content: p.text });
+        else if (p.t === "reasoning") blocks.push(p.opaque ? { type: "redacted_thinking", data: `EuYB${r.id(30)}` } : { type: "thinking", thinking: p.text, signature: `sig_${r.id(12)}` });
         else if (p.t === "text" || p.t === "refusal") blocks.push({ type: "text", text: p.text });
         else if (p.t === "call") blocks.push({ type: "tool_use", id: p.id, name: p.name, input: typeof argsValue(p.args) === "string" ? { raw: argsValue(p.args) } : p.args });
       }
@@ -328,6 +333,7 @@ function renderAiSdk(r, st, msgs) {
       });
     } else if (m.role === "assistant") {
       const parts = m.parts.flatMap((p) => {
+        if (p.t === "compaction") return { type: "custom", kind: "openai.compaction", providerOptions: { openai: { itemId: `cmp_${p.id}`, encryptedContent: `gAAAAB${p.id}` } } };
         if (p.t === "reasoning") return p.opaque ? { type: "redacted-reasoning", data: r.id(20) } : { type: "reasoning", text: p.text };
         if (p.t === "text" || p.t === "refusal") return { type: "text", text: p.text };
         if (v4) return { type: "tool-call", toolCallId: p.id, toolName: p.name, args: argsValue(p.args) };

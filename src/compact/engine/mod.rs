@@ -35,6 +35,9 @@ pub struct Compaction {
     prune_lost: HashMap<usize, Vec<String>>,
     /// The first user message, pinned in the head (`pinFirstUserTurn`).
     pinned_first: Option<usize>,
+    /// The messages holding a provider's compaction before the verbatim tail: kept whole
+    /// after the head (and the pinned task), in order, never summarized.
+    kept: Vec<usize>,
     /// The messages' running digests, for the state's marks.
     digests: Vec<u64>,
     /// The cap on one summary chunk's tokens.
@@ -135,6 +138,12 @@ impl Compaction {
         let summary_room = plan::target_tokens(&input).saturating_sub(
             plan.tokens.head + plan.tokens.tail + crate::count::REPLY_PRIMING + plan::framing(&input),
         );
+        let start = match plan.trigger.is_some() && !plan.evict.is_empty() {
+            true => plan.tail_start,
+            false => plan.boundary,
+        };
+        let mut kept = head.kept.clone();
+        kept.extend((head.boundary..start).filter(|&i| messages[i].holds_compaction()));
         let mut c = Compaction {
             rounds: rounds::Rounds::new(state.chunks),
             input,
@@ -143,6 +152,7 @@ impl Compaction {
             edits: pruned.edits,
             prune_lost: pruned.lost,
             pinned_first: head.pinned_first,
+            kept,
             digests,
             summary_max,
             summarizer_input,
