@@ -138,21 +138,15 @@ impl Compaction {
         let summary_room = plan::target_tokens(&input).saturating_sub(
             plan.tokens.head + plan.tokens.tail + crate::count::REPLY_PRIMING + plan::framing(&input),
         );
-        let start = match plan.trigger.is_some() && !plan.evict.is_empty() {
-            true => plan.tail_start,
-            false => plan.boundary,
-        };
-        let mut kept = head.kept.clone();
-        kept.extend((head.boundary..start).filter(|&i| messages[i].holds_compaction()));
         let mut c = Compaction {
             rounds: rounds::Rounds::new(state.chunks),
             input,
+            kept: plan::kept(messages, &head, &plan),
             plan,
             tokens: pruned.tokens,
             edits: pruned.edits,
             prune_lost: pruned.lost,
             pinned_first: head.pinned_first,
-            kept,
             digests,
             summary_max,
             summarizer_input,

@@ -238,6 +238,18 @@ pub(super) fn plan(
     }
 }
 
+/// The messages holding a provider's compaction that go out after the head: those earlier
+/// compactions passed, and those this one passes (before its tail).
+pub(super) fn kept(messages: &[Message], head: &Head, plan: &CompactPlan) -> Vec<usize> {
+    let start = match plan.trigger.is_some() && !plan.evict.is_empty() {
+        true => plan.tail_start,
+        false => plan.boundary,
+    };
+    let mut kept = head.kept.clone();
+    kept.extend((head.boundary..start).filter(|&i| messages[i].holds_compaction()));
+    kept
+}
+
 /// The input's tokens as it would go out with nothing pruned or compacted now (the
 /// summaries of earlier compactions included).
 fn unpruned_total(input: &Input, head: &Head) -> usize {
