@@ -106,11 +106,8 @@ impl Head {
             None
         };
         // A provider's compaction right after the head (or the task) joins it, as the task does.
-        loop {
-            match end < messages.len() && (messages[end].holds_compaction() || pinned_first == Some(end)) {
-                true => end += 1,
-                false => break,
-            }
+        while end < messages.len() && (messages[end].holds_compaction() || pinned_first == Some(end)) {
+            end += 1;
         }
         let pinned_first = pinned_first.filter(|&i| i >= end);
         let boundary = state.boundary.map_or(end, |m| m.index.max(end));
