@@ -425,6 +425,7 @@ pub fn count_message(message: &Message, counter: &dyn TextCounter) -> usize {
                 counter.count(name) + counter.count(arguments) + PER_TOOL_CALL
             }
             Part::Opaque { bytes } => bytes.div_ceil(4),
+            Part::Compaction { text, bytes } => counter.count(text) + bytes.div_ceil(4),
             Part::Media { kind } => media_tokens(*kind),
         };
     }

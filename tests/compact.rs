@@ -99,6 +99,11 @@ fn build(system: &str, turns: &[(String, Vec<Step>)], responses: bool) -> Value 
     let mut id = 0;
     for (user, steps) in turns {
         // Now and then a named user (OpenAI Chat counts the name), as a cut message keeps it.
+        // Now and then what the Responses API's own compaction left (kept whole).
+        if responses && user.len() % 5 == 0 {
+            let blob = format!("gAAAAB{}", "Zm9v".repeat(user.len()));
+            items.push(json!({"type": "compaction", "id": format!("cmp_{}", items.len()), "encrypted_content": blob}));
+        }
         if !responses && user.len() % 3 == 0 {
             items.push(json!({"role": "user", "name": "ana", "content": user}));
         } else {
@@ -156,6 +161,11 @@ fn build_anthropic(system: &str, turns: &[(String, Vec<Step>)]) -> Value {
         }
         for s in steps {
             match s {
+                // Now and then server-side compaction's block, with the text after it.
+                Step::Say(t) if t.len() % 4 == 0 => messages.push(json!({"role": "assistant", "content": [
+                    {"type": "compaction", "content": format!("Summary of the work so far: {t}")},
+                    {"type": "text", "text": t}
+                ]})),
                 Step::Say(t) => {
                     messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": t}]}))
                 }

@@ -789,7 +789,9 @@ fn provider_level_prompts_read_as_ai_sdk() {
         m[4].parts[..2],
         [
             Part::Opaque { bytes: 8 },
-            Part::Opaque {
+            // A provider's compaction, kept whole (tests/provider_compaction.rs).
+            Part::Compaction {
+                text: String::new(),
                 bytes: json!({"openai": {"encrypted": "gAAAAB"}}).to_string().len()
             }
         ]

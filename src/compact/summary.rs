@@ -124,7 +124,7 @@ pub fn render_message<'t>(
                 line
             }
             Part::Media { kind } => format!("[{role} attached {kind:?}]").to_lowercase(),
-            Part::Text(_) | Part::Reasoning(_) | Part::Opaque { .. } => continue,
+            Part::Text(_) | Part::Reasoning(_) | Part::Opaque { .. } | Part::Compaction { .. } => continue,
         };
         if !out.is_empty() {
             out.push('\n');

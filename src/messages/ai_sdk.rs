@@ -105,9 +105,17 @@ fn part(value: &Value, path: &Path, role: MessageRole) -> Result<Option<Part>, E
         },
         // Provider-specific content (`kind: "provider.type"`, AI SDK 7) whose payload is its
         // provider options: counted by their size.
-        "custom" => Part::Opaque {
-            bytes: obj.get("providerOptions").map_or(0, |o| o.to_string().len()),
-        },
+        // A provider's compaction carried this way (`kind: "openai.compaction"`, ...): kept whole.
+        "custom" => {
+            let bytes = obj.get("providerOptions").map_or(0, |o| o.to_string().len());
+            match opt_string(obj, "kind", path)?.is_some_and(|k| k.ends_with(".compaction")) {
+                true => Part::Compaction {
+                    text: String::new(),
+                    bytes,
+                },
+                false => Part::Opaque { bytes },
+            }
+        }
         "tool-approval-request" => {
             id(obj, "toolCallId", path)?;
             return Ok(None);

@@ -2,7 +2,8 @@
 //!
 //! `{ system?, messages: [{ role: "user" | "assistant", content }] }` (or the bare array);
 //! `content` is a string or blocks: `text`, `image`, `document`, `tool_use`,
-//! `tool_result`, `thinking`, `redacted_thinking`. Server-side tool blocks
+//! `tool_result`, `thinking`, `redacted_thinking`, `compaction` (what server-side compaction
+//! left; kept whole). Server-side tool blocks
 //! (`server_tool_use` and its results, MCP blocks) live inside one assistant message and
 //! are kept verbatim, counted by size, as are `search_result` and `container_upload`. A user message holding only `tool_result` blocks
 //! is a tool message to compaction: it does not start a turn.
@@ -69,6 +70,17 @@ fn block(value: &Value, path: &Path, role: MessageRole) -> Result<Part, Error> {
         "redacted_thinking" => Part::Opaque {
             bytes: string(obj, "data", path)?.len(),
         },
+        // What server-side compaction left of the conversation before it (the API drops what
+        // precedes it): the model reads its text; kept whole. `content` is null when it failed.
+        "compaction" => {
+            if role != MessageRole::Assistant {
+                return Err(path.error("compaction blocks belong in assistant messages"));
+            }
+            Part::Compaction {
+                text: opt_string(obj, "content", path)?.unwrap_or_default().to_owned(),
+                bytes: 0,
+            }
+        }
         "tool_use" => {
             if role != MessageRole::Assistant {
                 return Err(path.error("tool_use blocks belong in assistant messages"));

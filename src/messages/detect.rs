@@ -113,6 +113,7 @@ const ANTHROPIC_BLOCKS: &[&str] = &[
     "mcp_tool_use",
     "mcp_tool_result",
     "container_upload",
+    "compaction",
 ];
 
 /// The formats an item can be in, as a bit set over [`MessageFormat::ALL`].
@@ -125,7 +126,7 @@ fn allows(item: &Value) -> u8 {
     if let Some(t) = obj.get("type").and_then(Value::as_str) {
         if matches!(
             t,
-            "message" | "function_call" | "function_call_output" | "reasoning"
+            "message" | "function_call" | "function_call_output" | "reasoning" | "compaction"
         ) || t.ends_with("_call")
             || t.ends_with("_call_output")
             || t == "item_reference"

@@ -105,6 +105,11 @@ pub enum Part {
     Reasoning(String),
     /// Reasoning the provider keeps opaque (encrypted or redacted): counted by size.
     Opaque { bytes: usize },
+    /// What a provider's own compaction left of the conversation before it (a Responses
+    /// `compaction` item, an Anthropic `compaction` block): `text` the model reads (counted
+    /// as text), `bytes` of opaque content (counted by size, as [`Part::Opaque`]). Kept whole,
+    /// never summarized again.
+    Compaction { text: String, bytes: usize },
     /// A tool call; `arguments` is JSON text.
     ToolCall {
         id: String,
@@ -194,6 +199,11 @@ impl Message {
                         h.number(*kind as u64);
                     }
                 }
+                Part::Compaction { text, bytes } => {
+                    h.number(9);
+                    h.field(text.as_bytes());
+                    h.number(*bytes as u64);
+                }
                 Part::Media { kind } => {
                     h.number(8);
                     h.number(*kind as u64);
@@ -208,6 +218,12 @@ impl Message {
         // An empty user message (`content: []`) is the user's too, not a step of a tool loop.
         self.role == MessageRole::User
             && (self.parts.is_empty() || self.parts.iter().any(|p| !matches!(p, Part::ToolResult { .. })))
+    }
+
+    /// Whether it holds a provider's compaction ([`Part::Compaction`]): kept whole, in the head
+    /// once what comes before it is compacted.
+    pub fn holds_compaction(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Compaction { .. }))
     }
 
     /// The ids of the tool calls this message makes.

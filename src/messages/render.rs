@@ -80,7 +80,7 @@ impl Conversation {
         let plain = m.parts.iter().all(|p| {
             !matches!(
                 p,
-                Part::ToolResult { .. } | Part::Reasoning(_) | Part::Opaque { .. }
+                Part::ToolResult { .. } | Part::Reasoning(_) | Part::Opaque { .. } | Part::Compaction { .. }
             )
         });
         if !matches!(m.role, MessageRole::User | MessageRole::Assistant) || !plain {

@@ -4,7 +4,8 @@
 //! `input_text` / `output_text` / `input_image` / `input_file` / `refusal` parts),
 //! `function_call` / `function_call_output` and `custom_tool_call` /
 //! `custom_tool_call_output` pairs (linked by `call_id`), `reasoning` items (summary and
-//! content text; `encrypted_content` is opaque), and the other built-in tool items, which
+//! content text; `encrypted_content` is opaque), `compaction` items (what the API's own
+//! compaction left: `encrypted_content`, opaque, kept whole), and the other built-in tool items, which
 //! are kept as they are and counted by size.
 
 use serde_json::{json, Map, Value};
@@ -66,6 +67,16 @@ pub fn parse(item: &Value, path: &Path) -> Result<Message, Error> {
                 name: None,
             })
         }
+        // What the Responses API's own compaction (`/responses/compact`, or `context_management`)
+        // left of the items before it: opaque, kept whole.
+        "compaction" => Ok(Message {
+            role: MessageRole::Assistant,
+            parts: vec![Part::Compaction {
+                text: String::new(),
+                bytes: string(obj, "encrypted_content", path)?.len(),
+            }],
+            name: None,
+        }),
         // Other built-in tool items: a call with a `call_id` and its `*_output` pair up;
         // everything else (web search, file search, MCP listings, item references) is
         // model-side state kept verbatim.

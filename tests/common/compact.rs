@@ -175,6 +175,15 @@ pub fn check_invariants(conv: &Conversation, outcome: &CompactOutcome, budget_in
             _ => None,
         })
         .collect();
+    // A provider's compaction goes whole, never summarized, cut or dropped.
+    for (i, m) in conv.messages().iter().enumerate() {
+        if m.holds_compaction() {
+            assert!(
+                outcome.order.iter().any(|o| matches!(o, Out::Keep(k) if *k == i)),
+                "{what}: provider compaction {i} not kept whole"
+            );
+        }
+    }
     let head = conv
         .messages()
         .iter()

@@ -16,7 +16,7 @@ import { Random } from "./random.mjs";
 import { referenceFriendly } from "./text.mjs";
 import { deepClone, deepEqual, freshCanary, materialize, snapshot } from "./materialize.mjs";
 import { INJECTED, INVENTED, knownBad } from "./summarizers.mjs";
-import { inspect, itemsOf, pairingProblems, toldFormat } from "./formats.mjs";
+import { holdsCompaction, inspect, itemsOf, pairingProblems, toldFormat } from "./formats.mjs";
 import { mapOutput } from "./output.mjs";
 
 const { countTokens, countMessages, plan, compact, getModel, isCtxfoldError } = ctxfold;
@@ -340,6 +340,13 @@ function checkCompact(desc, f, { messages, options, result, detected, planned, s
   f.check(missing.length === 0, "every message kept or evicted", () => `messages ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", ..." : ""} of ${inItems.length} are neither in the output nor in report.evicted (evicted: ${report.evicted.length}, ${earlier.size} in earlier turns)`);
   f.check(both.length === 0, "evicted messages are not kept", () => `messages ${both.slice(0, 10).join(", ")} are in report.evicted and in the output`);
   f.check(mapped.inserted.length <= 1, "at most one summary message", () => `${mapped.inserted.length} inserted messages`);
+
+  // What a provider's own compaction left goes whole in every output: never evicted,
+  // summarized, cut or merged.
+  const outJson = new Set(outItems.map((m) => JSON.stringify(m)));
+  const lost = inItems.flatMap((m, i) => (holdsCompaction(detected, m) && !outJson.has(JSON.stringify(m)) ? [i] : []));
+  seen("provider compaction", inItems.some((m) => holdsCompaction(detected, m)));
+  f.check(lost.length === 0, "provider compaction kept whole", () => `messages ${lost.slice(0, 10).join(", ")} hold a provider's compaction and are not in the output as they came`);
 
   // The head and the newest user message stay; the request never ends with the summary.
   const infos = inItems.map((m) => inspect(detected, m));

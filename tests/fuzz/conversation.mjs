@@ -3,6 +3,7 @@
 // reasoning, media, system prompts), then rendered in one format with that format's own
 // shapes. Values JSON cannot carry (binary data, URLs, Dates, benign Proxies and getters)
 // are written as `$`-tags that materialize.mjs turns into the real thing.
+import { hash32, Random } from "./random.mjs";
 import { text, textSize } from "./text.mjs";
 
 export const FORMATS = ["openai", "openai-responses", "anthropic", "ai-sdk"];
@@ -11,7 +12,9 @@ const toolNames = ["bash", "read_file", "search", "web.fetch", "calc", "get_weat
 
 /** The per-conversation drawing state: ids must be unique across follow-up turns too. */
 export function conversationState(r, ctx) {
-  return { nextId: 1, huge: r.chance(0.08), hugeDone: false, ctx, exotic: r.chance(0.1) };
+  // Provider compaction draws from a stream of its own: the other draws stay as they were.
+  const side = new Random(hash32(`compaction/${r.state}`));
+  return { nextId: 1, huge: r.chance(0.08), hugeDone: false, ctx, exotic: r.chance(0.1), side };
 }
 
 function callId(r, st) {
@@ -99,6 +102,9 @@ function turn(r, st, out, last) {
   }
   if (last && steps > 0 && r.chance(0.3)) return; // an agent mid-loop: the results are the newest
   const parts = [];
+  // Now and then what a provider's own compaction left (kept whole in every output).
+  const side = st.side;
+  if (side.chance(0.04)) parts.push({ t: "compaction", text: text(side, ctx, side.int(0, 400)), id: side.id(12), blob: side.id(side.int(16, 2000)) });
   if (r.chance(0.2)) parts.push({ t: "reasoning", text: text(r, ctx, r.int(0, 400)), opaque: r.chance(0.2) });
   parts.push(r.chance(0.03) ? { t: "refusal", text: "I can't help with that." } : { t: "text", text: text(r, ctx) });
   out.push({ role: "assistant", parts });
@@ -223,7 +229,9 @@ function renderResponses(r, st, msgs) {
       out.push(msgItem("user", content));
     } else if (m.role === "assistant") {
       for (const p of m.parts) {
-        if (p.t === "reasoning") {
+        if (p.t === "compaction") {
+          out.push({ type: "compaction", id: `cmp_${p.id}`, encrypted_content: `gAAAAB${p.blob}` });
+        } else if (p.t === "reasoning") {
           const item = { type: "reasoning", id: `rs_${r.id(10)}`, summary: p.text ? [{ type: "summary_text", text: p.text }] : [] };
           if (p.opaque) item.encrypted_content = `gAAAA${r.id(40)}`;
           out.push(item);
@@ -272,7 +280,8 @@ function renderAnthropic(r, st, msgs) {
     } else if (m.role === "assistant") {
       const blocks = [];
       for (const p of m.parts) {
-        if (p.t === "reasoning") blocks.push(p.opaque ? { type: "redacted_thinking", data: `EuYB${r.id(30)}` } : { type: "thinking", thinking: p.text, signature: `sig_${r.id(12)}` });
+        if (p.t === "compaction") blocks.push({ type: "compaction", content: p.text });
+        else if (p.t === "reasoning") blocks.push(p.opaque ? { type: "redacted_thinking", data: `EuYB${r.id(30)}` } : { type: "thinking", thinking: p.text, signature: `sig_${r.id(12)}` });
         else if (p.t === "text" || p.t === "refusal") blocks.push({ type: "text", text: p.text });
         else if (p.t === "call") blocks.push({ type: "tool_use", id: p.id, name: p.name, input: typeof argsValue(p.args) === "string" ? { raw: argsValue(p.args) } : p.args });
       }
@@ -328,6 +337,7 @@ function renderAiSdk(r, st, msgs) {
       });
     } else if (m.role === "assistant") {
       const parts = m.parts.flatMap((p) => {
+        if (p.t === "compaction") return { type: "custom", kind: "openai.compaction", providerOptions: { openai: { itemId: `cmp_${p.id}`, encryptedContent: `gAAAAB${p.blob}` } } };
         if (p.t === "reasoning") return p.opaque ? { type: "redacted-reasoning", data: r.id(20) } : { type: "reasoning", text: p.text };
         if (p.t === "text" || p.t === "refusal") return { type: "text", text: p.text };
         if (v4) return { type: "tool-call", toolCallId: p.id, toolName: p.name, args: argsValue(p.args) };

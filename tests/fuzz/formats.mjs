@@ -14,7 +14,7 @@ function openai(m) {
   return { role, calls, results, tells };
 }
 
-const RESPONSES_ITEMS = ["message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "reasoning", "web_search_call"];
+const RESPONSES_ITEMS = ["message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "reasoning", "compaction", "web_search_call"];
 
 function responses(m) {
   const type = m.type ?? "message";
@@ -35,7 +35,7 @@ function anthropic(m) {
   const results = blocks.filter((b) => b?.type === "tool_result").map((b) => b.tool_use_id);
   const onlyResults = blocks.length > 0 && results.length === blocks.length;
   const role = m.role === "user" && onlyResults ? "tool" : m.role;
-  const tells = blocks.some((b) => ["tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use"].includes(b?.type) || (b?.type === "image" && "source" in b));
+  const tells = blocks.some((b) => ["tool_use", "tool_result", "thinking", "redacted_thinking", "compaction", "document", "server_tool_use"].includes(b?.type) || (b?.type === "image" && "source" in b));
   return { role, calls, results, tells };
 }
 
@@ -54,6 +54,18 @@ function aiSdk(m) {
 }
 
 const readers = { openai, "openai-responses": responses, anthropic, "ai-sdk": aiSdk };
+
+/**
+ * Whether a caller's item holds what a provider's own compaction left (a Responses
+ * `compaction` item, an Anthropic `compaction` block, an AI SDK `custom` part of a
+ * `*.compaction` kind); OpenAI Chat has none.
+ */
+export function holdsCompaction(format, m) {
+  if (format === "openai-responses") return m?.type === "compaction";
+  if (format === "anthropic") return arr(m?.content).some((b) => b?.type === "compaction");
+  if (format === "ai-sdk") return arr(m?.content).some((p) => p?.type === "custom" && String(p.kind).endsWith(".compaction"));
+  return false;
+}
 
 /**
  * `{ role, calls, results, startsTurn, tells }` for one message (a caller's item or an

@@ -1,4 +1,5 @@
-//! Building the output: the order of what goes out (head, summary, pinned message, tail),
+//! Building the output: the order of what goes out (head, a provider's compaction, summary,
+//! pinned message, tail),
 //! the prompt-cache breakpoints, the summary merged into a message for strict alternation,
 //! the fit check (cutting messages with `overflow: "truncate"`), the state and the report.
 
@@ -147,9 +148,14 @@ impl Compaction {
         let mut order = Vec::new();
         let mut breakpoints = Vec::new();
         order.extend((0..self.plan.head_end).map(Out::Keep));
-        if let Some(i) = self.pinned_first {
-            order.push(Out::Keep(i));
-        }
+        // A provider's compaction stands in for what came before it: after the head (in order
+        // with the pinned task), before the summary; one after the pinned newest user message
+        // follows it.
+        let (before, after): (Vec<usize>, Vec<usize>) =
+            (self.kept.iter()).partition(|&&i| pinned.is_none_or(|p| i < p));
+        let mut front: Vec<usize> = self.pinned_first.into_iter().chain(before).collect();
+        front.sort_unstable();
+        order.extend(front.into_iter().map(Out::Keep));
         if !order.is_empty() {
             breakpoints.push(order.len() - 1);
         }
@@ -179,6 +185,7 @@ impl Compaction {
         if let Some(i) = pinned {
             order.push(Out::Keep(i));
         }
+        order.extend(after.into_iter().map(Out::Keep));
         if summary_at.is_some() || pinned.is_some() {
             breakpoints.push(order.len() - 1);
         }

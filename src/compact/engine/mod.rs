@@ -35,6 +35,9 @@ pub struct Compaction {
     prune_lost: HashMap<usize, Vec<String>>,
     /// The first user message, pinned in the head (`pinFirstUserTurn`).
     pinned_first: Option<usize>,
+    /// The messages holding a provider's compaction before the verbatim tail: kept whole
+    /// after the head (and the pinned task), in order, never summarized.
+    kept: Vec<usize>,
     /// The messages' running digests, for the state's marks.
     digests: Vec<u64>,
     /// The cap on one summary chunk's tokens.
@@ -138,6 +141,7 @@ impl Compaction {
         let mut c = Compaction {
             rounds: rounds::Rounds::new(state.chunks),
             input,
+            kept: plan::kept(messages, &head, &plan),
             plan,
             tokens: pruned.tokens,
             edits: pruned.edits,

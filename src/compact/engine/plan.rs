@@ -76,6 +76,9 @@ pub(super) struct Head {
     pub pinned_first: Option<usize>,
     /// The first message sent verbatim (after earlier summaries).
     pub boundary: usize,
+    /// The messages holding a provider's compaction that earlier compactions passed (before
+    /// `boundary`): kept after the head, never summarized.
+    pub kept: Vec<usize>,
     /// The newest user message an earlier compaction kept although its turn was split.
     pub old_pinned: Option<usize>,
     /// The head's tokens: Anthropic's `system`, the leading messages and the pinned task.
@@ -102,7 +105,8 @@ impl Head {
         } else {
             None
         };
-        if pinned_first == Some(end) {
+        // A provider's compaction right after the head (or the task) joins it, as the task does.
+        while end < messages.len() && (messages[end].holds_compaction() || pinned_first == Some(end)) {
             end += 1;
         }
         let pinned_first = pinned_first.filter(|&i| i >= end);
@@ -112,6 +116,9 @@ impl Head {
             .pinned
             .and_then(|m| m.index.checked_sub(1))
             .filter(|&i| i < boundary && i >= end);
+        let kept: Vec<usize> = (end..boundary)
+            .filter(|&i| messages[i].holds_compaction() && Some(i) != pinned_first && Some(i) != old_pinned)
+            .collect();
         let raw = &input.counts;
         // Through the count cache: a request's tools can be tens of kilobytes, the same each turn.
         let count = |m: Message| crate::count::count_each_with_hits(&[m], &input.counter).0[0];
@@ -124,7 +131,11 @@ impl Head {
             pinned_first,
             boundary,
             old_pinned,
-            tokens: system + raw[..end].iter().sum::<usize>() + pinned_first.map_or(0, |i| raw[i]),
+            tokens: system
+                + raw[..end].iter().sum::<usize>()
+                + pinned_first.map_or(0, |i| raw[i])
+                + kept.iter().map(|&i| raw[i]).sum::<usize>(),
+            kept,
             summaries: chunk_tokens(&state.chunks, &input.counter),
             given: 0,
         };
@@ -222,6 +233,18 @@ pub(super) fn plan(
         pruned: pruned.report.clone(),
         state_reset,
     }
+}
+
+/// The messages holding a provider's compaction that go out after the head: those earlier
+/// compactions passed, and those this one passes (before its tail).
+pub(super) fn kept(messages: &[Message], head: &Head, plan: &CompactPlan) -> Vec<usize> {
+    let start = match plan.trigger.is_some() && !plan.evict.is_empty() {
+        true => plan.tail_start,
+        false => plan.boundary,
+    };
+    let mut kept = head.kept.clone();
+    kept.extend((head.boundary..start).filter(|&i| messages[i].holds_compaction()));
+    kept
 }
 
 /// The input's tokens as it would go out with nothing pruned or compacted now (the
@@ -326,7 +349,13 @@ fn choose_cut(
     let keep_pinned = head
         .old_pinned
         .filter(|&p| structure.turn_starts.iter().all(|&s| s <= p) && tokens[p] <= input.budget.input / 8);
-    let fixed = fixed + keep_pinned.map_or(0, |p| tokens[p]);
+    // A provider's compaction is kept whatever is evicted around it: its room first.
+    let messages = input.conv.messages();
+    let provider: usize = (head.boundary..messages.len())
+        .filter(|&i| messages[i].holds_compaction())
+        .map(|i| tokens[i])
+        .sum();
+    let fixed = fixed + keep_pinned.map_or(0, |p| tokens[p]) + provider;
     {
         let kept_summary = summary_reservation(input, summary_slot, summaries);
         // The limit reserves a summary slot, so the output fits (more chunks fold, or shrink
@@ -373,7 +402,11 @@ fn choose_cut(
         if let Some(p) = head.old_pinned.filter(|&p| Some(p) != pin) {
             evict.push(p);
         }
-        evict.extend((head.boundary..tail_start).filter(|&i| Some(i) != pin && Some(i) != head.pinned_first));
+        evict.extend(
+            (head.boundary..tail_start).filter(|&i| {
+                Some(i) != pin && Some(i) != head.pinned_first && !messages[i].holds_compaction()
+            }),
+        );
         let calls = calls_needed(&evict, tokens, sizes.summarizer_input);
         Cut {
             tail_start,
