@@ -1,6 +1,7 @@
 //! Words as the index sees them: runs of letters and digits, lowercased (Unicode-aware);
 //! in a script written without spaces (Han, kana, Hangul) every two neighbouring characters
-//! are one term, so a query matches inside a sentence without a dictionary.
+//! are one term, so a query matches inside a sentence without a dictionary. A few English
+//! stop words are left out.
 
 /// One term of a text and where it is (bytes), for the snippet.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,8 +73,22 @@ pub fn each(text: &str, mut f: impl FnMut(&str, usize, usize)) {
     flush(&mut word, word_start, text.len(), word_chars, &mut f);
 }
 
+/// English words too common to tell messages apart, sorted: neither indexed nor searched
+/// (a question's `what is in` would otherwise rank every short message).
+const STOP: &[&str] = &[
+    "a", "about", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "did", "do", "does",
+    "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "is", "it", "its", "me",
+    "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "they", "this", "to", "was",
+    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
+];
+
+/// Whether `word` (lowercased) is a stop word.
+pub fn is_stop(word: &str) -> bool {
+    STOP.binary_search(&word).is_ok()
+}
+
 fn flush(word: &mut String, start: usize, end: usize, chars: usize, f: &mut impl FnMut(&str, usize, usize)) {
-    if chars > 0 && chars <= MAX_WORD {
+    if chars > 0 && chars <= MAX_WORD && !is_stop(word) {
         f(word, start, end);
     }
     word.clear();
@@ -103,6 +118,7 @@ mod tests {
     #[test]
     fn words_are_lowercased_and_split_on_punctuation() {
         assert_eq!(terms("Hello, Wörld! ÉCOLE v2"), ["hello", "wörld", "école", "v2"]);
+        assert_eq!(terms("What is in the box"), ["box"]);
         assert_eq!(terms("snake_case-id"), ["snake", "case", "id"]);
     }
 
@@ -119,6 +135,11 @@ mod tests {
         assert_eq!(terms("東京タワー"), ["東京", "京タ", "タワ", "ワー"]);
         assert_eq!(terms("我 去"), ["我", "去"]);
         assert_eq!(terms("go東京go"), ["go", "東京", "go"]);
+    }
+
+    #[test]
+    fn the_stop_list_is_sorted() {
+        assert!(STOP.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
