@@ -9,14 +9,14 @@
 //! word's, ties newest first; [`snippet`] cuts the passage around the best hit out of the
 //! message's text, which the caller holds ([`message_text`]).
 
+mod bm25;
 mod index;
 mod postings;
-mod search;
+mod readable;
 mod snippet;
-mod text;
 pub mod tokens;
 
+pub use bm25::{Hit, Query, ID_BOOST};
 pub use index::Index;
-pub use search::{Hit, Query, ID_BOOST};
+pub use readable::message_text;
 pub use snippet::snippet;
-pub use text::message_text;
