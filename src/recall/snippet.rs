@@ -67,13 +67,7 @@ fn cut(text: &str, from: usize, width: usize) -> String {
     if start > 0 {
         out.push('…');
     }
-    out.extend(
-        text[start..end]
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .chars(),
-    );
+    out.push_str(&text[start..end].split_whitespace().collect::<Vec<_>>().join(" "));
     if end < text.len() {
         out.push('…');
     }
