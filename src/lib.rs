@@ -20,6 +20,7 @@ pub mod messages;
 pub mod models;
 pub mod options;
 pub mod providers;
+pub mod recall;
 pub mod session;
 pub mod tokenizer;
 #[cfg(not(target_arch = "wasm32"))]

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::StoredMeta;
 use crate::count::Memo;
 use crate::messages::{Conversation, MessageFormat};
+use crate::recall::Index;
 use crate::Error;
 
 /// What a request sends beside its messages, kept with the conversation and counted with
@@ -67,6 +68,9 @@ pub(super) struct Cached {
     /// The meta this cache's last write stored (`None`: not known). A `prepare` or `commit`
     /// may go on from it without loading, as its write checks the version anyway.
     pub meta: Option<StoredMeta>,
+    /// The history's search index: made by the first search, then extended with every
+    /// append and cut back with the history (`None`: no search has asked for it yet).
+    index: Option<Index>,
 }
 
 impl Cached {
@@ -84,6 +88,7 @@ impl Cached {
             conv: Rc::new(conv),
             memo: Memo::default(),
             meta: None,
+            index: None,
         })
     }
 
@@ -99,13 +104,20 @@ impl Cached {
             return Ok(());
         }
         let conv = Rc::make_mut(&mut self.conv);
+        let from = conv.messages().len();
         if conv.append(items.clone())? {
+            if let Some(index) = &mut self.index {
+                for m in &conv.messages()[from..] {
+                    index.push_message(m);
+                }
+            }
             return Ok(());
         }
         let mut all = conv.items().to_vec();
         all.extend(items);
         self.conv = Rc::new(parse(&self.around, all, format)?);
         self.memo = Memo::default();
+        self.index = None;
         Ok(())
     }
 
@@ -114,6 +126,9 @@ impl Cached {
         if len < self.len() {
             Rc::make_mut(&mut self.conv).truncate(len);
             self.memo.truncate(len);
+            if let Some(index) = &mut self.index {
+                index.truncate(len);
+            }
         }
     }
 
@@ -123,10 +138,19 @@ impl Cached {
         // Counts are of messages, which stay as they were unless the format read changed.
         if conv.format() != self.conv.format() {
             self.memo = Memo::default();
+            self.index = None;
         }
         self.conv = Rc::new(conv);
         self.around = around;
         Ok(())
+    }
+}
+
+impl Cached {
+    /// The history's search index (made from the history the first time), and the history.
+    pub fn searchable(&mut self) -> (&Index, &Conversation) {
+        let conv = &self.conv;
+        (self.index.get_or_insert_with(|| Index::of(conv.messages())), conv)
     }
 }
 

@@ -99,6 +99,7 @@ pub mod options;
 pub mod prepare_ahead;
 pub mod recent;
 pub mod request_key;
+pub mod search;
 pub mod stored;
 pub mod usage;
 pub mod views;
@@ -239,6 +240,15 @@ impl Sessions {
     /// `status(id)`.
     pub fn status(&mut self, id: &str) -> Call {
         self.call(id, Kind::Status, None)
+    }
+
+    /// `search(id, query, { limit })`: the stored messages that best match `query`.
+    pub fn search(&mut self, id: &str, query: &str, limit: usize) -> Call {
+        let kind = Kind::Search {
+            query: query.to_owned(),
+            limit,
+        };
+        self.call(id, kind, None)
     }
 
     /// The summarizer requests the next turn's compaction would make, to make them now

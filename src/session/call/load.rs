@@ -96,6 +96,7 @@ fn not_stored(core: &Core, cache: Option<Cached>) -> Went<usize> {
         }
         Kind::Undo => Done::Undone(None),
         Kind::Status => Done::Status(None),
+        Kind::Search { .. } => Done::Searched(Vec::new()),
         Kind::Ahead => Done::Ahead(Vec::new()),
         Kind::Prepare { .. } | Kind::Commit { .. } => {
             let fresh = Cached::build(
@@ -216,6 +217,11 @@ impl Work<'_> {
             Kind::Compact { instructions } => self.start(true, instructions.clone()),
             Kind::Prune => self.start(false, None),
             Kind::Status => Ok(Next::Done(Done::Status(self.status()?.map(Box::new)))),
+            Kind::Search { query, limit } => {
+                let meta = self.at.meta.as_ref();
+                let hits = super::super::search::search(&mut self.at.cache, meta, query, *limit);
+                Ok(Next::Done(Done::Searched(hits)))
+            }
             Kind::Ahead => self.plan_ahead(),
             // An undo never loads its history (see `loaded`).
             Kind::Undo => Ok(Next::Done(Done::Undone(None))),

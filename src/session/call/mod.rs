@@ -75,6 +75,13 @@ pub enum Kind {
     Undo,
     /// Where the conversation stands.
     Status,
+    /// The stored messages that best match `query` (see [`crate::recall`]).
+    Search {
+        /// What to look for.
+        query: String,
+        /// At most this many.
+        limit: usize,
+    },
     /// The summarizer requests the next turn's compaction would make (`prepareAhead`):
     /// nothing is written.
     Ahead,
@@ -130,6 +137,8 @@ pub enum Done {
     Undone(Option<UndoOutcome>),
     /// `status`: `None` for a conversation the store does not hold.
     Status(Option<Box<ConversationStatus>>),
+    /// `search`: best first (none for a conversation the store does not hold).
+    Searched(Vec<super::search::SearchHit>),
     /// `ahead`: the requests to make now (none: nothing to prepare).
     Ahead(Vec<Request>),
 }

@@ -8,6 +8,7 @@ mod guards;
 mod prepare_ahead;
 mod prune;
 mod replay;
+mod search;
 
 use serde_json::{json, Value};
 

@@ -291,6 +291,7 @@ impl CompactorCall {
             Done::Committed(c) => to_plain(&c),
             Done::Undone(u) => to_plain(&u),
             Done::Status(s) => to_plain(&s),
+            Done::Searched(hits) => to_plain(&hits),
             Done::Ahead(requests) => Ok(keyed(&requests)?.into()),
         }
     }

@@ -1,0 +1,51 @@
+//! The text of a message the index reads, and the snippet is cut from: what it says, its
+//! reasoning, each tool call's name and arguments, each tool result's text.
+
+use crate::messages::{Message, Part};
+
+/// `m`'s searchable text, its parts one a line.
+pub fn message_text(m: &Message) -> String {
+    let mut out = String::new();
+    let mut line = |s: &str| {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(s);
+    };
+    for part in &m.parts {
+        match part {
+            Part::Text(t) | Part::Reasoning(t) => line(t),
+            Part::ToolCall { name, arguments, .. } => {
+                line(name);
+                line(arguments);
+            }
+            Part::ToolResult { text, .. } => line(text),
+            Part::Opaque { .. } | Part::Media { .. } => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::messages::MessageRole;
+
+    #[test]
+    fn reads_text_calls_and_results() {
+        let m = Message {
+            role: MessageRole::Assistant,
+            parts: vec![
+                Part::Text("run it".into()),
+                Part::Opaque { bytes: 9 },
+                Part::ToolCall {
+                    id: "c1".into(),
+                    name: "bash".into(),
+                    arguments: "{\"cmd\":\"ls\"}".into(),
+                },
+            ],
+            name: None,
+        };
+        assert_eq!(message_text(&m), "run it\nbash\n{\"cmd\":\"ls\"}");
+    }
+}
