@@ -1,5 +1,6 @@
 //! The text of a message the index reads, and the snippet is cut from: what it says, its
-//! reasoning, each tool call's name and arguments, each tool result's text.
+//! reasoning, each tool call's name and arguments, each tool result's text, the readable text
+//! of a provider's compaction.
 
 use crate::messages::{Message, Part};
 
@@ -20,7 +21,9 @@ pub fn message_text(m: &Message) -> String {
                 line(arguments);
             }
             Part::ToolResult { text, .. } => line(text),
-            Part::Opaque { .. } | Part::Media { .. } => {}
+            // A provider's compaction: its readable text (Anthropic's), not its encrypted bytes.
+            Part::Compaction { text, .. } if !text.is_empty() => line(text),
+            Part::Compaction { .. } | Part::Opaque { .. } | Part::Media { .. } => {}
         }
     }
     out
