@@ -452,6 +452,15 @@ export function compactorWith(raw, g) {
       return this.#call(conversationId, (id) => this.#step(id, (core) => core.status(id)), "read");
     }
 
+    /**
+     * @param {unknown} conversationId
+     * @param {unknown} query
+     * @param {unknown} [options]
+     */
+    search(conversationId, query, options) {
+      return this.#call(conversationId, (id) => this.#step(id, (core) => core.search(id, query, options)), "read");
+    }
+
     /** @param {unknown} conversationId */
     history(conversationId) {
       return this.#call(

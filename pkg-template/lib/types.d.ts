@@ -154,6 +154,7 @@ export interface CompactorCoreHandle extends Freed {
   prune(id: string, now: string): CompactorCallHandle;
   undo(id: string, now: string): CompactorCallHandle;
   status(id: string): CompactorCallHandle;
+  search(id: string, query: unknown, options: unknown): CompactorCallHandle;
   ahead(id: string, now: string): CompactorCallHandle;
   import(data: unknown, id: string | undefined, now: string): { id: string; batch: { messages: unknown[] } & Record<string, unknown> };
   forget(id: string): void;

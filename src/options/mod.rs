@@ -318,6 +318,35 @@ pub struct ManualCompactOptions {
     pub instructions: Option<String>,
 }
 
+/// Options of `compactor.search(id, query, options)`.
+#[derive(Clone, Debug, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(optional_fields)]
+pub struct SearchOptions {
+    /// How many messages at most, best first: a whole number from 1 to
+    /// [`SearchOptions::MAX_LIMIT`] (default [`SearchOptions::DEFAULT_LIMIT`]).
+    pub limit: Option<f64>,
+}
+
+impl SearchOptions {
+    /// The most messages one search gives back.
+    pub const MAX_LIMIT: usize = 100;
+    /// How many when `limit` is not given.
+    pub const DEFAULT_LIMIT: usize = 5;
+
+    /// The limit, checked: `options.limit` named when it is no whole number in range.
+    pub fn limit(&self) -> Result<usize, Error> {
+        match self.limit {
+            None => Ok(Self::DEFAULT_LIMIT),
+            Some(n) if n.fract() == 0.0 && (1.0..=Self::MAX_LIMIT as f64).contains(&n) => Ok(n as usize),
+            Some(n) => Err(Error::InvalidArgument {
+                argument: "options.limit".to_owned(),
+                expected: format!("a whole number from 1 to {}, got {n}", Self::MAX_LIMIT),
+            }),
+        }
+    }
+}
+
 /// Options of `compactor.import(data, options)`.
 #[derive(Clone, Debug, Default, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -555,6 +555,17 @@ export type ImportOptions = {
 };
 
 /**
+ * Options of `compactor.search(id, query, options)`.
+ */
+export type SearchOptions = {
+  /**
+   * How many messages at most, best first: a whole number from 1 to
+   * `SearchOptions::MAX_LIMIT` (default `SearchOptions::DEFAULT_LIMIT`).
+   */
+  limit?: number;
+};
+
+/**
  * Why a compaction ran.
  */
 export type Trigger = "threshold" | "manual";
@@ -1668,6 +1679,32 @@ export type GuardNotes = {
    * The provider's prompt cache was cold (`compactWhenCold`): the threshold was lowered.
    */
   coldCache: ColdCacheNote | null;
+};
+
+/**
+ * One message `search` found.
+ */
+export type SearchHit = {
+  /**
+   * Its index in the stored history.
+   */
+  index: number;
+  /**
+   * Who it is from.
+   */
+  role: MessageRole;
+  /**
+   * The passage around the best match (`…` where it was cut).
+   */
+  snippet: string;
+  /**
+   * Whether the model's input holds it verbatim now (not summarized away).
+   */
+  inInput: boolean;
+  /**
+   * Its BM25 score: higher is better, comparable within one search only.
+   */
+  score: number;
 };
 
 /**

@@ -13,6 +13,7 @@ import {
   type CompactorStore,
   type ConversationStatus,
   type ExportedConversation,
+  type SearchHit,
   type HistoryEntry,
   type PrepareResult,
   type StoredMeta,
@@ -92,6 +93,14 @@ async function chatApp(): Promise<void> {
   const use: number | undefined = status?.plan.tokens.toolResults;
   const definitions: number | undefined = status?.plan.tokens.toolDefinitions;
   void definitions;
+  const hits: SearchHit[] = await compactor.search("chat-1", "staging proxy port", { limit: 3 });
+  const evicted: boolean = !hits[0].inInput;
+  const at: number = hits[0].index;
+  void [evicted, at];
+  // @ts-expect-error: the limit is a number
+  await compactor.search("chat-1", "port", { limit: "3" });
+  // @ts-expect-error: no such option
+  await compactor.search("chat-1", "port", { max: 3 });
   const data: ExportedConversation = await compactor.export("chat-1");
   const id: string = await compactor.import(data, { id: "chat-2", overwrite: true });
   const ids: string[] = await compactor.list();

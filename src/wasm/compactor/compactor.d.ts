@@ -166,6 +166,18 @@ export declare class Compactor<M = unknown> {
    * ```
    */
   status(conversationId: string): Promise<ConversationStatus | null>;
+  /**
+   * The stored messages that best match `query`, best first (BM25 over words, identifiers
+   * matched exactly and weighted more, ties newest first), each with its index, role, a
+   * snippet and whether the model's input holds it now. Summarized messages are found too:
+   * the history is whole. An empty array for a conversation the store does not hold.
+   *
+   * ```ts
+   * const hits = await compactor.search(id, "which port did the proxy use?", { limit: 3 });
+   * const evicted = hits.filter((h) => !h.inInput);
+   * ```
+   */
+  search(conversationId: string, query: string, options?: SearchOptions): Promise<SearchHit[]>;
   /** The ids of the stored conversations. */
   list(): Promise<string[]>;
   /** Removes a conversation from the store. */

@@ -26,7 +26,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{invalid_argument, to_js};
 use super::options::{self, json_arg};
-use crate::options::{ImportOptions, ManualCompactOptions};
+use crate::options::{ImportOptions, ManualCompactOptions, SearchOptions};
 use crate::session::options::{CompactorOptions, CompactorSettings, SET_ASIDE};
 use crate::session::{refused, Around, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
 use crate::Error;
@@ -255,6 +255,17 @@ impl CompactorCore {
     pub fn status(&self, id: JsValue) -> Result<CompactorCall, JsValue> {
         let id = conversation_id(&id)?;
         Ok(self.call(|s| s.status(&id)))
+    }
+
+    /// `search(id, query, { limit })`: the stored messages that best match `query`.
+    pub fn search(&self, id: JsValue, query: JsValue, options: JsValue) -> Result<CompactorCall, JsValue> {
+        let id = conversation_id(&id)?;
+        let Some(query) = query.as_string() else {
+            return Err(invalid_argument("query", "a string", &query));
+        };
+        let o = options::read::<SearchOptions>("options", &options, &[], true)?.value;
+        let limit = o.limit().map_err(to_js)?;
+        Ok(self.call(|s| s.search(&id, &query, limit)))
     }
 
     /// The summarizer requests to make ahead of the next turn (`prepareAhead`); its result
