@@ -50,7 +50,8 @@ pub(super) fn search(
         let pinned = state
             .and_then(|s| s.pinned.as_ref())
             .is_some_and(|p| p.index == i + 1);
-        i < head || i >= boundary.index || pinned
+        // A provider's compaction goes out whatever was summarized around it.
+        i < head || i >= boundary.index || pinned || messages[i].holds_compaction()
     };
     hits.into_iter()
         .map(|h| {

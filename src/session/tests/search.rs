@@ -65,3 +65,38 @@ fn an_unknown_conversation_has_no_hits() {
     let mut store = MemoryStore::default();
     assert!(search(&mut s, &mut store, "nobody", "anything").is_empty());
 }
+
+#[test]
+fn a_provider_compaction_the_summary_passed_is_still_in_the_input() {
+    let mut s = one_turn(128_000);
+    let mut store = MemoryStore::default();
+    let mut messages = vec![
+        json!({"role": "user", "content": "Set up the staging proxy."}),
+        json!({"role": "assistant", "content": [
+            {"type": "compaction", "content": "Earlier: the staging proxy listens on port 48213."}
+        ]}),
+    ];
+    for i in 0..12 {
+        messages.push(json!({"role": "user", "content": format!("Check worker {i}, please.")}));
+        messages.push(json!({"role": "assistant", "content": format!("Worker {i} drained its queue.")}));
+    }
+    prepare(&mut s, &mut store, &messages);
+    run(
+        &mut s,
+        |x| x.compact("c", None, None),
+        &mut store,
+        Summarizer::Extractive,
+    )
+    .unwrap();
+    let worker = search(&mut s, &mut store, "c", "worker 0 drained");
+    assert!(
+        worker.iter().any(|h| !h.in_input),
+        "the compaction evicted something: {worker:?}"
+    );
+    let hits = search(&mut s, &mut store, "c", "staging proxy port");
+    let item = hits
+        .iter()
+        .find(|h| h.index == 1)
+        .expect("the compaction block's text is searched");
+    assert!(item.in_input, "a provider's compaction is always sent: {hits:?}");
+}
