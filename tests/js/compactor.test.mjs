@@ -7,19 +7,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as ctxfold from "ctxfold";
-import { Compactor, MemoryStore, compact, countMessages, isCtxfoldError } from "ctxfold";
+import { Compactor, MemoryStore, compact, countMessages } from "ctxfold";
 import { pkgDir } from "../support/paths.mjs";
 import { replay, modelCalls } from "../support/compactor-suite.mjs";
 import { mapStore } from "./compactor-store.test.mjs";
 import { toolConversations } from "../support/corpus.mjs";
-
-const typed = (name, code, message) => (e) => {
-  assert.ok(isCtxfoldError(e), `not a ctxfold error: ${e}`);
-  assert.equal(e.name, name);
-  assert.equal(e.code, code);
-  if (message) assert.match(e.message, message);
-  return true;
-};
+import { typed } from "../support/errors.mjs";
 
 /** A conversation of `turns` user turns, each a tool call and a large result. */
 function agent(turns, tag = "a") {

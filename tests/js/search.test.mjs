@@ -2,15 +2,8 @@
 // chat app calls it; what it finds after compaction, after an undo and from a cold start.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, MemoryStore, isCtxfoldError } from "ctxfold";
-
-const typed = (name, code, message) => (e) => {
-  assert.ok(isCtxfoldError(e), `not a ctxfold error: ${e}`);
-  assert.equal(e.name, name);
-  assert.equal(e.code, code);
-  if (message) assert.match(e.message, message);
-  return true;
-};
+import { Compactor, MemoryStore } from "ctxfold";
+import { typed } from "../support/errors.mjs";
 
 const filler = (i) => `Turn ${i}: the nightly build ran, the queue drained and the dashboards stayed green. `.repeat(12);
 

@@ -23,6 +23,10 @@ fn prepare(s: &mut Sessions, store: &mut MemoryStore, new: &[Value]) {
     .unwrap();
 }
 
+fn compact(s: &mut Sessions, store: &mut MemoryStore) {
+    run(s, |x| x.compact("c", None, None), store, Summarizer::Extractive).unwrap();
+}
+
 #[test]
 fn finds_appended_messages_and_follows_compaction_and_undo() {
     let messages = agent(6);
@@ -42,13 +46,7 @@ fn finds_appended_messages_and_follows_compaction_and_undo() {
     let late = search(&mut s, &mut store, "c", "mod_5.py");
     assert!(late.iter().any(|h| h.index >= 12), "{late:?}");
 
-    run(
-        &mut s,
-        |x| x.compact("c", None, None),
-        &mut store,
-        Summarizer::Extractive,
-    )
-    .unwrap();
+    compact(&mut s, &mut store);
     let after = search(&mut s, &mut store, "c", "OPS-4412 mod_0.py");
     assert!(after.iter().any(|h| !h.in_input), "{after:?}");
     run(&mut s, |x| x.undo("c", None), &mut store, Summarizer::Extractive).unwrap();
@@ -81,13 +79,7 @@ fn a_provider_compaction_the_summary_passed_is_still_in_the_input() {
         messages.push(json!({"role": "assistant", "content": format!("Worker {i} drained its queue.")}));
     }
     prepare(&mut s, &mut store, &messages);
-    run(
-        &mut s,
-        |x| x.compact("c", None, None),
-        &mut store,
-        Summarizer::Extractive,
-    )
-    .unwrap();
+    compact(&mut s, &mut store);
     let worker = search(&mut s, &mut store, "c", "worker 0 drained");
     assert!(
         worker.iter().any(|h| !h.in_input),
