@@ -230,8 +230,9 @@ export class FileStore {
         scratch.length = 1;
         if ((await newest(folder)) === n) return await removeOld(found && join(folder, `head-${pad(found.n)}.json`));
         // head-<n> was free only because a writer made a newer head and removed this one: it
-        // got ahead of this write, so the head linked here (never the newest) and its part go.
-        await unlink(head);
+        // got ahead of this write, so the head linked here (never the newest) and its part go;
+        // that newer writer may have removed it already, as the head it replaced.
+        await removeOld(head);
         if (part) scratch.push(part);
       }
       throw staleWriteError(id, expect, (await latest(folder))?.head.meta.version ?? null);
