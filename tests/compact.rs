@@ -1025,6 +1025,41 @@ fn a_message_cut_to_fit_leaves_the_summary_whole() {
     }
 }
 
+/// A window so small that the summary whole leaves the newest message no room, with
+/// `overflow: "truncate"`: the message keeps the start and end of its own words (the
+/// summary shrinks for it), and is never cut down to the truncation marker alone.
+#[test]
+fn a_cut_message_keeps_its_own_words() {
+    let newest = format!(
+        "START-OF-NEWEST please look at this: {} END-OF-NEWEST",
+        "the build fails on the linker step again ".repeat(12)
+    );
+    let mut input = vec![json!({"role": "system", "content": "Be helpful."})];
+    for i in 0..6 {
+        input.push(json!({"role": "user", "content": format!("Q{i} what about ticket PAY-44{i}? {}", "more words here ".repeat(8))}));
+        input.push(json!({"role": "assistant", "content": format!("A{i} ticket PAY-44{i} is done. {}", "an answer ".repeat(8))}));
+    }
+    input.push(json!({"role": "user", "content": newest}));
+    let conv = Conversation::parse(&Value::Array(input), None).unwrap();
+    let mut fitted = 0;
+    for (window, alternate) in [(300, true), (300, false), (360, true), (240, true)] {
+        let cfg = Config::from_json(&json!({"overflow": "truncate", "alternateRoles": alternate})).unwrap();
+        let what = format!("window {window}, alternateRoles {alternate}");
+        let Ok((o, _)) = run(&conv, &cfg, enc(), window, window / 2, None, Summarizer::Extractive) else {
+            continue; // a typed overflow is an honest answer too
+        };
+        assert!(o.report.tokens_after <= window - window / 2, "{what}");
+        let out = output(&conv, &o);
+        let last = out.as_array().unwrap().last().unwrap()["content"].to_string();
+        assert!(
+            last.contains("START-OF-NEWEST") && last.contains("END-OF-NEWEST"),
+            "{what}: the newest message lost its own words: {last}"
+        );
+        fitted += 1;
+    }
+    assert!(fitted >= 2, "only {fitted} windows fitted");
+}
+
 #[test]
 fn under_the_threshold_nothing_changes() {
     let input = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "hello"}]);

@@ -7,6 +7,8 @@ import { wireEqual as deepEqual } from "./materialize.mjs";
 
 export const HEADER = "## Conversation Summary";
 export const MARKER = "[Earlier messages truncated]";
+/** The line that ends a summary merged at the start of another message. */
+const CLOSE = "(End of the summary.)";
 
 const startsSummary = (t) => typeof t === "string" && (t.startsWith(HEADER) || t.startsWith(MARKER));
 
@@ -102,7 +104,8 @@ function sameFrame(orig, o) {
  * of the original, a line `[... truncated ...]`, the end of the original.
  */
 function truncatedCopyProblem(format, orig, o) {
-  let text = typeof orig.content === "string" ? orig.content : partText(orig.content?.[0]);
+  // Several text parts are cut as one text, joined by line breaks.
+  let text = typeof orig.content === "string" ? orig.content : Array.isArray(orig.content) ? orig.content.filter(isTextPart).map(partText).join("\n") : undefined;
   // AI SDK messages keep their shape: an array's one text part is cut in place, its other
   // fields (providerOptions) kept.
   let cutText = o.content;
@@ -126,7 +129,29 @@ function truncatedCopyProblem(format, orig, o) {
   const tail = cutText.slice(cut.index + cut[0].length);
   // A cut text went through UTF-8: a lone surrogate of the original is U+FFFD in it.
   const whole = text.toWellFormed();
+  if (whole.length > 0 && head.length === 0 && tail.length === 0) return "a truncated copy that keeps none of the original's words, only the marker";
   return whole.startsWith(head) && whole.endsWith(tail) ? null : "a truncated copy that is not the original's start and end";
+}
+
+/**
+ * `o` without the summary merged at its start (the summary's closing line, or the marker,
+ * and a blank line), or null when it does not start so.
+ */
+function withoutMergedSummary(o) {
+  const strip = (t) => {
+    if (!startsSummary(t)) return null;
+    const end = t.startsWith(MARKER) ? `${MARKER}\n\n` : `\n${CLOSE}\n\n`;
+    const at = t.indexOf(end);
+    return at < 0 ? null : t.slice(at + end.length);
+  };
+  if (typeof o.content === "string") {
+    const rest = strip(o.content);
+    return rest === null ? null : { ...o, content: rest };
+  }
+  const one = onePartText(o.content);
+  if (one === undefined) return null;
+  const rest = strip(one);
+  return rest === null ? null : { ...o, content: [{ ...o.content[0], text: rest }] };
 }
 
 /** Why `o` is not a documented copy of input `j` (null if it is one). */
@@ -134,6 +159,11 @@ function copyProblem(format, orig, o, j, report) {
   const why = [];
   if (report.summaryMergedInto === j) why.push(mergedCopyProblem(orig, o));
   if (report.truncatedMessages.includes(j)) why.push(truncatedCopyProblem(format, orig, o));
+  if (report.summaryMergedInto === j && report.truncatedMessages.includes(j)) {
+    // The summary merged at the start, whole, and the message's own text cut after it.
+    const rest = withoutMergedSummary(o);
+    why.push(rest === null ? "a merged and truncated copy that does not start with the summary" : truncatedCopyProblem(format, orig, rest));
+  }
   if (report.pruned.messages.includes(j)) why.push(prunedCopyProblem(format, orig, o));
   if (why.length === 0) return "not documented as copied";
   return why.includes(null) ? null : why.join("; ");

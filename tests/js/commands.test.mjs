@@ -208,3 +208,28 @@ test("/new in Anthropic's format: the system prompt as it was, the summary the f
   assert.equal(next.messages.length, 2);
   assert.equal((await compactor.status(r.conversationId)).format, "anthropic");
 });
+
+test("/new in the Responses format: the instructions as they were, the summary a user message item", async () => {
+  const { compactor } = setup({ format: "openai-responses" });
+  const input = [{ type: "message", role: "developer", content: "You are careful." }];
+  for (let t = 0; t < 6; t++) {
+    input.push({ type: "message", role: "user", content: `Task ${t}: read /srv/r/file_${t}.py` });
+    input.push({ type: "function_call", call_id: `fc_${t}`, name: "read", arguments: JSON.stringify({ path: `/srv/r/file_${t}.py` }) });
+    input.push({ type: "function_call_output", call_id: `fc_${t}`, output: `contents of file_${t}.py: x = ${t}` });
+    input.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: `file_${t}.py sets x to ${t}.` }] });
+  }
+  await compactor.prepare("r", input);
+  const r = await compactor.command("r", "/new");
+  assert.ok(r.ok && r.summarized, r.text);
+  const items = r.result.messages;
+  assert.equal(items.length, 2);
+  // The developer message as it was; the summary an item of its own, never merged into it.
+  assert.deepEqual(items[0], input[0]);
+  assert.deepEqual([items[1].type, items[1].role], ["message", "user"]);
+  const text = typeof items[1].content === "string" ? items[1].content : items[1].content.map((p) => p.text).join("");
+  assert.match(text, /^## Conversation Summary\n\(A record of earlier messages of this conversation/);
+  assert.match(text, /file_5\.py/);
+  const next = await compactor.prepare(r.conversationId, [{ type: "message", role: "user", content: "Where were we?" }]);
+  assert.equal(next.messages.length, 3);
+  assert.equal((await compactor.status(r.conversationId)).format, "openai-responses");
+});

@@ -389,7 +389,8 @@ impl Compaction {
     }
 
     /// Cuts the largest kept text messages (system or user, text only) to their start and
-    /// end around a marker until `over` tokens are gone. Returns the indexes cut.
+    /// end around a marker until `over` tokens are gone, each keeping at least
+    /// [`TRUNCATED_KEEPS`] bytes of its own text. Returns the indexes cut.
     pub(super) fn truncate_to_fit(&self, order: &mut [Out], mut over: usize) -> Vec<usize> {
         let conv = Rc::clone(&self.input.conv);
         let messages = conv.messages();
@@ -442,7 +443,13 @@ impl Compaction {
                     .map_or(self.tokens[i], |m| count_message(&m, counter)),
                 None => self.tokens[i],
             };
-            let t = elide::fit(&text, now.saturating_sub(over), &as_message, &truncation);
+            // A cut keeps at least the start and end of the message's own words, so a merged
+            // summary (or a large cut) never leaves the marker alone in their place.
+            let least = as_message(&elide::cut(&text, TRUNCATED_KEEPS, &truncation));
+            if least >= now {
+                continue;
+            }
+            let t = elide::fit(&text, now.saturating_sub(over).max(least), &as_message, &truncation);
             let n = as_message(&t);
             over = over.saturating_sub(now.saturating_sub(n));
             order[k] = Out::Truncated {
@@ -471,6 +478,9 @@ fn cut_copy(original: &Message, text: &str) -> Message {
     );
     m
 }
+
+/// The bytes of its own text a message cut to fit keeps at least (its start and end).
+const TRUNCATED_KEEPS: usize = 128;
 
 /// Why an input does not fit with `overflow: "truncate"`.
 pub(super) const TRUNCATED_DOES_NOT_FIT: &str = "even with the largest messages truncated the input does not fit (what is truncated is the text of system and user messages; their images and files stay, and an Anthropic top-level system prompt is never truncated)";
