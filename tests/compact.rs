@@ -1045,7 +1045,15 @@ fn a_cut_message_keeps_its_own_words() {
     for (window, alternate) in [(300, true), (300, false), (360, true), (240, true)] {
         let cfg = Config::from_json(&json!({"overflow": "truncate", "alternateRoles": alternate})).unwrap();
         let what = format!("window {window}, alternateRoles {alternate}");
-        let Ok((o, _)) = run(&conv, &cfg, enc(), window, window / 2, None, Summarizer::Extractive) else {
+        let Ok((o, _)) = run(
+            &conv,
+            &cfg,
+            enc(),
+            window,
+            window / 2,
+            None,
+            Summarizer::Extractive,
+        ) else {
             continue; // a typed overflow is an honest answer too
         };
         assert!(o.report.tokens_after <= window - window / 2, "{what}");

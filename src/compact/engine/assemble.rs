@@ -449,7 +449,12 @@ impl Compaction {
             if least >= now {
                 continue;
             }
-            let t = elide::fit(&text, now.saturating_sub(over).max(least), &as_message, &truncation);
+            let t = elide::fit(
+                &text,
+                now.saturating_sub(over).max(least),
+                &as_message,
+                &truncation,
+            );
             let n = as_message(&t);
             over = over.saturating_sub(now.saturating_sub(n));
             order[k] = Out::Truncated {
