@@ -446,7 +446,7 @@ impl Compaction {
             // A cut keeps at least the start and end of the message's own words, so a merged
             // summary (or a large cut) never leaves the marker alone in their place.
             let least = as_message(&elide::cut(&text, TRUNCATED_KEEPS, &truncation));
-            if least >= now {
+            if text.len() <= TRUNCATED_KEEPS || least >= now {
                 continue;
             }
             let t = elide::fit(
@@ -455,6 +455,9 @@ impl Compaction {
                 &as_message,
                 &truncation,
             );
+            if t == text {
+                continue; // nothing to cut: the message goes as it is
+            }
             let n = as_message(&t);
             over = over.saturating_sub(now.saturating_sub(n));
             order[k] = Out::Truncated {
