@@ -148,10 +148,11 @@ function withoutMergedSummary(o) {
     const rest = strip(o.content);
     return rest === null ? null : { ...o, content: rest };
   }
-  const one = onePartText(o.content);
-  if (one === undefined) return null;
-  const rest = strip(one);
-  return rest === null ? null : { ...o, content: [{ ...o.content[0], text: rest }] };
+  // Parts: the summary is at the start of the first (the only text part once cut; images
+  // and files stay beside it).
+  if (!Array.isArray(o.content) || !isTextPart(o.content[0])) return null;
+  const rest = strip(partText(o.content[0]));
+  return rest === null ? null : { ...o, content: [{ ...o.content[0], text: rest }, ...o.content.slice(1)] };
 }
 
 /** Why `o` is not a documented copy of input `j` (null if it is one). */
