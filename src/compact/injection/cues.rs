@@ -126,12 +126,25 @@ const DROP: &[&str] = &[
     "=dimenticate", "=trascura", "=ignorate", "=esqueça", "=esqueca", "=esquece",
     "=desconsidere", "=desconsidera", "игнорир", "=забудь", "=забудьте", "не обращай",
     "忽略", "忘记", "忘掉", "无视", "忽视", "不要理会", "تجاهل", "=انس", "تناس",
+    "=neglect", "=dismiss", "set aside", "=nullify", "=overrule", "=revoke", "no longer follow",
+    "stop obeying", "cease following", "=ignoren", "=olviden", "=descarte", "=descartad",
+    "=omita", "=omitan", "pasa por alto", "haz caso omiso", "no hagas caso", "no sigas",
+    "deja de seguir", "=néglige", "=négligez", "=neglige", "=negligez", "=écarte", "=écartez",
+    "=ecarte", "=ecartez", "fais abstraction", "faites abstraction", "ne suis plus",
+    "ne suivez plus", "ne respecte plus", "ne respectez plus", "=ignorare", "=dimenticare",
+    "=dimentichi", "=tralascia", "=tralasciate", "non seguire", "non considerare", "=scarta",
+    "smetti di seguire", "=ignorem", "=esqueçam", "=esquecam", "não siga", "nao siga",
+    "=übergehe", "=ubergehe", "=verwirf", "=vergesst", "=ignoriere", "=ignoriert",
+    "nicht mehr befolgen", "=missachtet",
 ];
 
 #[rustfmt::skip]
 const DROP_LAST: &[&str] = &[
     "yok say", "=unut", "=unutun", "görmezden gel", "dikkate alma", "geçersiz kıl",
     "iptal", "=atla", "無視", "忘れ", "نادیده", "فراموش",
+    "unut", "göz ardı", "goz ardi", "boş ver", "=boşver", "bos ver", "=önemseme", "=onemseme",
+    "=umursama", "=takma", "=uyma", "uymayı bırak", "geçersiz", "gecersiz", "hiçe say", "=sil",
+    "=silin", "yok sayın",
 ];
 
 #[rustfmt::skip]
@@ -146,6 +159,9 @@ const ORDERS: &[&str] = &[
     "инструкц", "указани", "правил", "промпт", "директив", "指令", "指示", "规则",
     "提示", "说明", "命令", "ルール", "プロンプト", "تعليمات", "التعليمات", "الأوامر",
     "القواعد", "موجه", "دستورالعمل", "دستورات", "قوانین",
+    "=politika", "=politikalar", "direktif", "=emir", "=emirler", "=talimatlar", "=normas",
+    "=órdenes", "=ordenes", "=ordres", "=ordini", "=vincoli", "=règlement", "=befehle",
+    "=befehl", "=leitlinien",
 ];
 
 #[rustfmt::skip]
@@ -193,6 +209,15 @@ const SECRET: &[&str] = &[
     "conversation so far", "written above", "conversation history", "chat history", "=initialization",
     "=credentials", "api key", "=password", "=passwords", "private key",
     "environment variable",
+    "api anahtar", "gizli bilgi", "kimlik bilgi", "erişim anahtar", "=clave", "=contraseñas",
+    "instrucciones ocultas", "instrucciones internas", "instrucciones iniciales",
+    "instrucciones originales", "instrucciones secretas", "mots de passe",
+    "instructions cachées", "instructions cachees", "instructions initiales",
+    "instructions internes", "instructions secrètes", "consignes système", "consignes systeme",
+    "clé api", "cle api", "istruzioni nascoste", "istruzioni iniziali", "istruzioni interne",
+    "istruzioni segrete", "chiave api", "messaggio di sistema", "versteckte anweisung",
+    "geheime anweisung", "api-schlüssel", "=zugangsdaten", "=kennwort", "instruções ocultas",
+    "instrucoes ocultas", "chave de api", "mensagem do sistema",
 ];
 
 #[rustfmt::skip]
@@ -207,6 +232,13 @@ const REVEAL: &[&str] = &[
     "=repita", "=diga", "=выведи",
     "=покажи", "=раскрой", "=повтори", "=напиши", "=скажи", "显示", "展示", "输出",
     "告诉", "泄露", "重复", "打印", "透露", "أظهر", "اكشف", "اعرض", "كرر", "اطبع",
+    "=revélame", "=revelame", "=muéstrame", "=muestrame", "=enséñame", "=ensename", "=escribe",
+    "=comparte", "=dame", "=imprima", "=enumera", "=révélez", "=revelez", "=montrez",
+    "=affichez", "=dis", "=dites", "=donnez", "=écris", "=ecris", "=écrivez", "=ecrivez",
+    "=partage", "=partagez", "=rivelami", "=mostrate", "=scrivi", "=condividi", "=dammi",
+    "=elenca", "=ripetete", "=riporta", "=zeige", "=zeigt", "=gebt", "=schreibe", "=schreib",
+    "=teile", "=verrat", "=nenn", "=offenbare", "=escreva", "=compartilhe", "=revelar",
+    "=mostrar",
 ];
 
 #[rustfmt::skip]
@@ -214,6 +246,8 @@ const REVEAL_LAST: &[&str] = &[
     "=göster", "=gösterin", "=yaz", "=yazın", "=tekrarla", "=tekrarlayın", "=söyle",
     "=söyleyin", "=paylaş", "表示して", "教えて", "見せて", "出力して", "نشان بده",
     "فاش کن", "بنویس", "تکرار کن",
+    "=ver", "=verin", "=açıkla", "=acikla", "=açıklayın", "ifşa", "=listele", "=yazdır",
+    "=yazdir", "=aktar", "=belirt", "=bildir", "=gönder", "=gonder",
 ];
 
 #[rustfmt::skip]
@@ -233,6 +267,11 @@ const HENCEFORTH: &[&str] = &[
     "bundan sonra", "bundan böyle", "=artık", "=отныне", "с этого момента", "=теперь",
     "从现在开始", "从现在起", "今后", "これから", "今後", "今から", "من الآن",
     "از این به بعد", "از حالا", "=اکنون", "=الان",
+    "a partir de este momento", "en adelante", "de aquí en adelante", "desde este momento",
+    "dès maintenant", "des maintenant", "à partir de ce moment", "a partir de maintenant",
+    "da adesso", "da questo momento", "d'ora innanzi", "da ora in avanti", "von jetzt an",
+    "=fortan", "=künftig", "ab diesem moment", "şu andan itibaren", "bu andan itibaren",
+    "bundan itibaren", "daqui em diante", "a partir deste momento",
 ];
 
 #[rustfmt::skip]
@@ -250,11 +289,17 @@ const LIMITS: &[&str] = &[
     "=regeln", "einschränkung", "=grenzen", "=zensur", "restrizion", "=limiti",
     "=filtri", "=regole", "restriç", "=regras", "ограничени", "цензур", "фильтр",
     "правил", "قيود", "محدودیت",
+    "sınır", "kısıtlama", "kisitlama", "filtre", "=yasak", "=yasaklar", "ahlak", "=vincoli",
+    "=limitazioni", "garde-fou", "=beschränkungen", "=richtlinien", "=normas",
 ];
 
 #[rustfmt::skip]
 const LOOSE: &[&str] = &[
-    "=unrestricted", "=unfiltered", "=uncensored"
+    "=unrestricted", "=unfiltered", "=uncensored",
+    "=unconstrained", "=unbounded", "=unmoderated", "=limitless", "=sınırsız", "=sinirsiz",
+    "=kısıtlamasız", "=kisitlamasiz", "=filtresiz", "=kuralsız", "=kuralsiz", "=sansürsüz",
+    "=sansursuz", "=ilimitado", "=illimité", "=illimite", "=illimitato", "=uneingeschränkt",
+    "=ungefiltert", "=zensurfrei",
 ];
 
 #[rustfmt::skip]
@@ -361,6 +406,9 @@ const DISABLE: &[&str] = &[
     "turned off", "deactivat", "=kaldır", "devre dışı", "desactiv", "désactiv",
     "deaktivier", "disattiv", "desativ", "отключ", "сними", "关闭", "解除", "禁用",
     "無効",
+    "=suspend", "=suspended", "=waive", "=waived", "no longer apply", "no longer applies",
+    "=revoked", "=elimina", "=quita", "=supprime", "=lève", "=leve", "=rimuovi", "=togli",
+    "=entferne", "=aufheben", "=aufgehoben", "=kaldırıldı", "kaldirildi",
 ];
 
 #[rustfmt::skip]
@@ -369,6 +417,17 @@ const PERSONA: &[&str] = &[
     "=impersonate", "play the role", "=imagine you", "=behave as", "actúa como",
     "agis comme", "agissez comme", "verhalte dich", "agisci come", "aja como", "rol yap",
     "веди себя", "扮演", "として振る舞", "تصرف", "نقش",
+    "you are now", "you're now", "assume the role", "take on the role", "in the role of",
+    "=portray", "=embody", "speak as", "respond as", "answer as", "act like", "pose as",
+    "let's play a game", "=finge", "=simula", "haz de", "haz el papel", "interpreta el papel",
+    "juego de rol", "compórtate como", "comportate como", "imagina que eres", "ahora eres",
+    "fais semblant", "faites semblant", "joue le rôle", "jouez le rôle", "joue le role",
+    "=incarne", "=incarnez", "comporte-toi", "imagine que tu es", "tu es maintenant",
+    "vous êtes maintenant", "vous etes maintenant", "=fingi", "fai finta", "=impersona",
+    "comportati come", "immagina di essere", "ora sei", "tu so als", "tue so als",
+    "spiele die rolle", "stell dir vor", "du bist jetzt", "=spiel", "gibi davran", "rolüne gir",
+    "=canlandır", "canlandir", "taklit et", "rolünü oyna", "oyun oynayalım", "=finja",
+    "faça de conta", "comporte-se como", "imagine que você",
 ];
 
 #[rustfmt::skip]
