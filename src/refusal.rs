@@ -235,6 +235,66 @@ pub fn limited(budget: Budget, limit: usize) -> Budget {
     }
 }
 
+/// A conversation's correction after a refusal, for a caller that plans with `compact()`
+/// (the AI SDK middleware): what it has learned, and the window and reserved output to plan
+/// with so the input lands below the provider's limit.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Correction {
+    /// The provider's tokens per ctxfold token (1: no correction).
+    pub ratio: f64,
+    /// The provider's limit (`null`: none said).
+    pub limit: Option<usize>,
+    /// The window ctxfold planned with before any correction.
+    pub window: usize,
+    /// The output reserved in it.
+    pub reserved_output: usize,
+    /// `contextWindow` to plan with now (ctxfold's tokens).
+    pub context_window: usize,
+    /// `reservedOutputTokens` to plan with now.
+    pub reserved_output_tokens: usize,
+}
+
+impl Correction {
+    /// The correction after `refusal` of an input ctxfold counted as `counted`: on top of
+    /// `previous` (the conversation's earlier one), or of `budget` (the uncorrected budget
+    /// the refused input was planned in).
+    pub fn after(
+        refusal: &Refusal,
+        counted: usize,
+        previous: Option<&Correction>,
+        budget: Budget,
+    ) -> Correction {
+        let used = previous.map(|p| p.ratio);
+        let ratio = ratio(refusal, counted, used).unwrap_or(used.unwrap_or(1.0));
+        let said = refusal.limit.and_then(|m| usize::try_from(m).ok());
+        let limit = match (previous.and_then(|p| p.limit), said) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let (window, reserved_output) = match previous {
+            Some(p) => (p.window, p.reserved_output),
+            None => (budget.window, budget.reserved_output),
+        };
+        let nominal = Budget {
+            window,
+            reserved_output,
+            input: window.saturating_sub(reserved_output),
+            threshold: window.saturating_sub(reserved_output),
+        };
+        let held = limit.map_or(nominal, |l| limited(nominal, l));
+        let input = ((held.input as f64) / ratio).floor() as usize;
+        Correction {
+            ratio,
+            limit,
+            window,
+            reserved_output,
+            context_window: (input + held.reserved_output).max(1),
+            reserved_output_tokens: held.reserved_output,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +348,25 @@ mod tests {
         let b = limited(budget(8_000, 1_000), 200_000);
         assert_eq!(b, budget(8_000, 1_000));
         assert!(read(&json!({"error": {"code": "rate_limit_exceeded"}})).is_none());
+    }
+
+    #[test]
+    fn a_correction_plans_the_input_below_the_limit_in_the_provider_s_tokens() {
+        let r = Refusal {
+            tokens: Some(12_000),
+            limit: Some(8_192),
+        };
+        let c = Correction::after(&r, 10_000, None, budget(128_000, 4_096));
+        assert_eq!((c.ratio, c.limit, c.window), (1.2, Some(8_192), 128_000));
+        let input = c.context_window - c.reserved_output_tokens;
+        assert!((input as f64) * c.ratio < 8_192.0 - 4_096.0, "{c:?}");
+        // A later refusal builds on it: the smaller limit, the larger ratio.
+        let again = Refusal {
+            tokens: None,
+            limit: Some(6_000),
+        };
+        let d = Correction::after(&again, input, Some(&c), budget(c.context_window, 4_096));
+        assert_eq!((d.limit, d.window), (Some(6_000), 128_000));
+        assert!(d.context_window < c.context_window);
     }
 }

@@ -137,7 +137,12 @@ pub fn declarations() -> String {
 /// (committed as `pkg-template/lib/core.generated.d.ts`, which `lib/types.d.ts` imports).
 pub fn internal_declarations() -> String {
     let mut out = String::from(HEADER);
-    emit!(out, session::options::CompactorSettings);
+    emit!(
+        out,
+        session::options::CompactorSettings,
+        crate::refusal::Refusal,
+        crate::refusal::Correction
+    );
     out
 }
 

@@ -27,3 +27,52 @@ export type CompactorSettings = {
    */
   ownKeys: Array<string>;
 };
+
+/**
+ * What a refusal said: the provider's count of the input and its limit, each when it
+ * gave it.
+ */
+export type Refusal = {
+  /**
+   * The input tokens the provider counted (the messages, and tool definitions where it
+   * counts them with the messages; without the completion vLLM adds).
+   */
+  tokens: bigint | null;
+  /**
+   * The provider's limit: its context window (input and output, for most), or its input
+   * limit (Gemini).
+   */
+  limit: bigint | null;
+};
+
+/**
+ * A conversation's correction after a refusal, for a caller that plans with `compact()`
+ * (the AI SDK middleware): what it has learned, and the window and reserved output to plan
+ * with so the input lands below the provider's limit.
+ */
+export type Correction = {
+  /**
+   * The provider's tokens per ctxfold token (1: no correction).
+   */
+  ratio: number;
+  /**
+   * The provider's limit (`null`: none said).
+   */
+  limit: number | null;
+  /**
+   * The window ctxfold planned with before any correction.
+   */
+  window: number;
+  /**
+   * The output reserved in it.
+   */
+  reservedOutput: number;
+  /**
+   * `contextWindow` to plan with now (ctxfold's tokens).
+   */
+  contextWindow: number;
+  /**
+   * `reservedOutputTokens` to plan with now.
+   */
+  reservedOutputTokens: number;
+};

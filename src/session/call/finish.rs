@@ -156,6 +156,7 @@ impl Work<'_> {
             tokens: outcome.report.tokens_after,
             length: meta.length,
             ratio: run.ratio,
+            replanned: matches!(self.core.kind, Kind::Overflowed { .. }),
         });
         if let Some(r) = &record {
             meta.compactions += 1;
