@@ -24,8 +24,8 @@ use crate::compact::types::Budget;
 
 /// What a refusal said: the provider's count of the input and its limit, each when it
 /// gave it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Refusal {
     /// The input tokens the provider counted (the messages, and tool definitions where it
     /// counts them with the messages; without the completion vLLM adds).

@@ -116,6 +116,7 @@ pub fn declarations() -> String {
         session::UndoPoint,
         session::LastInput,
         session::UsageAnchor,
+        crate::refusal::Correction,
         session::LastCompaction,
         session::StoredSummary,
         session::CompactionRecord,
@@ -137,12 +138,7 @@ pub fn declarations() -> String {
 /// (committed as `pkg-template/lib/core.generated.d.ts`, which `lib/types.d.ts` imports).
 pub fn internal_declarations() -> String {
     let mut out = String::from(HEADER);
-    emit!(
-        out,
-        session::options::CompactorSettings,
-        crate::refusal::Refusal,
-        crate::refusal::Correction
-    );
+    emit!(out, session::options::CompactorSettings, crate::refusal::Refusal);
     out
 }
 

@@ -1889,6 +1889,38 @@ export type UsageAnchor = {
 };
 
 /**
+ * A conversation's correction after a refusal, for a caller that plans with `compact()`
+ * (the AI SDK middleware): what it has learned, and the window and reserved output to plan
+ * with so the input lands below the provider's limit.
+ */
+export type Correction = {
+  /**
+   * The provider's tokens per ctxfold token (1: no correction).
+   */
+  ratio: number;
+  /**
+   * The provider's limit (`null`: none said).
+   */
+  limit: number | null;
+  /**
+   * The window ctxfold planned with before any correction.
+   */
+  window: number;
+  /**
+   * The output reserved in it.
+   */
+  reservedOutput: number;
+  /**
+   * `contextWindow` to plan with now (ctxfold's tokens).
+   */
+  contextWindow: number;
+  /**
+   * `reservedOutputTokens` to plan with now.
+   */
+  reservedOutputTokens: number;
+};
+
+/**
  * The latest compaction, in short (its record has everything).
  */
 export type LastCompaction = {
