@@ -5,11 +5,12 @@
 // middleware's call (wrapGenerate and wrapStream, over a model that calls the server as an
 // AI SDK provider does and throws what its APICallError holds) succeed on the retry with the
 // input below the limit; a server that always refuses gives CONTEXT_OVERFLOW after exactly one
-// retry; an error that is no refusal is rethrown as it was; no API key is in any error.
+// retry; an error that is no refusal is rethrown as it was; no API key is in any error. The
+// HTTP summarizer's own request, refused so, is sent once more shorter, the same way.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
-import { Compactor, countMessages } from "ctxfold";
+import { Compactor, countMessages, openAISummarizer } from "ctxfold";
 import { compactionMiddleware } from "ctxfold/ai-sdk";
 import { PROVIDERS, refusingServer } from "../support/refusing-server.mjs";
 import { typed } from "../support/errors.mjs";
@@ -236,6 +237,43 @@ describe("the AI SDK middleware", () => {
     };
     await assert.rejects(call(middleware, model, "generate", { prompt: prompt() }), (x) => x === denied);
     assert.equal(calls, 1);
+  });
+});
+
+describe("the HTTP summarizer's own request", () => {
+  /** A summarizer request whose text the server's window does not hold. */
+  const request = () => ({ system: "Summarize the conversation.", prompt: chat().map((m) => `${m.role}: ${m.content}`).join("\n"), maxTokens: 500 });
+
+  for (const provider of PROVIDERS) {
+    test(`${provider}: refused as too long, it is sent once more below the limit`, async () => {
+      const server = await refusingServer({ provider, limit: LIMIT, reply: "## Conversation Summary" });
+      try {
+        const summarize = openAISummarizer({ model: "gpt-4o", apiKey: KEY, baseURL: server.url, maxRetries: 0 });
+        const out = await summarize(request());
+        assert.equal(out.text, "## Conversation Summary");
+        assert.equal(server.requests.length, 2);
+        assert.ok(server.requests[0].refused);
+        assert.ok(server.requests[1].tokens + 500 < LIMIT, `${server.requests[1].tokens} provider tokens, limit ${LIMIT}`);
+        assert.equal(server.requests[1].auth, `Bearer ${KEY}`);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  test("a server that always refuses: CONTEXT_OVERFLOW after exactly one retry, with no key", async () => {
+    const server = await refusingServer({ provider: "gemini", limit: LIMIT, always: true });
+    try {
+      const summarize = openAISummarizer({ model: "gpt-4o", apiKey: KEY, baseURL: server.url });
+      const e = await summarize(request()).catch((x) => x);
+      assert.equal(server.requests.length, 2);
+      typed("CtxfoldError", "CONTEXT_OVERFLOW")(e);
+      assert.equal(e.providerTokens, server.requests[1].tokens);
+      assert.equal(e.providerLimit, LIMIT);
+      keyFree(e);
+    } finally {
+      await server.close();
+    }
   });
 });
 
