@@ -3,7 +3,8 @@
 // answers an input that fits as OpenAI's Chat Completions does. It counts the input as ctxfold
 // counts it for gpt-4o times `ratio`: a provider whose tokenizer counts more than ctxfold
 // estimates, with a window (`limit`) smaller than the one ctxfold plans for. Every request is
-// kept (its count and its Authorization header), so tests count the retries.
+// kept (its count and its Authorization header), so tests count the retries. A request with
+// `stream: true` that fits is answered as Chat Completions streams (server-sent events).
 import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { countMessages } from "ctxfold";
@@ -51,6 +52,17 @@ export async function refusingServer({ provider, limit, ratio = 1.25, always = f
         res.end(refusalBody(provider, tokens, limit));
         return;
       }
+      const usage = { prompt_tokens: tokens, completion_tokens: 2, total_tokens: tokens + 2 };
+      if (body.stream) {
+        // Chat Completions' stream: the text, the finish, the usage, [DONE].
+        const chunk = (choices, more = {}) => `data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", created: 0, model: body.model, choices, ...more })}\n\n`;
+        res.setHeader("content-type", "text/event-stream");
+        res.write(chunk([{ index: 0, delta: { role: "assistant", content: reply }, finish_reason: null }]));
+        res.write(chunk([{ index: 0, delta: {}, finish_reason: "stop" }]));
+        res.write(chunk([], { usage }));
+        res.end("data: [DONE]\n\n");
+        return;
+      }
       res.end(
         JSON.stringify({
           id: `chatcmpl-${requests.length}`,
@@ -58,7 +70,7 @@ export async function refusingServer({ provider, limit, ratio = 1.25, always = f
           created: 0,
           model: body.model,
           choices: [{ index: 0, message: { role: "assistant", content: reply }, finish_reason: "stop" }],
-          usage: { prompt_tokens: tokens, completion_tokens: 2, total_tokens: tokens + 2 },
+          usage,
         }),
       );
     });
