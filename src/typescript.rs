@@ -84,6 +84,15 @@ pub fn declarations() -> String {
         types::CompactOutcome,
         providers::settings::MaxTokensField,
         providers::settings::SummarizerOptions,
+    );
+    compactor_declarations(&mut out);
+    out
+}
+
+/// The `Compactor`'s declarations (the rest of [`declarations`], in its order).
+fn compactor_declarations(out: &mut String) {
+    emit!(
+        out,
         session::guards::GuardOptions,
         session::events::CompactorEventName,
         session::events::CompactorEvent,
@@ -131,7 +140,6 @@ pub fn declarations() -> String {
         session::ConversationStatus,
         crate::indexeddb::IndexedDBStoreOptions,
     );
-    out
 }
 
 /// The declarations of what crosses between the core and the package's own JavaScript only
