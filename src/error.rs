@@ -50,6 +50,20 @@ pub enum Error {
         hint: &'static str,
     },
 
+    /// A provider refused the input as too long for its context window again, after ctxfold
+    /// planned it once more below what the first refusal said (its count corrected the
+    /// estimate, its limit the budget): one retry, then this.
+    #[error("context overflow: the provider refused the input again after one retry planned below its limit ({}; ctxfold estimated {estimate} tokens)", provider_said(*.tokens, *.limit))]
+    Refused {
+        /// The input tokens the provider counted, when its refusal said.
+        tokens: Option<u64>,
+        /// The provider's limit, when its refusal said.
+        limit: Option<u64>,
+        /// ctxfold's estimate of the refused input, in the provider's tokens as the
+        /// correction then stood.
+        estimate: usize,
+    },
+
     /// The summarizer failed and the options say to throw (`fallback: "error"`, or a manual compaction).
     #[error("summarizer failed: {reason}")]
     SummarizerFailed { reason: String },
@@ -249,7 +263,7 @@ codes! {
     InvalidArgument = "INVALID_ARGUMENT",
     /// An option out of range, `NaN` and `Infinity` included (a `RangeError`).
     OutOfRange = "OUT_OF_RANGE",
-    /// The head and the newest user message alone exceed the input budget.
+    /// The head and the newest user message alone exceed the input budget, or a provider refused the input as too long again after one retry (`providerTokens`, `providerLimit`, `estimate`).
     ContextOverflow = "CONTEXT_OVERFLOW",
     /// The summarizer failed where the options say to throw (`fallback: "error"`, a manual compaction), with its error as `cause`.
     SummarizerFailed = "SUMMARIZER_FAILED",
@@ -290,7 +304,7 @@ impl Error {
                 Code::InvalidArgument
             }
             Error::OutOfRange { .. } => Code::OutOfRange,
-            Error::ContextOverflow { .. } => Code::ContextOverflow,
+            Error::ContextOverflow { .. } | Error::Refused { .. } => Code::ContextOverflow,
             Error::SummarizerFailed { .. } => Code::SummarizerFailed,
             Error::InvalidState { .. } => Code::InvalidState,
             Error::VocabularyUnavailable { .. } => Code::VocabularyUnavailable,
@@ -357,6 +371,16 @@ fn unknown_model(model: &str, closest: &[String], served_by: Option<&str>) -> St
         }
     };
     format!("unknown model {model:?}: ctxfold does not know its context window{hint}; {fix}")
+}
+
+/// What a provider's refusal said, in words.
+fn provider_said(tokens: Option<u64>, limit: Option<u64>) -> String {
+    match (tokens, limit) {
+        (Some(n), Some(m)) => format!("it counted {n} tokens against a limit of {m}"),
+        (Some(n), None) => format!("it counted {n} tokens"),
+        (None, Some(m)) => format!("its limit is {m} tokens"),
+        (None, None) => "it gave no counts".into(),
+    }
 }
 
 /// What an unknown option is told: the options there are.

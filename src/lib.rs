@@ -21,6 +21,7 @@ pub mod models;
 pub mod options;
 pub mod providers;
 pub mod recall;
+pub mod refusal;
 pub mod session;
 pub mod tokenizer;
 #[cfg(not(target_arch = "wasm32"))]

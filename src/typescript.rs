@@ -84,6 +84,15 @@ pub fn declarations() -> String {
         types::CompactOutcome,
         providers::settings::MaxTokensField,
         providers::settings::SummarizerOptions,
+    );
+    compactor_declarations(&mut out);
+    out
+}
+
+/// The `Compactor`'s declarations (the rest of [`declarations`], in its order).
+fn compactor_declarations(out: &mut String) {
+    emit!(
+        out,
         session::guards::GuardOptions,
         session::events::CompactorEventName,
         session::events::CompactorEvent,
@@ -116,6 +125,7 @@ pub fn declarations() -> String {
         session::UndoPoint,
         session::LastInput,
         session::UsageAnchor,
+        crate::refusal::Correction,
         session::LastCompaction,
         session::StoredSummary,
         session::CompactionRecord,
@@ -130,14 +140,13 @@ pub fn declarations() -> String {
         session::ConversationStatus,
         crate::indexeddb::IndexedDBStoreOptions,
     );
-    out
 }
 
 /// The declarations of what crosses between the core and the package's own JavaScript only
 /// (committed as `pkg-template/lib/core.generated.d.ts`, which `lib/types.d.ts` imports).
 pub fn internal_declarations() -> String {
     let mut out = String::from(HEADER);
-    emit!(out, session::options::CompactorSettings);
+    emit!(out, session::options::CompactorSettings, crate::refusal::Refusal);
     out
 }
 

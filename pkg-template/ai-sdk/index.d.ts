@@ -2,7 +2,7 @@
 // types are not imported (the package does not depend on `ai`): the shapes below are the
 // parts of its provider specification (LanguageModelV2 to V4) the middleware reads, written
 // structurally, so the middleware is assignable to the middleware type of ai 5, 6 and 7.
-import type { CompactOptions, CompactReport, CompactState, ContextStatus, Summarizer } from "../index.js";
+import type { CompactOptions, CompactReport, CompactState, ContextStatus, Correction, Summarizer } from "../index.js";
 
 /** Provider options: `{ [provider]: { [option]: JSON } }`, passed through untouched. */
 export type ProviderOptions = Record<string, Record<string, unknown>>;
@@ -92,8 +92,10 @@ export interface LanguageModelStreamResult {
 export interface LanguageModelLike {
   /** Its id: the `model` ctxfold counts for, unless `options.model` says otherwise. */
   readonly modelId: string;
-  /** Called by a `"same-model"` summarizer, with the summary request as the prompt. */
+  /** Called by a `"same-model"` summarizer, with the summary request as the prompt, and again after a refusal. */
   doGenerate(options: LanguageModelCallOptions): PromiseLike<LanguageModelGenerateResult>;
+  /** Called again after a refusal of a streamed call's prompt. */
+  doStream?(options: LanguageModelCallOptions): PromiseLike<LanguageModelStreamResult>;
 }
 
 /** What ctxfold did to one call's prompt: passed to `onReport`. */
@@ -140,6 +142,8 @@ export interface ConversationStatus {
   contextStatus: ContextStatus | null;
   /** The last usage reported, with ctxfold's count of the same prompt. */
   usage: UsageRecord | null;
+  /** After a provider refused a prompt as too long: the ratio of its tokens to ctxfold's, its limit, and the window and reserve every later call of the conversation is planned with (`null`: no refusal yet). */
+  correction: Correction | null;
   /** When the record last changed (ISO 8601). */
   updatedAt: string | null;
 }
@@ -166,10 +170,10 @@ export interface CompactionMiddleware {
   readonly specificationVersion: "v3";
   /** Compacts `params.prompt` to the window and returns the params with the compacted prompt (your own message objects where kept). */
   transformParams<P extends LanguageModelCallOptions>(options: { type: "generate" | "stream"; params: P; model: LanguageModelLike }): Promise<P>;
-  /** Calls the model and keeps the usage of its result with the conversation; the result comes back as it is. */
-  wrapGenerate<R extends LanguageModelGenerateResult>(options: { doGenerate: () => PromiseLike<R>; params: LanguageModelCallOptions }): Promise<R>;
-  /** Calls the model and keeps the usage of the stream's `finish` part with the conversation; every part comes through as it is. */
-  wrapStream<S extends LanguageModelStreamResult>(options: { doStream: () => PromiseLike<S>; params: LanguageModelCallOptions }): Promise<S>;
+  /** Calls the model and keeps the usage of its result with the conversation; the result comes back as it is. A provider's refusal of the prompt as too long is retried once, the prompt compacted again below the limit the refusal gave (`model`'s `doGenerate`); a second refusal is `CONTEXT_OVERFLOW`. */
+  wrapGenerate<R extends LanguageModelGenerateResult>(options: { doGenerate: () => PromiseLike<R>; params: LanguageModelCallOptions; model?: LanguageModelLike }): Promise<R>;
+  /** Calls the model and keeps the usage of the stream's `finish` part with the conversation; every part comes through as it is. A refusal (a rejected `doStream`, before any part) is retried once as `wrapGenerate`'s is, through `model`'s `doStream`. */
+  wrapStream<S extends LanguageModelStreamResult>(options: { doStream: () => PromiseLike<S>; params: LanguageModelCallOptions; model?: LanguageModelLike }): Promise<S>;
   /** What is kept about a conversation, or `undefined` for a key never seen (or forgotten). */
   status(key: string): ConversationStatus | undefined;
   /** Drops a conversation's record; `true` if there was one. */

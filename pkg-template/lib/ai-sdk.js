@@ -25,6 +25,7 @@
 
 import { guard } from "./guard.js";
 import { recentKeys } from "./recent.js";
+import { refusalsWith } from "./refusal.js";
 import { serial } from "./serial.js";
 import { ctxfoldError, kindOf, withOwnOptions } from "./values.js";
 
@@ -34,6 +35,7 @@ import { ctxfoldError, kindOf, withOwnOptions } from "./values.js";
 /** @typedef {import("./types.d.ts").CompactState} CompactState */
 /** @typedef {import("./types.d.ts").ContextStatus} ContextStatus */
 /** @typedef {import("./types.d.ts").SummaryRequest} SummaryRequest */
+/** @typedef {import("./types.d.ts").Correction} Correction */
 /** @typedef {(request: SummaryRequest) => unknown} Summarizer */
 /**
  * The call options a middleware sees, as far as it reads them (the SDK's own object: every
@@ -42,7 +44,7 @@ import { ctxfoldError, kindOf, withOwnOptions } from "./values.js";
  */
 /**
  * The wrapped model, as far as the middleware uses it.
- * @typedef {{ modelId?: unknown, provider?: unknown, doGenerate(options: Record<string, unknown>): PromiseLike<GenerateResult> }} Model
+ * @typedef {{ modelId?: unknown, provider?: unknown, doGenerate(options: Record<string, unknown>): PromiseLike<GenerateResult>, doStream?(options: Record<string, unknown>): PromiseLike<{ stream: ReadableStream<unknown> }> }} Model
  */
 /** @typedef {{ content?: unknown, usage?: unknown, response?: { modelId?: unknown } }} GenerateResult */
 /**
@@ -59,7 +61,7 @@ import { ctxfoldError, kindOf, withOwnOptions } from "./values.js";
  */
 /**
  * What is kept about one conversation (`status(key)` gives a copy, with its key).
- * @typedef {{ calls: number, reported: number, state: CompactState | null, report: CompactReport | null, contextStatus: ContextStatus | null, usage: (Usage & { estimate: number }) | null, updatedAt: string | null }} Kept
+ * @typedef {{ calls: number, reported: number, state: CompactState | null, report: CompactReport | null, contextStatus: ContextStatus | null, usage: (Usage & { estimate: number }) | null, correction: Correction | null, updatedAt: string | null }} Kept
  */
 /**
  * The middleware's options, read.
@@ -144,13 +146,18 @@ function readOptions(given, plan) {
 }
 
 /**
- * The params a transformParams returned -> what the call after it settles: the conversation's
- * record (`null`: a stateless call), and ctxfold's count of the prompt.
- * @typedef {WeakMap<object, { record: Kept | null, estimate: number }>} Calls
+ * A prepared call: its conversation's record (`null`: a stateless call), ctxfold's count of
+ * the prompt, and what planning it again takes (the call as transformParams got it, the
+ * budget, the correction it was planned with).
+ * @typedef {{ record: Kept | null, estimate: number, key: string | null, type: unknown, params: Params, model: Model, budget: CompactReport["budget"], correction: Correction | null }} Prepared
+ */
+/**
+ * The params a transformParams returned -> the call they were prepared for.
+ * @typedef {WeakMap<object, Prepared>} Calls
  */
 /**
  * What one middleware's calls share.
- * @typedef {Read & { compact: Ctxfold["compact"], conversations: Conversations, calls: Calls }} Middleware
+ * @typedef {Read & { compact: Ctxfold["compact"], conversations: Conversations, calls: Calls, queues: Map<string, Promise<unknown>>, refusals: ReturnType<typeof refusalsWith> }} Middleware
  */
 
 /**
@@ -175,10 +182,12 @@ function keyOf(conversationKey, params) {
  * @param {unknown} type
  * @param {Params} params
  * @param {Model} model
+ * @param {Correction | null} [correction]  a refusal's, for this call (else the conversation's)
  */
-async function prepare(m, key, type, params, model) {
+async function prepare(m, key, type, params, model, correction) {
   const { compactOptions, summarizer, onReport } = m;
   const record = key === null ? null : m.conversations.get(key);
+  const corrected = correction ?? record?.correction ?? null;
   /** @type {Record<string, unknown>} */
   const callOptions = { ...compactOptions, state: record?.state ?? null };
   // Counted as the wrapped model unless told otherwise ("gpt-4o", "openai/gpt-4o", ...).
@@ -191,6 +200,11 @@ async function prepare(m, key, type, params, model) {
   if (typeof cap === "number" && Number.isSafeInteger(cap) && cap > 0) {
     const given = compactOptions.reservedOutputTokens;
     callOptions.reservedOutputTokens = Math.max(cap, typeof given === "number" ? given : 0);
+  }
+  // After a provider's refusal: the window and reserve that put the prompt below its limit.
+  if (corrected !== null) {
+    callOptions.contextWindow = corrected.contextWindow;
+    callOptions.reservedOutputTokens = corrected.reservedOutputTokens;
   }
   // The call's tool definitions take their room beside the prompt (counted with it).
   const tools = Array.isArray(params.tools) && params.tools.length > 0 ? params.tools : null;
@@ -206,8 +220,43 @@ async function prepare(m, key, type, params, model) {
   }
   if (onReport !== undefined) onReport({ key, type, report, contextStatus });
   const out = { ...params, prompt: messages };
-  m.calls.set(out, { record, estimate: report.tokensAfter });
+  m.calls.set(out, { record, estimate: report.tokensAfter, key, type, params, model, budget: report.budget, correction: corrected });
   return out;
+}
+
+/**
+ * The wrapped model's call (`first`), and once more (`again`) after a provider refused its
+ * prompt as too long: the prompt compacted again with the refusal's correction (kept with
+ * the conversation for its later calls). Another error, or a call the middleware did not
+ * prepare, rejects as it was; a second refusal is CONTEXT_OVERFLOW.
+ * @template R
+ * @param {Middleware} m
+ * @param {object} params
+ * @param {() => PromiseLike<R>} first
+ * @param {((params: Params) => PromiseLike<R>) | null} again  (`null`: no model to call again)
+ * @returns {Promise<{ result: R, params: object }>}
+ */
+async function withRetry(m, params, first, again) {
+  try {
+    return { result: await first(), params };
+  } catch (e) {
+    const call = m.calls.get(params);
+    const refusal = call === undefined || again === null ? null : m.refusals.read(e);
+    if (call === undefined || again === null || refusal === null) throw e;
+    const { record, estimate, key, type, model, budget } = call;
+    const correction = m.refusals.correct(refusal, estimate, call.correction, budget);
+    if (record !== null) record.correction = correction;
+    const run = () => prepare(m, key, type, call.params, model, correction);
+    const retry = await (key === null ? run() : serial(m.queues, key, run));
+    try {
+      return { result: await again(retry), params: retry };
+    } catch (e2) {
+      const second = m.refusals.read(e2);
+      if (second === null) throw e2;
+      const sent = m.calls.get(retry)?.estimate ?? 0;
+      throw m.refusals.again(second, sent * correction.ratio, e2);
+    }
+  }
 }
 
 /**
@@ -234,19 +283,20 @@ function settle(calls, params, usage) {
  */
 export function middlewareFor({ compact, plan }, raw) {
   const g = guard(raw);
+  const refusals = refusalsWith(raw, g);
   /** @param {unknown} [options] */
   return function compactionMiddleware(options = {}) {
     const read = readOptions(options, plan);
     const conversations = new Conversations(raw, g, read.maxConversations);
     /** @type {Calls} */
     const calls = new WeakMap();
-    /** @type {Middleware} */
-    const m = { ...read, compact, conversations, calls };
     /**
      * Per key: the calls queued (one after another).
      * @type {Map<string, Promise<unknown>>}
      */
     const queues = new Map();
+    /** @type {Middleware} */
+    const m = { ...read, compact, conversations, calls, queues, refusals };
 
     return {
       specificationVersion: "v3",
@@ -260,20 +310,24 @@ export function middlewareFor({ compact, plan }, raw) {
 
       /**
        * @template {GenerateResult} R
-       * @param {{ doGenerate: () => PromiseLike<R>, params: object }} options
+       * @param {{ doGenerate: () => PromiseLike<R>, params: object, model?: Model }} options
        */
-      async wrapGenerate({ doGenerate, params }) {
-        const result = await doGenerate();
+      async wrapGenerate({ doGenerate, params: given, model }) {
+        const again = model === undefined ? null : (/** @type {Params} */ p) => /** @type {PromiseLike<R>} */ (model.doGenerate(p));
+        const { result, params } = await withRetry(m, given, doGenerate, again);
         settle(calls, params, result?.usage);
         return result;
       },
 
       /**
+       * A refusal comes as a rejected doStream, before any part: that is the one retried.
        * @template {{ stream: ReadableStream<unknown> }} S
-       * @param {{ doStream: () => PromiseLike<S>, params: object }} options
+       * @param {{ doStream: () => PromiseLike<S>, params: object, model?: Model }} options
        */
-      async wrapStream({ doStream, params }) {
-        const result = await doStream();
+      async wrapStream({ doStream, params: given, model }) {
+        const stream = model?.doStream?.bind(model);
+        const again = stream === undefined ? null : (/** @type {Params} */ p) => /** @type {PromiseLike<S>} */ (/** @type {unknown} */ (stream(p)));
+        const { result, params } = await withRetry(m, given, doStream, again);
         if (calls.get(params)?.record == null) return result;
         // The parts go through as they are; the finish part's usage is read on the way.
         const watch = new TransformStream({
@@ -341,7 +395,7 @@ class Conversations {
   get(key) {
     let record = this.records.get(key);
     if (record === undefined) {
-      record = { calls: 0, reported: 0, state: null, report: null, contextStatus: null, usage: null, updatedAt: null };
+      record = { calls: 0, reported: 0, state: null, report: null, contextStatus: null, usage: null, correction: null, updatedAt: null };
       this.records.set(key, record);
     }
     for (const dropped of this.recent.use(key)) this.records.delete(dropped);
@@ -373,6 +427,7 @@ function snapshot(key, r) {
     report: r.report,
     contextStatus: r.contextStatus,
     usage: r.usage === null ? null : { ...r.usage },
+    correction: r.correction === null ? null : { ...r.correction },
     updatedAt: r.updatedAt,
   };
 }

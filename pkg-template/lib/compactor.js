@@ -14,6 +14,7 @@ import { runCommand } from "./commands.js";
 import { lockNotices } from "./locks.js";
 import { latest, quiet, serial } from "./serial.js";
 import { callStore } from "./store-call.js";
+import { refusalsWith } from "./refusal.js";
 import { storesWith } from "./stores.js";
 import { invalidArgument as typeError, kindOf } from "./values.js";
 
@@ -42,6 +43,7 @@ export function compactorWith(raw, g) {
   const EVENTS = raw.CompactorCore.events();
   const notices = lockNotices();
   const staleWriteError = g.wrap(raw.staleWriteError);
+  const refusals = refusalsWith(raw, g);
   const { MemoryStore, durableObjectStore } = storesWith(g.wrap(raw.checkWrite));
   // The reading calls' core functions (src/session/views.rs): JS passes the store's answers in.
   const views = {
@@ -425,6 +427,21 @@ export function compactorWith(raw, g) {
     prune(conversationId) {
       return this.#call(conversationId, async (id) => {
         const result = await this.#step(id, (core) => core.prune(id, now()));
+        return this.#prepared(id, result);
+      });
+    }
+
+    /**
+     * The provider refused the input the last prepare returned as too long: that input planned
+     * again below its limit. Any other error rejects as it was.
+     * @param {unknown} conversationId
+     * @param {unknown} error
+     */
+    async overflowed(conversationId, error) {
+      const refusal = refusals.read(error);
+      if (refusal === null) throw error;
+      return this.#call(conversationId, async (id) => {
+        const result = await this.#step(id, (core) => core.overflowed(id, refusal, now()));
         return this.#prepared(id, result);
       });
     }

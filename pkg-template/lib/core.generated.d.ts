@@ -27,3 +27,20 @@ export type CompactorSettings = {
    */
   ownKeys: Array<string>;
 };
+
+/**
+ * What a refusal said: the provider's count of the input and its limit, each when it
+ * gave it.
+ */
+export type Refusal = {
+  /**
+   * The input tokens the provider counted (the messages, and tool definitions where it
+   * counts them with the messages; without the completion vLLM adds).
+   */
+  tokens: bigint | null;
+  /**
+   * The provider's limit: its context window (input and output, for most), or its input
+   * limit (Gemini).
+   */
+  limit: bigint | null;
+};

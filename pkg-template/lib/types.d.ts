@@ -3,8 +3,8 @@
 // it: the generated declaration, plus the internals src/wasm/ exports with skip_typescript
 // (lib/entry.js's INTERNAL keeps them out of the API), declared here as far as lib/ calls them.
 import type * as Bindings from "../dist/full/ctxfold.js";
-import type { CompactResult, CtxfoldError, HttpSummary, IndexedDBStoreOptions, SummaryRequest } from "../dist/full/ctxfold.js";
-import type { CompactorSettings } from "./core.generated.d.ts";
+import type { CompactResult, Correction, CtxfoldError, HttpSummary, IndexedDBStoreOptions, SummaryRequest } from "../dist/full/ctxfold.js";
+import type { CompactorSettings, Refusal } from "./core.generated.d.ts";
 
 /** The API's types, for JSDoc here (`import("./types.d.ts").CompactOptions`). */
 export type * from "../dist/full/ctxfold.js";
@@ -66,6 +66,9 @@ interface Internals {
   __ctxfoldRestoreOriginal(copy: unknown, original: unknown): unknown;
   installVocabulary(bytes: Uint8Array, encoding: Bindings.Encoding): void;
   summarizerSettings(provider: string, options: unknown): string;
+  readRefusal(fields: unknown): Refusal | null;
+  correctAfterRefusal(refusal: Refusal, counted: number, previous: Correction | null, window: number, reserved: number): Correction;
+  refusedAgain(refusal: Refusal, estimate: number): CtxfoldError;
   idbOptions(options: unknown): Required<IndexedDBStoreOptions>;
   idbTimeout(operation: string, id: string, ms: number, blocked: boolean): CtxfoldError;
   idbClose(db: IDBDatabase): void;
@@ -152,6 +155,7 @@ export interface CompactorCoreHandle extends Freed {
   commit(id: string, reply: unknown, usage: unknown, now: string): CompactorCallHandle;
   compact(id: string, options: unknown, now: string): CompactorCallHandle;
   prune(id: string, now: string): CompactorCallHandle;
+  overflowed(id: string, refusal: Refusal, now: string): CompactorCallHandle;
   undo(id: string, now: string): CompactorCallHandle;
   status(id: string): CompactorCallHandle;
   search(id: string, query: unknown, options: unknown): CompactorCallHandle;

@@ -52,6 +52,10 @@ enum Progress {
 pub struct Exchange {
     settings: Settings,
     request: HttpRequest,
+    /// The instructions, the text and the output cap, to build a shorter request from.
+    prompt: (String, String, usize),
+    /// A refusal as too long was answered with a shorter request: ctxfold's estimate of it.
+    shortened: Option<usize>,
     deadline_ms: Option<f64>,
     attempts: u32,
     state: Progress,
@@ -63,18 +67,20 @@ impl Exchange {
     /// A call for `prompt`, starting at `now_ms` (milliseconds since the epoch), which must
     /// end within `timeout_ms` if given (no retry waits past it).
     pub fn new(settings: Settings, prompt: &Prompt, now_ms: f64, timeout_ms: Option<f64>) -> Exchange {
-        let body = match settings.provider {
-            Provider::OpenAI => openai_api::body(&settings, prompt),
-            Provider::Anthropic => anthropic_api::body(&settings, prompt),
-        };
         let request = HttpRequest {
             url: settings.url.clone(),
             headers: settings.headers.clone(),
-            body: body.to_string(),
+            body: body(&settings, prompt),
         };
         Exchange {
             settings,
             request,
+            prompt: (
+                prompt.system.to_owned(),
+                prompt.prompt.to_owned(),
+                prompt.max_tokens,
+            ),
+            shortened: None,
             deadline_ms: timeout_ms.map(|t| now_ms + t),
             attempts: 0,
             state: Progress::Ready,
@@ -117,6 +123,9 @@ impl Exchange {
                 })
             }
             Progress::Answered(answer) => {
+                if let Some(refusal) = crate::refusal::read(&serde_json::Value::String(answer.body.clone())) {
+                    return self.refused(&refusal);
+                }
                 let failure = Failure {
                     status: Some(answer.status),
                     requested_wait_ms: requested_wait_ms(
@@ -144,6 +153,30 @@ impl Exchange {
                 None,
             )),
         }
+    }
+
+    /// The request was refused as too long for the provider's window: sent once more with
+    /// its text cut to fit below the limit; a refusal of that one is `CONTEXT_OVERFLOW`.
+    fn refused(&mut self, refusal: &crate::refusal::Refusal) -> Result<HttpStep<'_>, Error> {
+        if let Some(estimate) = self.shortened {
+            return Err(Error::Refused {
+                tokens: refusal.tokens,
+                limit: refusal.limit,
+                estimate,
+            });
+        }
+        let (system, text, max_tokens) = &self.prompt;
+        let (short, estimate) = super::refused::shortened(refusal, text, *max_tokens);
+        let prompt = Prompt {
+            system,
+            prompt: &short,
+            max_tokens: *max_tokens,
+        };
+        self.request.body = body(&self.settings, &prompt);
+        self.shortened = Some(estimate);
+        self.attempts += 1;
+        self.state = Progress::Sent;
+        Ok(HttpStep::Send(&self.request))
     }
 
     /// The call was aborted during the retry wait [`Exchange::next`] asked for: it ends with
@@ -217,6 +250,15 @@ impl Exchange {
     }
 }
 
+/// The request body for `prompt`, in the provider's API.
+fn body(settings: &Settings, prompt: &Prompt) -> String {
+    match settings.provider {
+        Provider::OpenAI => openai_api::body(settings, prompt),
+        Provider::Anthropic => anthropic_api::body(settings, prompt),
+    }
+    .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,6 +323,60 @@ mod tests {
             } => (status, reason, excerpt),
             other => panic!("not an HTTP error: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_refusal_as_too_long_is_sent_once_more_shorter_then_is_context_overflow() {
+        let settings = Settings::from_options(
+            Provider::OpenAI,
+            &json!({ "model": "m", "apiKey": KEY, "baseURL": "http://127.0.0.1:9/v1" }),
+        )
+        .unwrap();
+        let text = "line of the conversation\n".repeat(400);
+        let prompt = Prompt {
+            system: "Summarize.",
+            prompt: &text,
+            max_tokens: 256,
+        };
+        let mut x = Exchange::new(settings, &prompt, 1_000.0, None);
+        let first = send(&mut x, 1_000.0);
+        let refusal = |n: u64| {
+            json!({"error": {"message": format!("This model's maximum context length is 2000 tokens. However, your messages resulted in {n} tokens."), "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}).to_string()
+        };
+        x.received(status(400, &refusal(4_000)));
+        let second = send(&mut x, 1_010.0);
+        assert_eq!(x.attempts(), 2);
+        let content = |r: &HttpRequest| {
+            let b: Value = serde_json::from_str(&r.body).unwrap();
+            b["messages"][1]["content"].as_str().unwrap().chars().count()
+        };
+        let share = content(&second) as f64 / content(&first) as f64;
+        assert!(share < (2_000.0 - 256.0) / 4_000.0, "{share}");
+        assert_eq!(second.header("Authorization"), first.header("Authorization"));
+        x.received(status(400, &refusal(2_100)));
+        let e = x.next(1_020.0, 0.0).unwrap_err();
+        assert_eq!(e.code(), "CONTEXT_OVERFLOW");
+        assert!(
+            matches!(
+                e,
+                Error::Refused {
+                    tokens: Some(2_100),
+                    limit: Some(2_000),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(!format!("{e:?} {e}").contains(KEY));
+        // A 400 that is no refusal is not retried.
+        let mut y = openai(None);
+        send(&mut y, 1_000.0);
+        y.received(status(
+            400,
+            r#"{"error":{"message":"max_tokens is too large: 100000.","code":"invalid_value"}}"#,
+        ));
+        assert_eq!(http(y.next(1_001.0, 0.0).unwrap_err()).0, Some(400));
+        assert_eq!(y.attempts(), 1);
     }
 
     #[test]

@@ -9,12 +9,14 @@
 //!
 //! A call takes what a summarizer request has (instructions, text, output cap, deadline)
 //! and gives back what a summarizer returns: the text, and the model and usage as the
-//! provider reported them.
+//! provider reported them. A request refused as too long for the provider's window is
+//! sent once more with its text cut to fit below the refusal's limit ([`refused`]).
 
 pub mod anthropic_api;
 mod exchange;
 pub mod openai_api;
 pub mod redact;
+mod refused;
 pub mod retry;
 pub mod settings;
 

@@ -232,6 +232,12 @@ impl Sessions {
         self.call(id, Kind::Prune, now)
     }
 
+    /// `overflowed(id, error)`: the provider refused the input the last `prepare` returned
+    /// as too long, and said so in `refusal`; the input is planned again below its limit.
+    pub fn overflowed(&mut self, id: &str, refusal: crate::refusal::Refusal, now: Option<String>) -> Call {
+        self.call(id, call::Kind::Overflowed { refusal }, now)
+    }
+
     /// `undo(id)`.
     pub fn undo(&mut self, id: &str, now: Option<String>) -> Call {
         self.call(id, Kind::Undo, now)

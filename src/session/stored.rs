@@ -147,6 +147,10 @@ pub struct LastInput {
     pub length: usize,
     /// The correction the trigger decision used (`null`: none yet).
     pub ratio: Option<f64>,
+    /// Planned again after a provider refused the input before it as too long
+    /// (`overflowed`): a refusal of this one is `CONTEXT_OVERFLOW`.
+    #[serde(default)]
+    pub replanned: bool,
 }
 
 /// What the provider reported against what ctxfold counted, for one model.
@@ -174,6 +178,10 @@ pub struct UsageAnchor {
     pub mean_abs_corrected_error: Option<f64>,
     /// When the latest report came (ISO 8601).
     pub at: Option<String>,
+    /// The provider's limit, as its latest refusal of an input as too long said (`null`:
+    /// none said one): every later input is planned below it.
+    #[serde(default)]
+    pub limit: Option<usize>,
 }
 
 /// The latest compaction, in short (its record has everything).

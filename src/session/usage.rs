@@ -11,7 +11,8 @@
 
 use serde_json::Value;
 
-use super::stored::UsageAnchor;
+use super::stored::{StoredMeta, UsageAnchor};
+use crate::refusal::Refusal;
 use crate::Error;
 
 /// A ratio outside this range is not this input's report (a report of another request, the
@@ -158,7 +159,65 @@ pub fn anchor(
         mean_abs_error,
         mean_abs_corrected_error,
         at,
+        limit: previous.and_then(|p| p.limit),
     })
+}
+
+/// A provider's refusal of the input the last `prepare` returned as too long, taken into
+/// `meta` as a usage report would be: its count (or what its limit says of the count) into
+/// the model's anchor ([`anchor`]), its limit as the anchor's `limit`. The call then plans
+/// again with both. `Err`: a refusal of an input already planned again after one
+/// ([`Error::Refused`]), or one that has no input to pair with.
+pub fn refused(meta: &mut StoredMeta, refusal: &Refusal, at: Option<String>) -> Result<(), Error> {
+    let li = (meta.last_input.clone())
+        .filter(|li| li.length == meta.length)
+        .ok_or_else(|| Error::InvalidArgument {
+            argument: "error".into(),
+            expected: "a refusal of the input the last prepare() returned, with nothing appended since"
+                .into(),
+        })?;
+    if li.replanned {
+        let estimate = li
+            .ratio
+            .map_or(li.tokens, |r| (li.tokens as f64 * r).round() as usize);
+        return Err(Error::Refused {
+            tokens: refusal.tokens,
+            limit: refusal.limit,
+            estimate,
+        });
+    }
+    let previous = meta.anchors.iter().find(|a| a.model == li.model).cloned();
+    let learned = crate::refusal::ratio(refusal, li.tokens, li.ratio).and_then(|r| {
+        let reported = (r * li.tokens as f64).ceil() as u64;
+        anchor(
+            previous.as_ref(),
+            &li.model,
+            reported,
+            li.tokens,
+            li.ratio,
+            at.clone(),
+        )
+        .ok()
+    });
+    let mut next = learned.or(previous).unwrap_or_else(|| UsageAnchor {
+        model: li.model.clone(),
+        reported: 0,
+        counted: li.tokens,
+        ratio: 1.0,
+        reports: 0,
+        error: 0.0,
+        corrected_error: None,
+        mean_abs_error: 0.0,
+        mean_abs_corrected_error: None,
+        at,
+        limit: None,
+    });
+    if let Some(m) = refusal.limit.and_then(|m| usize::try_from(m).ok()) {
+        next.limit = Some(next.limit.map_or(m, |l| l.min(m)));
+    }
+    meta.anchors.retain(|a| a.model != li.model);
+    meta.anchors.push(next);
+    Ok(())
 }
 
 /// How many of an anchor's reports had a correction: all but the first, once one had.

@@ -46,6 +46,21 @@ pub fn to_js(err: Error) -> JsValue {
         let _ = Reflect::set(&js, &JsValue::from_str("expected"), &JsValue::from(*expected));
         let _ = Reflect::set(&js, &JsValue::from_str("found"), &found);
     }
+    if let Error::Refused {
+        tokens,
+        limit,
+        estimate,
+    } = &err
+    {
+        let count = |n: &Option<u64>| n.map_or(JsValue::NULL, |n| JsValue::from(n as f64));
+        let _ = Reflect::set(&js, &JsValue::from_str("providerTokens"), &count(tokens));
+        let _ = Reflect::set(&js, &JsValue::from_str("providerLimit"), &count(limit));
+        let _ = Reflect::set(
+            &js,
+            &JsValue::from_str("estimate"),
+            &JsValue::from(*estimate as f64),
+        );
+    }
     js.into()
 }
 

@@ -20,6 +20,12 @@ export interface CtxfoldError extends Error {
   expected?: number;
   /** `STALE_WRITE` only: the version the store holds, or `null` when it holds no conversation. */
   found?: number | null;
+  /** `CONTEXT_OVERFLOW` from a provider's second refusal: the input tokens it counted, or `null` when it did not say. */
+  providerTokens?: number | null;
+  /** `CONTEXT_OVERFLOW` from a provider's second refusal: its limit, or `null` when it did not say. */
+  providerLimit?: number | null;
+  /** `CONTEXT_OVERFLOW` from a provider's second refusal: ctxfold's estimate of the refused input, in the provider's tokens. */
+  estimate?: number;
 }
 
 /** A conversation: an array of messages, or an object with a `messages` array (an Anthropic request with its `system`). */

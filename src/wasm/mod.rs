@@ -16,6 +16,7 @@ mod lifecycle;
 mod models;
 mod options;
 mod recent;
+mod refusal;
 mod reply;
 mod transfer;
 mod vocab;

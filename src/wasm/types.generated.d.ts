@@ -17,7 +17,7 @@ export type CtxfoldErrorCode =
   | "INVALID_ARGUMENT"
   /** An option out of range, `NaN` and `Infinity` included (a `RangeError`). */
   | "OUT_OF_RANGE"
-  /** The head and the newest user message alone exceed the input budget. */
+  /** The head and the newest user message alone exceed the input budget, or a provider refused the input as too long again after one retry (`providerTokens`, `providerLimit`, `estimate`). */
   | "CONTEXT_OVERFLOW"
   /** The summarizer failed where the options say to throw (`fallback: "error"`, a manual compaction), with its error as `cause`. */
   | "SUMMARIZER_FAILED"
@@ -1829,6 +1829,11 @@ export type LastInput = {
    * The correction the trigger decision used (`null`: none yet).
    */
   ratio: number | null;
+  /**
+   * Planned again after a provider refused the input before it as too long
+   * (`overflowed`): a refusal of this one is `CONTEXT_OVERFLOW`.
+   */
+  replanned: boolean;
 };
 
 /**
@@ -1876,6 +1881,43 @@ export type UsageAnchor = {
    * When the latest report came (ISO 8601).
    */
   at: string | null;
+  /**
+   * The provider's limit, as its latest refusal of an input as too long said (`null`:
+   * none said one): every later input is planned below it.
+   */
+  limit: number | null;
+};
+
+/**
+ * A conversation's correction after a refusal, for a caller that plans with `compact()`
+ * (the AI SDK middleware): what it has learned, and the window and reserved output to plan
+ * with so the input lands below the provider's limit.
+ */
+export type Correction = {
+  /**
+   * The provider's tokens per ctxfold token (1: no correction).
+   */
+  ratio: number;
+  /**
+   * The provider's limit (`null`: none said).
+   */
+  limit: number | null;
+  /**
+   * The window ctxfold planned with before any correction.
+   */
+  window: number;
+  /**
+   * The output reserved in it.
+   */
+  reservedOutput: number;
+  /**
+   * `contextWindow` to plan with now (ctxfold's tokens).
+   */
+  contextWindow: number;
+  /**
+   * `reservedOutputTokens` to plan with now.
+   */
+  reservedOutputTokens: number;
 };
 
 /**

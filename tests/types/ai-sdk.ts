@@ -44,6 +44,10 @@ const state: CompactState | null | undefined = status?.state;
 const usage: UsageRecord | null | undefined = status?.usage;
 const input: number | null | undefined = usage?.inputTokens;
 const estimate: number | undefined = usage?.estimate;
+// After a refusal: the window and reserve the conversation's calls are planned with.
+const corrected: number | undefined = status?.correction?.contextWindow;
+const limit: number | null | undefined = status?.correction?.limit;
+void [corrected, limit];
 const forgotten: boolean = head.forget("chat-42");
 
 // transformParams gives back the type it was given (the SDK's own call options).

@@ -86,6 +86,10 @@ async function chatApp(): Promise<void> {
   await compactor.commit("chat-1", { role: "assistant", content: "c" }, { usageMetadata: { promptTokenCount: 9 } });
   const manual: PrepareResult<ChatMessage> = await compactor.compact("chat-1", { instructions: "keep the decisions" });
   const undone: UndoOutcome | null = await compactor.undo("chat-1");
+  // After a provider's refusal: the input planned again, as prepare returns it.
+  const replanned: PrepareResult<ChatMessage> = await compactor.overflowed("chat-1", new Error("context_length_exceeded"));
+  const overflow = replanned.record === null ? null : await compactor.overflowed("chat-1", { responseBody: "{}" }).catch((e: unknown) => (isCtxfoldError(e) ? e.providerLimit : undefined));
+  void overflow;
   const history: HistoryEntry<ChatMessage>[] = await compactor.history("chat-1");
   const first: ChatMessage = history[0].message;
   const by: number | null = history[0].summarizedBy;
@@ -139,6 +143,8 @@ async function chatApp(): Promise<void> {
   await compactor.commit("chat-1", { role: "assistant", content: "x" }, "12 tokens");
   // @ts-expect-error: instructions are a string
   await compactor.compact("chat-1", { instructions: 5 });
+  // @ts-expect-error: overflowed takes the conversation's id first
+  await compactor.overflowed(new Error("x"));
   // @ts-expect-error: undo resolves to an outcome or null
   const wrong: UndoOutcome = await compactor.undo("chat-1");
   void [messages, tokens, estimate, record, committed, manual, undone, first, by, use, id, ids, stop, wrong, suppressed, before, failures];

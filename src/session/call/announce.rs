@@ -10,7 +10,7 @@ impl Call {
     fn announces(&self) -> bool {
         matches!(
             self.core.kind,
-            Kind::Prepare { .. } | Kind::Compact { .. } | Kind::Prune
+            Kind::Prepare { .. } | Kind::Compact { .. } | Kind::Prune | Kind::Overflowed { .. }
         )
     }
 

@@ -151,12 +151,8 @@ impl Work<'_> {
         meta.state = outcome.state.clone();
         meta.guards = guards;
         meta.summaries += summaries.len() as u32;
-        meta.last_input = Some(LastInput {
-            model: run.model.clone(),
-            tokens: outcome.report.tokens_after,
-            length: meta.length,
-            ratio: run.ratio,
-        });
+        let tokens = outcome.report.tokens_after;
+        meta.last_input = Some(self.last_input(&run.model, run.ratio, tokens, meta.length));
         if let Some(r) = &record {
             meta.compactions += 1;
             meta.undo = Some(UndoPoint {
@@ -291,6 +287,17 @@ impl Work<'_> {
                 pruned_tokens: PrunedTokens::default(),
                 guards: GuardNotes::default(),
             },
+        }
+    }
+
+    /// The input this call returns, as a usage report or a refusal pairs with it.
+    fn last_input(&self, model: &str, ratio: Option<f64>, tokens: usize, length: usize) -> LastInput {
+        LastInput {
+            model: model.to_owned(),
+            tokens,
+            length,
+            ratio,
+            replanned: matches!(self.core.kind, Kind::Overflowed { .. }),
         }
     }
 

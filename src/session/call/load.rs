@@ -90,7 +90,7 @@ pub(super) fn loaded(
 /// [`loaded`] of a conversation the store does not hold.
 fn not_stored(core: &Core, cache: Option<Cached>) -> Went<usize> {
     let done = match core.kind {
-        Kind::Compact { .. } | Kind::Prune => {
+        Kind::Compact { .. } | Kind::Prune | Kind::Overflowed { .. } => {
             let e = Error::UnknownConversation { id: core.id.clone() };
             return (Phase::Load(cache), Err(e));
         }
@@ -216,6 +216,13 @@ impl Work<'_> {
             }
             Kind::Compact { instructions } => self.start(true, instructions.clone()),
             Kind::Prune => self.start(false, None),
+            Kind::Overflowed { refusal } => {
+                let now = self.core.now.clone();
+                if let Some(meta) = self.at.meta.as_mut() {
+                    crate::session::usage::refused(meta, refusal, now)?;
+                }
+                self.start(false, None)
+            }
             Kind::Status => Ok(Next::Done(Done::Status(self.status()?.map(Box::new)))),
             Kind::Search { query, limit } => {
                 let meta = self.at.meta.as_ref();

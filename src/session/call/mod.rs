@@ -85,6 +85,13 @@ pub enum Kind {
     /// The summarizer requests the next turn's compaction would make (`prepareAhead`):
     /// nothing is written.
     Ahead,
+    /// The provider refused the input the last `prepare` returned as too long: its count and
+    /// limit are taken ([`crate::session::usage::refused`]) and the input planned again below
+    /// the limit, as a `prepare` of no new messages.
+    Overflowed {
+        /// What the refusal said.
+        refusal: crate::refusal::Refusal,
+    },
 }
 
 /// One item of a returned input.
@@ -506,11 +513,15 @@ impl Work<'_> {
         let model = model_key(&setup);
         // Counted exactly, a lower report is never room the window lacks (see usage::PLAUSIBLE).
         let exact = setup.counting.exact;
-        let ratio = (self.at.meta.as_ref()).and_then(|m| m.anchors.iter().find(|a| a.model == model));
-        let ratio = ratio.map(|a| if exact { a.ratio.max(1.0) } else { a.ratio });
+        let anchor = (self.at.meta.as_ref()).and_then(|m| m.anchors.iter().find(|a| a.model == model));
+        let ratio = anchor.map(|a| if exact { a.ratio.max(1.0) } else { a.ratio });
         let cold = self.cold_cache(&setup.budget);
         if let Some(c) = &cold {
             setup.budget.threshold = c.threshold;
+        }
+        // A provider's refusal said its limit: every input is planned below it.
+        if let Some(limit) = anchor.and_then(|a| a.limit) {
+            setup.budget = crate::refusal::limited(setup.budget, limit);
         }
         let budget = setup.budget;
         if let Some(r) = ratio {

@@ -5,6 +5,7 @@
 mod calls;
 mod events;
 mod guards;
+mod overflow;
 mod prepare_ahead;
 mod prune;
 mod replay;

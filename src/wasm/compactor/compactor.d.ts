@@ -128,6 +128,23 @@ export declare class Compactor<M = unknown> {
    */
   prune(conversationId: string): Promise<PrepareResult<M>>;
   /**
+   * The provider refused the input the last `prepare` returned as too long for its window
+   * (OpenAI's `context_length_exceeded`, Anthropic's `prompt is too long`, Gemini's, vLLM's,
+   * llama.cpp's, Ollama's, LM Studio's): its count corrects the estimate for this
+   * conversation and its limit caps the budget (both kept, for every later turn), and the
+   * input is planned again strictly below the limit; send it once more. A refusal of that
+   * input is `CONTEXT_OVERFLOW` (`providerTokens`, `providerLimit`, `estimate`). An error
+   * that is no such refusal rejects as it was.
+   *
+   * ```ts
+   * let input = await compactor.prepare(id, [userMessage]);
+   * let reply;
+   * try { reply = await callModel(input.messages); }
+   * catch (e) { input = await compactor.overflowed(id, e); reply = await callModel(input.messages); }
+   * ```
+   */
+  overflowed(conversationId: string, error: unknown): Promise<PrepareResult<M>>;
+  /**
    * Runs a chat command (`/compact [instructions]`, `/status`, `/prune`, `/undo`, `/new`,
    * `/resume [id]`) without calling the model; `null` when `text` is not a command (send it
    * to the model). `/new` starts a conversation whose head carries a summary of this one

@@ -245,6 +245,19 @@ impl CompactorCore {
         Ok(self.call(|s| s.prune(&id, Some(now))))
     }
 
+    /// `overflowed(id, error)`: `refusal` is what `readRefusal` read from the provider's error.
+    pub fn overflowed(&self, id: JsValue, refusal: JsValue, now: String) -> Result<CompactorCall, JsValue> {
+        let id = conversation_id(&id)?;
+        let refusal: crate::refusal::Refusal = serde_json::from_value(json_arg("refusal", &refusal)?)
+            .map_err(|e| {
+                to_js(Error::InvalidArgument {
+                    argument: "refusal".into(),
+                    expected: format!("{{ tokens, limit }} as readRefusal gives it ({e})"),
+                })
+            })?;
+        Ok(self.call(|s| s.overflowed(&id, refusal, Some(now))))
+    }
+
     /// `undo(id)`.
     pub fn undo(&self, id: JsValue, now: String) -> Result<CompactorCall, JsValue> {
         let id = conversation_id(&id)?;
