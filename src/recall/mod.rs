@@ -18,5 +18,5 @@ pub mod tokens;
 
 pub use bm25::{Hit, Query, ID_BOOST};
 pub use index::Index;
-pub use readable::message_text;
+pub use readable::{each_text, message_text};
 pub use snippet::snippet;
