@@ -1,7 +1,9 @@
 //! Words as the index sees them: runs of letters and digits, lowercased (Unicode-aware);
 //! in a script written without spaces (Han, kana, Hangul) every two neighbouring characters
 //! are one term, so a query matches inside a sentence without a dictionary. A few English
-//! stop words are left out.
+//! stop words are left out, and English plurals are read as their singular (Harman's "S"
+//! stemmer: `reservations` is `reservation`, `queries` `query`), so a question in the singular
+//! finds a list in the plural (a tool's `payment_methods`) and the other way round.
 
 /// One term of a text and where it is (bytes), for the snippet.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,8 +110,8 @@ pub fn each(text: &str, mut f: impl FnMut(&str, usize, usize)) {
 const STOP: &[&str] = &[
     "a", "about", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "did", "do", "does",
     "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "is", "it", "its", "me",
-    "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "they", "this", "to", "was",
-    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
+    "my", "of", "on", "or", "our", "s", "she", "so", "t", "that", "the", "their", "them", "they", "this",
+    "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
 ];
 
 /// A word of at most 8 bytes as one number (its bytes, big-endian).
@@ -179,13 +181,36 @@ fn ascii_word(run: &str, start: usize, buf: &mut String, f: &mut impl FnMut(&str
         run
     };
     if !is_stop(word) {
-        f(word, start, start + run.len());
+        f(&singular(word), start, start + run.len());
     }
+}
+
+/// `word` (lowercased) without its English plural ending, by Harman's "S" stemmer (1991):
+/// `-ies` but not `-eies`/`-aies` is `-y`; `-es` but not `-aes`/`-ees`/`-oes` is `-e`; `-s`
+/// but not `-us`/`-ss` goes; words of three letters or fewer are left as they are. Only
+/// ASCII endings are touched, so the result is a prefix of the word plus at most a `y`.
+fn singular(word: &str) -> std::borrow::Cow<'_, str> {
+    let b = word.as_bytes();
+    let n = b.len();
+    if n <= 3 || b[n - 1] != b's' {
+        return word.into();
+    }
+    let ends = |suffix: &str| word.ends_with(suffix);
+    if ends("ies") && !ends("eies") && !ends("aies") {
+        return format!("{}y", &word[..n - 3]).into();
+    }
+    if ends("es") && !ends("aes") && !ends("ees") && !ends("oes") {
+        return word[..n - 1].into();
+    }
+    if ends("us") || ends("ss") {
+        return word.into();
+    }
+    word[..n - 1].into()
 }
 
 fn flush(word: &mut String, start: usize, end: usize, chars: usize, f: &mut impl FnMut(&str, usize, usize)) {
     if chars > 0 && chars <= MAX_WORD && !is_stop(word) {
-        f(word, start, end);
+        f(&singular(word), start, end);
     }
     word.clear();
 }
@@ -216,15 +241,35 @@ mod tests {
         assert_eq!(terms("Hello, Wörld! ÉCOLE v2"), ["hello", "wörld", "école", "v2"]);
         assert_eq!(terms("What is in the box"), ["box"]);
         assert_eq!(terms("snake_case-id"), ["snake", "case", "id"]);
-        assert_eq!(terms("Naïve CAFÉS, cafés"), ["naïve", "cafés", "cafés"]);
+        assert_eq!(terms("Naïve CAFÉS, cafés"), ["naïve", "café", "café"]);
         assert_eq!(terms("Über2 x東京"), ["über2", "x", "東京"]);
     }
 
     #[test]
+    fn plurals_are_read_as_singulars() {
+        assert_eq!(
+            terms("Reservations queries horses trees status glass gas IDs John's 1990s"),
+            [
+                "reservation",
+                "query",
+                "horse",
+                "tree",
+                "status",
+                "glass",
+                "gas",
+                "ids",
+                "john",
+                "1990"
+            ]
+        );
+        assert_eq!(terms("payment_methods"), ["payment", "method"]);
+    }
+
+    #[test]
     fn offsets_point_at_the_original_text() {
-        let text = "Straße ist LANG";
+        let text = "Straße ist LANG, Straßes";
         for t in tokens(text) {
-            assert_eq!(text[t.start..t.end].to_lowercase(), t.term);
+            assert!(text[t.start..t.end].to_lowercase().starts_with(&t.term), "{t:?}");
         }
     }
 
