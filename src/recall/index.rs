@@ -212,6 +212,7 @@ fn hash(term: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn counts_words() {
@@ -238,6 +239,43 @@ mod tests {
         assert_eq!(index.mean_len(), 2.0);
         index.push("gamma");
         assert_eq!(index.postings("gamma"), [(1, 1)]);
+    }
+
+    const WORDS: [&str; 6] = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
+
+    fn texts() -> impl Strategy<Value = Vec<String>> {
+        let text = proptest::collection::vec(0..WORDS.len(), 0..6)
+            .prop_map(|ws| ws.into_iter().map(|w| WORDS[w]).collect::<Vec<_>>().join(" "));
+        proptest::collection::vec(text, 0..30)
+    }
+
+    proptest! {
+        /// Cut back to any length and extended again, the index is the one built at once
+        /// from what it holds: the chains' cut points and the table's kept terms lose nothing.
+        #[test]
+        fn cut_and_extended_is_built_at_once(before in texts(), after in texts(), keep in 0usize..30) {
+            let mut index = Index::new();
+            for t in &before {
+                index.push(t);
+            }
+            let keep = keep.min(before.len());
+            index.truncate(keep);
+            for t in &after {
+                index.push(t);
+            }
+            let mut fresh = Index::new();
+            for t in before[..keep].iter().chain(&after) {
+                fresh.push(t);
+            }
+            prop_assert_eq!(index.len(), fresh.len());
+            prop_assert_eq!(index.mean_len(), fresh.mean_len());
+            for w in WORDS {
+                prop_assert_eq!(index.postings(w), fresh.postings(w), "{}", w);
+            }
+            for d in 0..index.len() as u32 {
+                prop_assert_eq!(index.doc_len(d), fresh.doc_len(d));
+            }
+        }
     }
 
     #[test]
