@@ -46,6 +46,12 @@ const QUICK_SET = [
   "swe-agent__gpt4-run-pydicom__pydicom-1458",
 ];
 
+/** The probe's source as the recall targets group them: LoCoMo's chats, or agent transcripts. */
+const recallGroup = (source) => (source === "locomo" ? "LoCoMo" : "agent transcripts");
+/** The hits of the one search made for a probe whose answer is not in the input. */
+const RECALL_LIMIT = 5;
+/** "Answers in input or one recall away": at least this share, per window. */
+const RECALL_TARGETS = { 8192: 0.8, 32768: 0.995 };
 const startedAt = Date.now();
 const log = (...a) => console.log(...a);
 const progress = (s) => process.stderr.write(s + "\n");
@@ -158,6 +164,7 @@ for (const [ci, file] of files.entries()) {
           continue;
         }
         const r = measure(conv, k, built.messages, counter, scanCache, baseProblems.get(k));
+        const recalled = await recall(method, conv, r.unanswered);
         const cur = { input: built.messages, keys: r.keys, tokens: r.tokens };
         const cached = cachedPrefix(prev, cur, counter);
         // The whole previous request is a prefix of this one (its messages; the reply
@@ -184,6 +191,7 @@ for (const [ci, file] of files.entries()) {
           summaryTokens: r.summaryTokens,
           probesAsked: r.probesAsked,
           probesAnswered: r.probesAnswered,
+          probesRecalled: recalled,
           ms: built.ms,
           // The exact input sent, so two runs can be compared turn by turn (compare.mjs).
           digest: createHash("sha256").update(JSON.stringify(built.messages)).digest("hex").slice(0, 16),
@@ -207,6 +215,22 @@ for (const [ci, file] of files.entries()) {
     `[${ci + 1}/${files.length}] ${conv.id}: ${conv.messages.length} messages, ${int(fullTokens)} tokens, ${conv.calls.length} calls, ` +
       `${conv.ids.length} identifiers, ${conv.probes.length} probes: ${((Date.now() - t0) / 1000).toFixed(1)} s (total ${((Date.now() - startedAt) / 1000).toFixed(0)} s)`,
   );
+}
+
+/**
+ * Of the probes asked whose answer is not in the input (`unanswered`), how many one
+ * `search` with the question (limit 5) over what the method stored finds an evidence
+ * message of; `null` for a method that has no search.
+ */
+async function recall(method, conv, unanswered) {
+  if (!method.search) return null;
+  let found = 0;
+  for (const pi of unanswered) {
+    const p = conv.probes[pi];
+    const hits = await method.search(p.question, RECALL_LIMIT);
+    if (hits.some((i) => p.evidence.includes(i))) found++;
+  }
+  return found;
 }
 
 // ------------------------------------------------------------------ aggregate
@@ -250,6 +274,8 @@ function aggregate(window, name) {
     stateResets: 0,
     compactionGaps: [],
     perConv: {},
+    // With a search: [asked, answered in input, found by one search], overall and per group.
+    recall: null,
   };
   for (const [id, c] of Object.entries(results[window][name].conversations)) {
     const pc = { requests: 0, total: 0, cached: 0, over: 0, refused: 0, invalid: 0, compactions: 0, followUps: 0, extends: 0, breaksWithoutCompaction: 0 };
@@ -282,6 +308,14 @@ function aggregate(window, name) {
         a.altBreaksBy[t.altBreak] = (a.altBreaksBy[t.altBreak] ?? 0) + 1;
       }
       for (const f of ["idsAtRisk", "idsKept", "idsOnlyAtRisk", "idsOnlyKept", "idsSeen", "idsPresent", "probesAtRisk", "probesCovered", "probesAsked", "probesAnswered"]) a[f] += t[f];
+      if (t.probesRecalled != null) {
+        a.recall ??= { all: [0, 0, 0], LoCoMo: [0, 0, 0], "agent transcripts": [0, 0, 0] };
+        for (const row of [a.recall.all, a.recall[recallGroup(c.source)]]) {
+          row[0] += t.probesAsked;
+          row[1] += t.probesAnswered;
+          row[2] += t.probesRecalled;
+        }
+      }
       for (const o of ["locomo", "derived", "unique"]) {
         a[o][0] += t.probeBy[o][0];
         a[o][1] += t.probeBy[o][1];
@@ -399,6 +433,32 @@ for (const w of WINDOWS) {
       );
     log(`  ${name}: ${notes.join("; ")}`);
   }
+}
+
+// Recall: the methods with a search, per window: answers in the input, or one search away.
+log("");
+log(`== Answers in input or one recall away (one search, limit ${RECALL_LIMIT}, with the question of each probe whose answer is not in the input)`);
+for (const name of NAMES) {
+  const rows = [];
+  for (const w of WINDOWS) {
+    const r = summary[w][name].recall;
+    if (!r) continue;
+    const target = RECALL_TARGETS[w];
+    const share = (row) => (row[0] === 0 ? null : (row[1] + row[2]) / row[0]);
+    const cell = (row) => `${pct(row[1] + row[2], row[0])} (in input ${pct(row[1], row[0])}, found ${int(row[2])} of ${int(row[0] - row[1])})`;
+    const verdict = (row) => (target === undefined || share(row) === null ? "-" : share(row) >= target ? "PASS" : "FAIL");
+    rows.push([
+      kWin(w),
+      cell(r.all),
+      cell(r.LoCoMo),
+      cell(r["agent transcripts"]),
+      target === undefined ? "-" : `>= ${(100 * target).toFixed(1)}%`,
+      `${verdict(r.all)} (LoCoMo ${verdict(r.LoCoMo)}, agents ${verdict(r["agent transcripts"])})`,
+    ]);
+  }
+  if (rows.length === 0) continue;
+  log(`${name}:`);
+  table(["window", "all probes", "LoCoMo", "agent transcripts", "target", "verdict"], rows);
 }
 
 // Summary: one line per method and window, then ctxfold against the best other library.

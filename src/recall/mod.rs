@@ -2,11 +2,12 @@
 //!
 //! [`Index`] is sans-IO and append-only like the history it mirrors: each message is added
 //! once, as it is appended, and a cut back (a store that holds less than the cache) drops
-//! the newest. It keeps no message text: postings of word terms ([`tokens`]) with their
-//! counts, stored as varints ([`postings`]), the messages' lengths, and the identifiers the
-//! census ([`crate::ids::extract`]) finds, as exact terms of their own. [`Index::search`]
-//! ranks by BM25 (k1 1.2, b 0.75), an identifier's match weighing [`ID_BOOST`] times a
-//! word's, ties newest first; [`snippet`] cuts the passage around the best hit out of the
+//! the newest. It keeps no message text: each message's word terms ([`tokens`]: lowercased,
+//! plurals read as singulars, stop words left out) with their counts, as varints in one
+//! arena ([`postings`]), and the messages' lengths. [`Index::search`] ranks by BM25 (k1 1.2,
+//! b 0.75); the identifiers the census ([`crate::ids::extract`]) finds in the query are looked
+//! for whole in the text of the messages that hold their words, and weigh [`ID_BOOST`] times
+//! a word; ties go to the newest. [`snippet`] cuts the passage around the best hit out of the
 //! message's text, which the caller holds ([`message_text`]).
 
 mod bm25;
@@ -18,5 +19,5 @@ pub mod tokens;
 
 pub use bm25::{Hit, Query, ID_BOOST};
 pub use index::Index;
-pub use readable::message_text;
+pub use readable::{each_text, message_text};
 pub use snippet::snippet;

@@ -1,65 +1,92 @@
-//! One term's postings: the messages it occurs in and how often, appended in order of the
-//! message's index and stored as varints (the gap from the previous message, then the
-//! count), so a common word costs about two bytes a message.
+//! Every term's postings in one byte arena, in the order messages were added: an entry is
+//! one term's occurrences in one message, written as varints, and points back to the term's
+//! previous entry, so a term's postings are a chain read newest first from its last entry.
+//! The message an entry belongs to is where it lies (the index keeps each message's first
+//! byte), so it is not written. An entry is `back * 2 + (tf > 1)` (`back`: bytes back to the
+//! previous entry, 0 for none), then `tf` when it is more than one: a word said once in a
+//! message costs one or two bytes, and no term owns an allocation of its own.
 
-/// A term's postings.
+/// The arena.
 #[derive(Clone, Debug, Default)]
-pub struct Postings {
+pub struct Arena {
     bytes: Vec<u8>,
-    /// The last message added, plus one (0: none yet).
-    last: u32,
-    /// How many messages hold the term.
-    docs: u32,
 }
 
-impl Postings {
-    /// Adds message `doc` (after every message added so far) with `tf` occurrences.
-    pub fn push(&mut self, doc: u32, tf: u32) {
-        debug_assert!(doc + 1 > self.last);
-        put(&mut self.bytes, doc + 1 - self.last);
-        put(&mut self.bytes, tf);
-        self.last = doc + 1;
-        self.docs += 1;
+impl Arena {
+    /// Bytes written.
+    pub fn len(&self) -> u32 {
+        self.bytes.len() as u32
     }
 
-    /// Messages holding the term.
-    pub fn docs(&self) -> u32 {
-        self.docs
+    /// Writes an entry of `tf` occurrences after the term's entry at `prev` (`None`: its
+    /// first); where it is.
+    pub fn push(&mut self, prev: Option<u32>, tf: u32) -> u32 {
+        let at = self.len();
+        self.reserve();
+        let back = prev.map_or(0, |p| at - p);
+        put(&mut self.bytes, back << 1 | u32::from(tf > 1));
+        if tf > 1 {
+            put(&mut self.bytes, tf);
+        }
+        at
     }
 
-    /// Whether no message holds it.
-    pub fn is_empty(&self) -> bool {
-        self.docs == 0
+    /// Writes the next message's length in words, before its entries; where it is.
+    pub fn push_words(&mut self, words: u32) -> u32 {
+        let at = self.len();
+        self.reserve();
+        put(&mut self.bytes, words);
+        at
     }
 
-    /// `(message, occurrences)`, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let mut at = 0;
-        let mut doc = 0u32;
+    /// The length written at `at` by [`Arena::push_words`].
+    pub fn words(&self, at: u32) -> u32 {
+        get(&self.bytes, &mut (at as usize))
+    }
+
+    fn reserve(&mut self) {
+        if self.bytes.capacity() - self.bytes.len() < 10 {
+            // Grow by a quarter, not double: the slack is memory held for the whole session.
+            self.bytes.reserve_exact(self.bytes.len() / 4 + 64);
+        }
+    }
+
+    /// The entry at `at`: the term's previous entry and the occurrences.
+    pub fn entry(&self, at: u32) -> (Option<u32>, u32) {
+        let mut i = at as usize;
+        let head = get(&self.bytes, &mut i);
+        let tf = if head & 1 == 1 {
+            get(&self.bytes, &mut i)
+        } else {
+            1
+        };
+        let back = head >> 1;
+        ((back > 0).then(|| at - back), tf)
+    }
+
+    /// The chain ending at `last`: `(entry, occurrences)`, newest first.
+    pub fn chain(&self, last: Option<u32>) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut next = last;
         std::iter::from_fn(move || {
-            if at >= self.bytes.len() {
-                return None;
-            }
-            doc += get(&self.bytes, &mut at);
-            let tf = get(&self.bytes, &mut at);
-            Some((doc - 1, tf))
+            let at = next?;
+            let (prev, tf) = self.entry(at);
+            next = prev;
+            Some((at, tf))
         })
     }
 
-    /// Keeps the messages before `len`.
-    pub fn truncate(&mut self, len: u32) {
-        if self.last <= len {
-            return;
-        }
-        let mut kept = Postings::default();
-        for (doc, tf) in self.iter().take_while(|&(d, _)| d < len) {
-            kept.push(doc, tf);
-        }
-        kept.bytes.shrink_to_fit();
-        *self = kept;
+    /// The first entry of the chain ending at `last` that lies before `len` (what is left
+    /// of it when the arena is cut there).
+    pub fn kept(&self, last: Option<u32>, len: u32) -> Option<u32> {
+        self.chain(last).map(|(at, _)| at).find(|&at| at < len)
     }
 
-    /// Bytes held on the heap.
+    /// Keeps the first `len` bytes.
+    pub fn truncate(&mut self, len: u32) {
+        self.bytes.truncate(len as usize);
+    }
+
+    /// Bytes held on the heap, as allocated.
     pub fn heap_bytes(&self) -> usize {
         self.bytes.capacity()
     }
@@ -92,28 +119,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trips_and_truncates() {
-        let mut p = Postings::default();
-        let rows = [(0, 1), (3, 200), (300, 2), (70_000, 1)];
-        for (d, tf) in rows {
-            p.push(d, tf);
-        }
-        assert_eq!(p.iter().collect::<Vec<_>>(), rows);
-        assert_eq!(p.docs(), 4);
-        p.truncate(300);
-        assert_eq!(p.iter().collect::<Vec<_>>(), [(0, 1), (3, 200)]);
-        p.push(5, 7);
-        assert_eq!(p.iter().last(), Some((5, 7)));
-        p.truncate(0);
-        assert!(p.is_empty());
+    fn chains_read_newest_first_and_cut() {
+        let mut a = Arena::default();
+        let doc = a.push_words(70_000);
+        let x0 = a.push(None, 1);
+        let y0 = a.push(None, 300);
+        let x1 = a.push(Some(x0), 2);
+        let cut = a.len();
+        let x2 = a.push(Some(x1), 1);
+        assert_eq!(a.chain(Some(x2)).collect::<Vec<_>>(), [(x2, 1), (x1, 2), (x0, 1)]);
+        assert_eq!(a.chain(Some(y0)).collect::<Vec<_>>(), [(y0, 300)]);
+        assert_eq!(a.kept(Some(x2), cut), Some(x1));
+        assert_eq!(a.words(doc), 70_000);
+        a.truncate(cut);
+        assert_eq!(a.kept(Some(x1), 0), None);
     }
 
     #[test]
-    fn small_gaps_take_two_bytes() {
-        let mut p = Postings::default();
-        for d in 0..100 {
-            p.push(d, 1);
+    fn a_word_said_once_takes_one_byte() {
+        let mut a = Arena::default();
+        let mut prev = None;
+        for _ in 0..100 {
+            prev = Some(a.push(prev, 1));
         }
-        assert_eq!(p.bytes.len(), 200);
+        assert_eq!(a.len(), 100);
+        assert_eq!(a.chain(prev).count(), 100);
     }
 }

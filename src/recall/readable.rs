@@ -7,26 +7,31 @@ use crate::messages::{Message, Part};
 /// `m`'s searchable text, its parts one a line.
 pub fn message_text(m: &Message) -> String {
     let mut out = String::new();
-    let mut line = |s: &str| {
+    each_text(m, |s| {
         if !out.is_empty() {
             out.push('\n');
         }
         out.push_str(s);
-    };
+    });
+    out
+}
+
+/// Calls `f` with each piece of `m`'s searchable text, in order (what [`message_text`]
+/// joins).
+pub fn each_text<'a>(m: &'a Message, mut f: impl FnMut(&'a str)) {
     for part in &m.parts {
         match part {
-            Part::Text(t) | Part::Reasoning(t) => line(t),
+            Part::Text(t) | Part::Reasoning(t) => f(t),
             Part::ToolCall { name, arguments, .. } => {
-                line(name);
-                line(arguments);
+                f(name);
+                f(arguments);
             }
-            Part::ToolResult { text, .. } => line(text),
+            Part::ToolResult { text, .. } => f(text),
             // A provider's compaction: its readable text (Anthropic's), not its encrypted bytes.
-            Part::Compaction { text, .. } if !text.is_empty() => line(text),
+            Part::Compaction { text, .. } if !text.is_empty() => f(text),
             Part::Compaction { .. } | Part::Opaque { .. } | Part::Media { .. } => {}
         }
     }
-    out
 }
 
 #[cfg(test)]

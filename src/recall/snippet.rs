@@ -1,8 +1,8 @@
 //! The passage of a message shown beside a hit: the window of the text whose query terms
 //! weigh most, cut at character boundaries, with `…` where it was cut.
 
-use super::bm25::Query;
-use super::index::{Index, ID_MARK};
+use super::bm25::{Query, ID_MARK};
+use super::index::Index;
 use super::tokens;
 
 /// About `width` bytes of `text` (the hit's [`super::message_text`]) around its best match

@@ -39,8 +39,8 @@ pub(super) fn search(
     limit: usize,
 ) -> Vec<SearchHit> {
     let (index, conv) = cache.searchable();
-    let hits = index.search(query, limit);
     let messages = conv.messages();
+    let hits = index.search(query, limit, |i| message_text(&messages[i as usize]));
     let head = head_len(messages);
     let state = meta.map(|m| &m.state);
     let in_input = |i: usize| {

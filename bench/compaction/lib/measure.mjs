@@ -249,11 +249,15 @@ export function measure(conv, k, input, counter, scanCache, baseProblems) {
   const probeBy = { locomo: [0, 0], derived: [0, 0], unique: [0, 0] };
   let probesAsked = 0;
   let probesAnswered = 0;
+  // The probes asked whose answer is not in the input (their evidence was evicted): what a
+  // recall would have to find.
+  const unanswered = [];
   conv.probes.forEach((p, pi) => {
     if (p.lastEvidence >= k) return;
     const covered = p.items.every((it, ti) => novelItems.has(pi * 64 + ti) || it.occ.some((i) => i < k && verbatim[i]));
     probesAsked++;
     if (covered) probesAnswered++;
+    else unanswered.push(pi);
     if (p.evidence.every((i) => verbatim[i])) return;
     probesAtRisk++;
     if (covered) probesCovered++;
@@ -314,6 +318,7 @@ export function measure(conv, k, input, counter, scanCache, baseProblems) {
     idsPresent,
     probesAsked,
     probesAnswered,
+    unanswered,
     probeBy,
     ledgerTokens,
     summaries,

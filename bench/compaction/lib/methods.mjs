@@ -79,6 +79,10 @@ export class CtxfoldCompactor {
     this.replied = true;
     return { messages: r.messages, ms, report: r.report, contextStatus: r.contextStatus };
   }
+  /** One `compactor.search` over what is stored now: the hits' history indexes. */
+  async search(query, limit) {
+    return (await this.compactor.search("bench", query, { limit })).map((h) => h.index);
+  }
 }
 
 // ------------------------------------------------------------------ LangChain.js

@@ -62,6 +62,16 @@ test("a full run meets the targets at every window", { timeout: 15 * 60_000 }, a
       );
     }
   }
+  // Answers in input or one compactor.search away, over all probes (the run prints them per
+  // source too).
+  for (const [window, target] of [
+    [8192, 0.8],
+    [32768, 0.995],
+  ]) {
+    const r = summary[window]?.["ctxfold Compactor"].recall?.all;
+    if (!r) continue;
+    assert.ok((r[1] + r[2]) / r[0] >= target, `${window}: answers in input or one recall away ${r[1] + r[2]}/${r[0]} below ${target}`);
+  }
   // The model keeps what the others keep, for fewer uncached tokens.
   const uncached = (a) => a.totalTokens - a.cached;
   const answers = (a) => a.probesAnswered / a.probesAsked;
