@@ -200,6 +200,10 @@ pub struct Config {
     pub summary_prompt: Option<String>,
     /// Per-call instructions (e.g. from `/compact focus on the API design`).
     pub instructions: Option<String>,
+    /// The model has the recall tool: the summary says so in one line.
+    pub recall: bool,
+    /// The most tokens one recall gives back.
+    pub recall_max_tokens: usize,
 }
 
 impl Config {
@@ -235,6 +239,8 @@ impl Config {
             overflow: Overflow::Error,
             summary_prompt: None,
             instructions: None,
+            recall: false,
+            recall_max_tokens: crate::options::recall::DEFAULT_MAX_TOKENS,
         };
         match preset {
             Preset::Off | Preset::Default => {}

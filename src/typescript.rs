@@ -12,7 +12,7 @@
 use ts_rs::{Config, TS};
 
 use crate::compact::{state, types};
-use crate::{count, error, estimate, messages, models, options, providers, session, tokenizer};
+use crate::{count, error, estimate, messages, models, options, providers, recall, session, tokenizer};
 
 const HEADER: &str = "// Generated from the Rust types by src/typescript.rs: do not edit. Regenerate with\n\
      // `CTXFOLD_BLESS=1 cargo test --test typescript`.\n";
@@ -63,6 +63,10 @@ pub fn declarations() -> String {
         options::ManualCompactOptions,
         options::ImportOptions,
         options::SearchOptions,
+        options::RecallOptions,
+        recall::tool::RecallArgs,
+        recall::tool::RecallToolOptions,
+        recall::tool::RecallToolFormat,
         state::Trigger,
         state::ChunkTrigger,
         state::FallbackKind,
@@ -112,6 +116,8 @@ pub fn declarations() -> String {
         session::guards::BreakerNote,
         session::guards::GuardNotes,
         session::search::SearchHit,
+        recall::RecallMatch,
+        recall::Recalled,
         session::StoredMeta,
         session::UndoPoint,
         session::LastInput,

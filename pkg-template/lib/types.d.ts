@@ -74,6 +74,7 @@ interface Internals {
   CompactorCore: {
     new (...args: unknown[]): CompactorCoreHandle;
     checkId(id: unknown): string;
+    recallTool(options: unknown): Record<string, unknown>;
     importOptions(options: unknown): { id: string | undefined; overwrite: boolean };
     events(): Bindings.CompactorEventName[];
     history(id: string, meta: unknown, messages: unknown, records: unknown): Bindings.HistoryEntry[];
@@ -155,6 +156,7 @@ export interface CompactorCoreHandle extends Freed {
   undo(id: string, now: string): CompactorCallHandle;
   status(id: string): CompactorCallHandle;
   search(id: string, query: unknown, options: unknown): CompactorCallHandle;
+  recall(id: string, args: unknown): CompactorCallHandle;
   ahead(id: string, now: string): CompactorCallHandle;
   import(data: unknown, id: string | undefined, now: string): { id: string; batch: { messages: unknown[] } & Record<string, unknown> };
   forget(id: string): void;

@@ -526,6 +526,13 @@ export type CompactOptions = {
    * Per-call instructions (e.g. from `/compact focus on the API`).
    */
   instructions?: string;
+  /**
+   * The model has the recall tool (`compactor.recallTool`, the AI SDK middleware's
+   * `recall`): the summary says in one line that earlier messages can be read again with
+   * it. `true`, or `{ maxTokens }` (one recall's budget, default 1000). Default: off, and
+   * the summary is what it is without it.
+   */
+  recall?: boolean | RecallOptions;
 };
 
 /**
@@ -564,6 +571,49 @@ export type SearchOptions = {
    */
   limit?: number;
 };
+
+/**
+ * The options of `recall`.
+ */
+export type RecallOptions = {
+  /**
+   * The most tokens one recall gives back, its framing included (passages are cut to fit,
+   * counted with the conversation's counter). From 100 to 100000. Default 1000.
+   */
+  maxTokens?: number;
+};
+
+/**
+ * The arguments the model calls the tool with (the JSON schema of `parameters`).
+ */
+export type RecallArgs = {
+  /**
+   * What to look for: words, names or identifiers the message would contain. (Optional
+   * here only so that its absence is named at its path, `args.query`.)
+   */
+  query: string;
+  /**
+   * How many messages at most, best first: a whole number from 1 to 20 (default 5).
+   */
+  limit?: number;
+};
+
+/**
+ * Options of `compactor.recallTool(id, options)`.
+ */
+export type RecallToolOptions = {
+  /**
+   * The API the definition is for: `"openai"` (Chat Completions), `"openai-responses"`,
+   * `"anthropic"` or `"ai-sdk"` (an object for `generateText({ tools: { recall } })`, with
+   * `execute`).
+   */
+  format: ToolFormat;
+};
+
+/**
+ * The API a tool definition is shaped for.
+ */
+export type ToolFormat = "openai" | "openai-responses" | "anthropic" | "ai-sdk";
 
 /**
  * Why a compaction ran.
@@ -1705,6 +1755,46 @@ export type SearchHit = {
    * Its BM25 score: higher is better, comparable within one search only.
    */
   score: number;
+};
+
+/**
+ * A message a recall found.
+ */
+export type RecallMatch = {
+  /**
+   * Its index in the stored history (`history()`).
+   */
+  index: number;
+  /**
+   * Who it is from.
+   */
+  role: MessageRole;
+  /**
+   * Its text, or a passage of it around the best match when the budget is short.
+   */
+  text: string;
+  /**
+   * Whether `text` is a passage (`…` where it was cut), not the whole message.
+   */
+  cut: boolean;
+};
+
+/**
+ * What `compactor.recall` gives back.
+ */
+export type Recalled = {
+  /**
+   * The messages found, best first: none that the model's input holds now.
+   */
+  matches: Array<RecallMatch>;
+  /**
+   * The same as one text, framed as data: what the tool call answers.
+   */
+  text: string;
+  /**
+   * `text`'s tokens, counted with the conversation's counter: at most the budget.
+   */
+  tokens: number;
 };
 
 /**

@@ -7,6 +7,7 @@ mod events;
 mod guards;
 mod prepare_ahead;
 mod prune;
+mod recall;
 mod replay;
 mod search;
 
