@@ -120,6 +120,10 @@ pub enum Overflow {
     Truncate,
 }
 
+/// How many tokens one recall gives back, its framing included, unless `recall.maxTokens`
+/// says otherwise: a few passages of a long tool output, or several short messages whole.
+pub const RECALL_MAX_TOKENS: usize = 1000;
+
 /// Resolved options: every knob has a value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -240,7 +244,7 @@ impl Config {
             summary_prompt: None,
             instructions: None,
             recall: false,
-            recall_max_tokens: crate::options::recall::DEFAULT_MAX_TOKENS,
+            recall_max_tokens: RECALL_MAX_TOKENS,
         };
         match preset {
             Preset::Off | Preset::Default => {}

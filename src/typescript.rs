@@ -63,10 +63,6 @@ pub fn declarations() -> String {
         options::ManualCompactOptions,
         options::ImportOptions,
         options::SearchOptions,
-        options::RecallOptions,
-        recall::tool::RecallArgs,
-        recall::tool::RecallToolOptions,
-        recall::tool::RecallToolFormat,
         state::Trigger,
         state::ChunkTrigger,
         state::FallbackKind,
@@ -115,9 +111,6 @@ pub fn declarations() -> String {
         session::guards::BreakerChange,
         session::guards::BreakerNote,
         session::guards::GuardNotes,
-        session::search::SearchHit,
-        recall::RecallMatch,
-        recall::Recalled,
         session::StoredMeta,
         session::UndoPoint,
         session::LastInput,
@@ -136,7 +129,23 @@ pub fn declarations() -> String {
         session::ConversationStatus,
         crate::indexeddb::IndexedDBStoreOptions,
     );
+    recall_declarations(&mut out);
     out
+}
+
+/// The history's search and the recall tool's: the hit; the option, the model's arguments,
+/// the definitions' options, the result.
+fn recall_declarations(out: &mut String) {
+    emit!(
+        out,
+        session::search::SearchHit,
+        options::RecallOptions,
+        recall::tool::RecallArgs,
+        recall::tool::RecallToolOptions,
+        recall::tool::RecallToolFormat,
+        recall::RecallMatch,
+        recall::Recalled,
+    );
 }
 
 /// The declarations of what crosses between the core and the package's own JavaScript only

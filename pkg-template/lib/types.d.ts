@@ -64,6 +64,7 @@ interface Internals {
   __ctxfoldStoreError(operation: string, id: string, reason: string): CtxfoldError;
   __ctxfoldConversationError(exists: boolean, id: string): CtxfoldError;
   __ctxfoldRestoreOriginal(copy: unknown, original: unknown): unknown;
+  __ctxfoldRecallOver(messages: unknown, args: unknown, options: unknown): Bindings.Recalled;
   installVocabulary(bytes: Uint8Array, encoding: Bindings.Encoding): void;
   summarizerSettings(provider: string, options: unknown): string;
   idbOptions(options: unknown): Required<IndexedDBStoreOptions>;

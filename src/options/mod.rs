@@ -20,9 +20,9 @@ use crate::messages::MessageFormat;
 use crate::tokenizer::Encoding;
 use crate::Error;
 
-pub mod recall;
+pub mod recall_option;
 pub mod tracked;
-pub use recall::{Recall, RecallOptions};
+pub use recall_option::{Recall, RecallOptions};
 pub use tracked::{Path, Problem, Segment, What};
 
 /// Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give a

@@ -78,6 +78,10 @@ pub enum RecallToolFormat {
     /// wraps the schema and adds `execute`).
     #[serde(rename = "ai-sdk")]
     AiSdk,
+    /// The AI SDK's language-model level (a middleware's `params.tools`): `{ type:
+    /// "function", name, description, inputSchema }`.
+    #[serde(rename = "ai-sdk-model")]
+    AiSdkModel,
 }
 
 /// Options of `compactor.recallTool(id, options)`.
@@ -85,8 +89,8 @@ pub enum RecallToolFormat {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecallToolOptions {
     /// The API the definition is for: `"openai"` (Chat Completions), `"openai-responses"`,
-    /// `"anthropic"` or `"ai-sdk"` (an object for `generateText({ tools: { recall } })`, with
-    /// `execute`).
+    /// `"anthropic"`, `"ai-sdk"` (an object for `generateText({ tools: { recall } })`, with
+    /// `execute`) or `"ai-sdk-model"` (a language-model middleware's `params.tools` entry).
     pub format: RecallToolFormat,
     /// With `"ai-sdk"`, required: the AI SDK's `jsonSchema` helper (`import { jsonSchema }
     /// from "ai"`), which wraps the schema the way the SDK's tools take it (ctxfold never
@@ -161,6 +165,9 @@ pub fn definition(format: RecallToolFormat) -> Value {
             "name": NAME, "description": DESCRIPTION, "input_schema": parameters(),
         }),
         RecallToolFormat::AiSdk => json!({ "description": DESCRIPTION, "inputSchema": parameters() }),
+        RecallToolFormat::AiSdkModel => json!({
+            "type": "function", "name": NAME, "description": DESCRIPTION, "inputSchema": parameters(),
+        }),
     }
 }
 
@@ -179,6 +186,7 @@ mod tests {
         assert_eq!(definition(RecallToolFormat::OpenAiResponses)["parameters"], p);
         assert_eq!(definition(RecallToolFormat::Anthropic)["input_schema"], p);
         assert_eq!(definition(RecallToolFormat::AiSdk)["inputSchema"], p);
+        assert_eq!(definition(RecallToolFormat::AiSdkModel)["inputSchema"], p);
         assert_eq!(definition(RecallToolFormat::OpenAiResponses)["name"], NAME);
     }
 

@@ -1,13 +1,17 @@
 //! `recall(id, { query, limit })`: what the model asks the recall tool for. The history's
 //! search ([`super::search`]) over the messages the model's input does not hold now (the
 //! ones a summary replaced), searched as deep as it takes to find `limit` of them, then
-//! bounded in tokens and framed as data ([`crate::recall::excerpts`]).
+//! bounded in tokens and framed as data ([`crate::recall::excerpts`]). [`in_prompt`] is the
+//! same over a whole conversation a stateless caller holds and the state `compact()` gave it
+//! (the AI SDK middleware's: the prompt the SDK passes is the whole conversation).
 
 use super::cached::Cached;
 use super::search::in_input;
 use super::StoredMeta;
 use crate::compact::driver::Setup;
+use crate::compact::state::CompactState;
 use crate::count::TextCounter;
+use crate::messages::{Conversation, Message};
 use crate::options::CompactOptions;
 use crate::recall::{excerpts, message_text, Candidate, Index, Recalled};
 use crate::Error;
@@ -22,8 +26,41 @@ pub(super) fn recall(
     max_tokens: usize,
 ) -> Recalled {
     let (index, conv) = cache.searchable();
+    let state = meta.map(|m| &m.state);
+    found(index, conv.messages(), state, (query, limit), counter, max_tokens)
+}
+
+/// [`recall`] over `conv`, a whole conversation, and `state`, what `compact()` gave for it:
+/// the index is made for the call.
+pub fn in_prompt(
+    conv: &Conversation,
+    state: Option<&CompactState>,
+    (query, limit): (&str, usize),
+    counter: &dyn TextCounter,
+    max_tokens: usize,
+) -> Recalled {
     let messages = conv.messages();
-    let in_input = in_input(meta, messages);
+    found(
+        &Index::of(messages),
+        messages,
+        state,
+        (query, limit),
+        counter,
+        max_tokens,
+    )
+}
+
+/// The `limit` best matches of `query` in `index` (of `messages`) that `state`'s input does
+/// not hold.
+fn found(
+    index: &Index,
+    messages: &[Message],
+    state: Option<&CompactState>,
+    (query, limit): (&str, usize),
+    counter: &dyn TextCounter,
+    max_tokens: usize,
+) -> Recalled {
+    let in_input = in_input(state, messages);
     // Every match, best first: the ones in the input are left out after ranking.
     let candidates = index
         .search(query, index.len())

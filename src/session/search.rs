@@ -9,6 +9,7 @@ use ts_rs::TS;
 use super::cached::Cached;
 use super::StoredMeta;
 use crate::compact::partition::head_len;
+use crate::compact::state::CompactState;
 use crate::messages::{Message, MessageRole};
 use crate::recall::{message_text, snippet};
 
@@ -41,7 +42,7 @@ pub(super) fn search(
     let (index, conv) = cache.searchable();
     let hits = index.search(query, limit);
     let messages = conv.messages();
-    let in_input = in_input(meta, messages);
+    let in_input = in_input(meta.map(|m| &m.state), messages);
     hits.into_iter()
         .map(|h| {
             let i = h.index as usize;
@@ -57,15 +58,14 @@ pub(super) fn search(
         .collect()
 }
 
-/// Whether the model's input holds message `i` of `messages` verbatim now, as `meta`'s state
-/// says: the head, the verbatim tail, the pinned first user message and any provider
-/// compaction; all of them before any compaction.
+/// Whether the model's input holds message `i` of `messages` verbatim now, as `state` says:
+/// the head, the verbatim tail, the pinned first user message and any provider compaction;
+/// all of them before any compaction.
 pub(super) fn in_input<'a>(
-    meta: Option<&'a StoredMeta>,
+    state: Option<&'a CompactState>,
     messages: &'a [Message],
 ) -> impl Fn(usize) -> bool + 'a {
     let head = head_len(messages);
-    let state = meta.map(|m| &m.state);
     move |i: usize| {
         let Some(boundary) = state.and_then(|s| s.boundary.as_ref()) else {
             return true;

@@ -2,10 +2,12 @@
 // corpus conversation held by a Compactor at an 8k window, its compacted input given to
 // generateText with `tools: { recall: compactor.recallTool(id, { format: "ai-sdk", jsonSchema }) }`.
 // The scripted model asks recall the corpus probe's question; the message that holds the
-// answer was summarized away, and comes back in the tool result the model reads next.
+// answer was summarized away, and comes back in the tool result the model reads next. The
+// same through the middleware (`recall: true`), which offers the tool and answers it itself.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, countTokens } from "ctxfold";
+import { Compactor, countMessages, countTokens, plan } from "ctxfold";
+import { compactionMiddleware } from "ctxfold/ai-sdk";
 import { VERSIONS } from "./lib/versions.mjs";
 import { conversations, toModelMessage } from "./lib/corpus.mjs";
 
@@ -53,6 +55,28 @@ const toolResults = (prompt, name) =>
 
 for (const version of VERSIONS) {
   describe(version.name, () => {
+    test("the middleware offers recall, answers the model's call from the whole prompt, and the SDK sees only the answer", async () => {
+      const { ai } = version;
+      const { model: mock, prompts, tools } = scripted(version);
+      const model = ai.wrapLanguageModel({ model: mock, middleware: compactionMiddleware({ model: "gpt-4o", contextWindow: WINDOW, recall: true }) });
+      const [system, ...messages] = modelMessages();
+      const result = await ai.generateText({ model, [version.system]: system.content, messages });
+      assert.equal(result.text, "Found it.");
+      assert.equal(result.steps.length, 1, "the SDK's loop never saw the tool");
+      assert.equal(prompts.length, 2, "the recall call, then the model asked again");
+      const schema = new Compactor({ model: "gpt-4o" }).recallTool("x", { format: "openai" }).function.parameters;
+      assert.deepEqual(tools[0].map((t) => [t.type, t.name, t.inputSchema]), [["function", "recall", schema]]);
+      const budget = plan([], { model: "gpt-4o", contextWindow: WINDOW }).budget.input;
+      const sent = countMessages({ messages: prompts[0], tools: tools[0] }, { model: "gpt-4o", format: "ai-sdk" }).total;
+      assert.ok(sent <= budget, `the first prompt with the tool fits: ${sent} of ${budget}`);
+      const summary = prompts[0].find((m) => JSON.stringify(m.content).includes("## Conversation Summary"));
+      assert.ok(JSON.stringify(summary.content).includes("recall tool"), "the summary says the model can recall");
+      const [recalled] = toolResults(prompts[1], "recall");
+      assert.ok(recalled.includes(probe.answer), `the answer is in the tool result:\n${recalled}`);
+      assert.ok(recalled.includes(`[message ${evidence}, tool]`), "the evidence message, by its index in the prompt");
+      assert.ok(countTokens(recalled, { model: "gpt-4o" }) <= 1000);
+    });
+
     test(`generateText: recall brings back ${FILE}'s message ${evidence}, summarized away at ${WINDOW}`, async () => {
       const { ai } = version;
       const compactor = new Compactor({ model: "gpt-4o", contextWindow: WINDOW, recall: true });

@@ -100,7 +100,7 @@ fn the_default_budget_holds_and_cuts_passages() {
         crate::count::TextCounter::count(counter, &r.text)
     );
     assert!(
-        r.tokens as usize <= crate::options::recall::DEFAULT_MAX_TOKENS,
+        r.tokens as usize <= crate::config::RECALL_MAX_TOKENS,
         "{}",
         r.tokens
     );

@@ -8,9 +8,7 @@ use serde::Deserialize;
 use ts_rs::TS;
 
 use super::Int;
-
-/// A recall's token budget when none is given.
-pub const DEFAULT_MAX_TOKENS: usize = 1000;
+use crate::config::RECALL_MAX_TOKENS;
 
 /// The options of `recall`.
 #[derive(Clone, Debug, Default, Deserialize, TS)]
@@ -42,7 +40,7 @@ impl Recall {
     pub fn max_tokens(&self) -> usize {
         match self {
             Recall::With(RecallOptions { max_tokens: Some(n) }) => n.get(),
-            _ => DEFAULT_MAX_TOKENS,
+            _ => RECALL_MAX_TOKENS,
         }
     }
 }
