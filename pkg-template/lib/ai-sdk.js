@@ -230,6 +230,7 @@ async function prepare(m, key, type, params, model) {
   if (recall) {
     out.tools = tools;
     // Counted and bounded as the compaction was, over the state it gave (no summarizer).
+    /** @type {Record<string, unknown>} */
     const options = { ...callOptions, state };
     delete options.summarizer;
     m.recalls.set(out, { prompt: params.prompt, options });

@@ -95,7 +95,7 @@ pub struct RecallToolOptions {
     /// With `"ai-sdk"`, required: the AI SDK's `jsonSchema` helper (`import { jsonSchema }
     /// from "ai"`), which wraps the schema the way the SDK's tools take it (ctxfold never
     /// imports the SDK).
-    #[ts(optional, type = "(schema: object) => unknown")]
+    #[ts(optional, type = "RecallJsonSchema")]
     #[serde(default, deserialize_with = "crate::options::present")]
     pub json_schema: Option<FunctionOnly>,
 }

@@ -2393,7 +2393,7 @@ export type RecallToolOptions = {
    * from "ai"`), which wraps the schema the way the SDK's tools take it (ctxfold never
    * imports the SDK).
    */
-  jsonSchema?: (schema: object) => unknown,;
+  jsonSchema?: RecallJsonSchema;
 };
 
 /**

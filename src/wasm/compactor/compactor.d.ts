@@ -261,6 +261,9 @@ export interface DurableObjectTransactionLike {
  */
 export function durableObjectStore(storage: DurableObjectStorageLike, options?: { prefix?: string }): CompactorStore;
 
+/** The AI SDK's `jsonSchema` helper, as `recallTool` calls it: the schema in, the SDK's schema object out. */
+export type RecallJsonSchema = (schema: RecallToolSchema) => unknown;
+
 /** The JSON schema of the recall tool's arguments ({@link RecallArgs}). */
 export interface RecallToolSchema {
   type: "object";
