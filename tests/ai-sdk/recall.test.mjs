@@ -111,3 +111,21 @@ for (const version of VERSIONS) {
     });
   });
 }
+
+test("the middleware offers recall to generate calls only, and refuses a caller's tool of the same name", async () => {
+  const middleware = compactionMiddleware({ model: "gpt-4o", contextWindow: WINDOW, recall: true });
+  const model = { modelId: "gpt-4o", doGenerate: async () => assert.fail("no summary is asked for") };
+  const prompt = [
+    { role: "system", content: "You are terse." },
+    { role: "user", content: [{ type: "text", text: "hi" }] },
+  ];
+  const own = { type: "function", name: "search_web", description: "Search.", inputSchema: { type: "object" } };
+  const generate = await middleware.transformParams({ type: "generate", params: { prompt, tools: [own] }, model });
+  assert.deepEqual(generate.tools.map((t) => t.name), ["search_web", "recall"]);
+  const stream = await middleware.transformParams({ type: "stream", params: { prompt, tools: [own] }, model });
+  assert.deepEqual(stream.tools, [own]);
+  const off = compactionMiddleware({ model: "gpt-4o", contextWindow: WINDOW });
+  assert.equal((await off.transformParams({ type: "generate", params: { prompt }, model })).tools, undefined);
+  const clash = { ...own, name: "recall" };
+  await assert.rejects(middleware.transformParams({ type: "generate", params: { prompt, tools: [clash] }, model }), (e) => e.code === "INVALID_ARGUMENT" && /params\.tools/.test(e.message));
+});
