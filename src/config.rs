@@ -120,6 +120,10 @@ pub enum Overflow {
     Truncate,
 }
 
+/// How many tokens one recall gives back, its framing included, unless `recall.maxTokens`
+/// says otherwise: a few passages of a long tool output, or several short messages whole.
+pub const RECALL_MAX_TOKENS: usize = 1000;
+
 /// Resolved options: every knob has a value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -200,6 +204,10 @@ pub struct Config {
     pub summary_prompt: Option<String>,
     /// Per-call instructions (e.g. from `/compact focus on the API design`).
     pub instructions: Option<String>,
+    /// The model has the recall tool: the summary says so in one line.
+    pub recall: bool,
+    /// The most tokens one recall gives back.
+    pub recall_max_tokens: usize,
 }
 
 impl Config {
@@ -235,6 +243,8 @@ impl Config {
             overflow: Overflow::Error,
             summary_prompt: None,
             instructions: None,
+            recall: false,
+            recall_max_tokens: RECALL_MAX_TOKENS,
         };
         match preset {
             Preset::Off | Preset::Default => {}

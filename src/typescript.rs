@@ -12,7 +12,7 @@
 use ts_rs::{Config, TS};
 
 use crate::compact::{state, types};
-use crate::{count, error, estimate, messages, models, options, providers, session, tokenizer};
+use crate::{count, error, estimate, messages, models, options, providers, recall, session, tokenizer};
 
 const HEADER: &str = "// Generated from the Rust types by src/typescript.rs: do not edit. Regenerate with\n\
      // `CTXFOLD_BLESS=1 cargo test --test typescript`.\n";
@@ -120,7 +120,6 @@ fn compactor_declarations(out: &mut String) {
         session::guards::BreakerChange,
         session::guards::BreakerNote,
         session::guards::GuardNotes,
-        session::search::SearchHit,
         session::StoredMeta,
         session::UndoPoint,
         session::LastInput,
@@ -139,6 +138,22 @@ fn compactor_declarations(out: &mut String) {
         session::UndoOutcome,
         session::ConversationStatus,
         crate::indexeddb::IndexedDBStoreOptions,
+    );
+    recall_declarations(out);
+}
+
+/// The history's search and the recall tool's: the hit; the option, the model's arguments,
+/// the definitions' options, the result.
+fn recall_declarations(out: &mut String) {
+    emit!(
+        out,
+        session::search::SearchHit,
+        options::RecallOptions,
+        recall::tool::RecallArgs,
+        recall::tool::RecallToolOptions,
+        recall::tool::RecallToolFormat,
+        recall::RecallMatch,
+        recall::Recalled,
     );
 }
 

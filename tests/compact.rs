@@ -1309,7 +1309,7 @@ fn a_good_summary_is_used_with_its_ledger() {
     assert!(o.report.fallback.is_none());
     let summary = &summary_texts(&o)[0];
     assert!(
-        summary.starts_with(&ctxfold::compact::summary::frame::framed(GOOD)),
+        summary.starts_with(&ctxfold::compact::summary::frame::framed(GOOD, false)),
         "{summary}"
     );
     assert!(
@@ -1323,6 +1323,21 @@ fn a_good_summary_is_used_with_its_ledger() {
         o.report.unsupported_ids
     );
     assert_eq!(o.state.chunks[0].model.as_deref(), Some("fake-model"));
+}
+
+/// With `recall`, the summary says in one line that earlier messages can be recalled, and the
+/// report's count is the output's; without it, not a byte of it.
+#[test]
+fn recall_adds_its_line_to_the_summary_and_only_then() {
+    use ctxfold::compact::summary::frame::{framed, RECALL};
+    let off = run_with(&mut |_| schema_reply(GOOD), json!({})).unwrap();
+    let on = run_with(&mut |_| schema_reply(GOOD), json!({"recall": {"maxTokens": 500}})).unwrap();
+    let (off_text, on_text) = (&summary_texts(&off)[0], &summary_texts(&on)[0]);
+    assert!(!off_text.contains(RECALL), "{off_text}");
+    assert!(on_text.starts_with(&framed(GOOD, true)), "{on_text}");
+    assert_eq!(on_text.replacen(&format!("\n{RECALL}"), "", 1), *off_text);
+    assert!(on.report.tokens_after > off.report.tokens_after);
+    assert!(on.report.tokens_after <= off.report.tokens_after + enc().count(RECALL) + 1);
 }
 
 #[test]
@@ -1629,13 +1644,23 @@ fn corpus_at_three_windows() {
 /// request's prefix up to the previous request's last cache breakpoint is byte-identical.
 #[test]
 fn replay_with_state_is_cache_stable() {
+    replay_cache_stable(json!({}));
+}
+
+/// The same with the recall line in every summary.
+#[test]
+fn replay_with_state_is_cache_stable_with_recall() {
+    replay_cache_stable(json!({"recall": true}));
+}
+
+fn replay_cache_stable(options: Value) {
     let file = common::conversations()
         .into_iter()
         .find(|c| c.id == "mini-swe-agent-gemini-3-pro__django__django-11138")
         .unwrap();
     let all = file.json["messages"].as_array().unwrap().clone();
     let window = 32_768;
-    let cfg = config(json!({}));
+    let cfg = config(options);
     let mut state = None;
     let mut previous: Option<(Vec<Value>, usize)> = None;
     let (mut turns, mut compactions, mut calls_total, mut stable_checks) = (0, 0, 0, 0);

@@ -162,6 +162,15 @@ export interface CompactionMiddlewareOptions extends Omit<CompactOptions, "summa
   maxConversations?: number;
   /** Called after each call's prompt is prepared, with what ctxfold did. */
   onReport?: (event: CompactionEvent) => void;
+  /**
+   * `true` or `{ maxTokens }`: each generate call is given the recall tool beside its own
+   * tools (counted with them), the summary says the model can recall earlier messages, and the
+   * middleware answers the model's recall calls itself from the call's whole prompt (the
+   * messages the compacted prompt does not hold, within `maxTokens`, default 1000), then asks
+   * the model again: the SDK's tool loop never sees the tool. Stream calls go without it.
+   * Default: off.
+   */
+  recall?: CompactOptions["recall"];
 }
 
 /** The middleware: pass it to `wrapLanguageModel` (ai 5, 6 or 7). */
@@ -170,7 +179,7 @@ export interface CompactionMiddleware {
   readonly specificationVersion: "v3";
   /** Compacts `params.prompt` to the window and returns the params with the compacted prompt (your own message objects where kept). */
   transformParams<P extends LanguageModelCallOptions>(options: { type: "generate" | "stream"; params: P; model: LanguageModelLike }): Promise<P>;
-  /** Calls the model and keeps the usage of its result with the conversation; the result comes back as it is. A provider's refusal of the prompt as too long is retried once, the prompt compacted again below the limit the refusal gave (`model`'s `doGenerate`); a second refusal is `CONTEXT_OVERFLOW`. */
+  /** Calls the model and keeps the usage of its result with the conversation; the result comes back as it is, unless the model called the recall tool (`recall`), which the middleware answers and asks the model again (at most 3 times), giving back the answer after it. A provider's refusal of the prompt as too long is retried once, the prompt compacted again below the limit the refusal gave (`model`'s `doGenerate`); a second refusal is `CONTEXT_OVERFLOW`. */
   wrapGenerate<R extends LanguageModelGenerateResult>(options: { doGenerate: () => PromiseLike<R>; params: LanguageModelCallOptions; model?: LanguageModelLike }): Promise<R>;
   /** Calls the model and keeps the usage of the stream's `finish` part with the conversation; every part comes through as it is. A refusal (a rejected `doStream`, before any part) is retried once as `wrapGenerate`'s is, through `model`'s `doStream`. */
   wrapStream<S extends LanguageModelStreamResult>(options: { doStream: () => PromiseLike<S>; params: LanguageModelCallOptions; model?: LanguageModelLike }): Promise<S>;

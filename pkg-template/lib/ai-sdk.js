@@ -16,6 +16,14 @@
 // a tool loop is reused by the next instead of being made again. With `summarizer:
 // "same-model"` the default key is "head" (`conversationKey: null` keeps every call stateless).
 //
+// Recall (`recall: true` or `{ maxTokens }`, a compact() option): generate calls are given the
+// recall tool beside the caller's tools (counted with them), and the summary says so. The
+// prompt the SDK passes is the whole conversation, so the middleware answers the model's recall
+// calls itself, in wrapGenerate, from that prompt and the state compact() gave for it (the
+// core's recallOver: the messages that state's input does not hold), and asks the model again
+// with the call and its result; the SDK never sees the tool. A stream's call goes without it
+// (its parts would have to be held back to find the call), and its summary without the line.
+//
 // The seam for what comes next: everything a call needs from a conversation goes through
 // `prepare` (before the model call: the key's state in, the compacted prompt out) and `settle`
 // (after it: the provider's usage for that prompt, with ctxfold's count of it). A stateful
@@ -156,8 +164,13 @@ function readOptions(given, plan) {
  * @typedef {WeakMap<object, Prepared>} Calls
  */
 /**
+ * The params a transformParams returned with the recall tool -> what its calls are answered
+ * from: the call's whole prompt, and compact()'s options with the state it gave.
+ * @typedef {WeakMap<object, { prompt: unknown, options: Record<string, unknown> }>} Recalls
+ */
+/**
  * What one middleware's calls share.
- * @typedef {Read & { compact: Ctxfold["compact"], conversations: Conversations, calls: Calls, queues: Map<string, Promise<unknown>>, refusals: ReturnType<typeof refusalsWith> }} Middleware
+ * @typedef {Read & { compact: Ctxfold["compact"], conversations: Conversations, calls: Calls, queues: Map<string, Promise<unknown>>, refusals: ReturnType<typeof refusalsWith>, recalls: Recalls, recallTool: Record<string, unknown> | null }} Middleware
  */
 
 /**
@@ -206,8 +219,15 @@ async function prepare(m, key, type, params, model, correction) {
     callOptions.contextWindow = corrected.contextWindow;
     callOptions.reservedOutputTokens = corrected.reservedOutputTokens;
   }
-  // The call's tool definitions take their room beside the prompt (counted with it).
-  const tools = Array.isArray(params.tools) && params.tools.length > 0 ? params.tools : null;
+  // The call's tool definitions take their room beside the prompt (counted with it), the
+  // recall tool's among them; a stream's call goes without it, and its summary without the line.
+  const recall = m.recallTool !== null && type === "generate";
+  if (m.recallTool !== null && !recall) callOptions.recall = false;
+  const given = Array.isArray(params.tools) && params.tools.length > 0 ? params.tools : null;
+  if (recall && given?.some((t) => t?.name === RECALL)) {
+    throw argumentError("params.tools", `a tool named "${RECALL}" beside the middleware's own (the recall option): rename yours or leave recall off`);
+  }
+  const tools = recall ? [...(given ?? []), m.recallTool] : given;
   const input = tools === null ? params.prompt : { messages: params.prompt, tools };
   const { messages: output, contextStatus, report, state } = await m.compact(input, callOptions);
   const messages = tools === null ? output : /** @type {{ messages: unknown }} */ (output).messages;
@@ -219,7 +239,16 @@ async function prepare(m, key, type, params, model, correction) {
     record.updatedAt = new Date().toISOString();
   }
   if (onReport !== undefined) onReport({ key, type, report, contextStatus });
+  /** @type {Params} */
   const out = { ...params, prompt: messages };
+  if (recall) {
+    out.tools = tools;
+    // Counted and bounded as the compaction was, over the state it gave (no summarizer).
+    /** @type {Record<string, unknown>} */
+    const options = { ...callOptions, state };
+    delete options.summarizer;
+    m.recalls.set(out, { prompt: params.prompt, options });
+  }
   m.calls.set(out, { record, estimate: report.tokensAfter, key, type, params, model, budget: report.budget, correction: corrected });
   return out;
 }
@@ -290,13 +319,17 @@ export function middlewareFor({ compact, plan }, raw) {
     const conversations = new Conversations(raw, g, read.maxConversations);
     /** @type {Calls} */
     const calls = new WeakMap();
+    /** @type {Recalls} */
+    const recalls = new WeakMap();
+    const on = read.compactOptions.recall !== undefined && read.compactOptions.recall !== false;
+    const recallTool = on ? g.wrap(() => raw.CompactorCore.recallTool({ format: "ai-sdk-model" }))() : null;
     /**
      * Per key: the calls queued (one after another).
      * @type {Map<string, Promise<unknown>>}
      */
     const queues = new Map();
     /** @type {Middleware} */
-    const m = { ...read, compact, conversations, calls, queues, refusals };
+    const m = { ...read, compact, conversations, calls, queues, refusals, recalls, recallTool };
 
     return {
       specificationVersion: "v3",
@@ -316,7 +349,8 @@ export function middlewareFor({ compact, plan }, raw) {
         const again = model === undefined ? null : (/** @type {Params} */ p) => /** @type {PromiseLike<R>} */ (model.doGenerate(p));
         const { result, params } = await withRetry(m, given, doGenerate, again);
         settle(calls, params, result?.usage);
-        return result;
+        const recall = recalls.get(params);
+        return recall === undefined || model === undefined ? result : answerRecalls(raw, g, recall, /** @type {Params} */ (params), model, result);
       },
 
       /**
@@ -352,6 +386,51 @@ export function middlewareFor({ compact, plan }, raw) {
       },
     };
   };
+}
+
+/** The recall tool's name, as the core declares it. */
+const RECALL = "recall";
+/** How many times one call answers recall before it gives the model's answer back as it is. */
+const RECALL_ROUNDS = 3;
+
+/**
+ * The model's recall calls answered (each from the call's whole prompt, as the core says),
+ * then the model asked again with them and their results, until it answers without one.
+ * @template {GenerateResult} R
+ * @param {Raw} raw
+ * @param {Guard} g
+ * @param {{ prompt: unknown, options: Record<string, unknown> }} recall
+ * @param {Params} params
+ * @param {Model} model
+ * @param {R} first
+ * @returns {Promise<R>}
+ */
+async function answerRecalls(raw, g, recall, params, model, first) {
+  let result = first;
+  let prompt = /** @type {unknown[]} */ (params.prompt);
+  const over = g.wrap((/** @type {unknown} */ args) => raw.__ctxfoldRecallOver(recall.prompt, args, recall.options));
+  for (let round = 0; round < RECALL_ROUNDS; round++) {
+    /** @type {{ type?: unknown, toolName?: unknown, toolCallId?: unknown, input?: unknown }[]} */
+    const parts = Array.isArray(result?.content) ? result.content : [];
+    const asked = parts.filter((p) => p?.type === "tool-call" && p.toolName === RECALL);
+    if (asked.length === 0) break;
+    const answers = asked.map((c) => {
+      try {
+        const args = typeof c.input === "string" ? JSON.parse(c.input) : c.input;
+        return { call: c, args, output: { type: "text", value: /** @type {{ text: string }} */ (over(args)).text } };
+      } catch (e) {
+        // The model's bad arguments go back to it, as a tool's error.
+        return { call: c, args: c.input, output: { type: "error-text", value: e instanceof Error ? e.message : String(e) } };
+      }
+    });
+    prompt = [
+      ...prompt,
+      { role: "assistant", content: answers.map((a) => ({ type: "tool-call", toolCallId: a.call.toolCallId, toolName: RECALL, input: a.args })) },
+      { role: "tool", content: answers.map((a) => ({ type: "tool-result", toolCallId: a.call.toolCallId, toolName: RECALL, output: a.output })) },
+    ];
+    result = /** @type {R} */ (await model.doGenerate({ ...params, prompt }));
+  }
+  return result;
 }
 
 /**

@@ -478,6 +478,32 @@ export function compactorWith(raw, g) {
       return this.#call(conversationId, (id) => this.#step(id, (core) => core.search(id, query, options)), "read");
     }
 
+    /**
+     * @param {unknown} conversationId
+     * @param {unknown} args
+     */
+    recall(conversationId, args) {
+      return this.#call(conversationId, (id) => this.#step(id, (core) => core.recall(id, args)), "read");
+    }
+
+    /**
+     * @param {unknown} conversationId
+     * @param {unknown} options
+     */
+    recallTool(conversationId, options) {
+      g.check();
+      const id = this.#id(conversationId);
+      let definition;
+      try {
+        definition = raw.CompactorCore.recallTool(options);
+      } catch (e) {
+        throw g.recover(e);
+      }
+      // The AI SDK's shape (the only one with an input schema) runs the tool itself.
+      if ("inputSchema" in definition) definition.execute = (/** @type {unknown} */ args) => this.recall(id, args).then((r) => r.text);
+      return definition;
+    }
+
     /** @param {unknown} conversationId */
     history(conversationId) {
       return this.#call(

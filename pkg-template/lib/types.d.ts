@@ -64,6 +64,7 @@ interface Internals {
   __ctxfoldStoreError(operation: string, id: string, reason: string): CtxfoldError;
   __ctxfoldConversationError(exists: boolean, id: string): CtxfoldError;
   __ctxfoldRestoreOriginal(copy: unknown, original: unknown): unknown;
+  __ctxfoldRecallOver(messages: unknown, args: unknown, options: unknown): Bindings.Recalled;
   installVocabulary(bytes: Uint8Array, encoding: Bindings.Encoding): void;
   summarizerSettings(provider: string, options: unknown): string;
   readRefusal(fields: unknown): Refusal | null;
@@ -77,6 +78,7 @@ interface Internals {
   CompactorCore: {
     new (...args: unknown[]): CompactorCoreHandle;
     checkId(id: unknown): string;
+    recallTool(options: unknown): Record<string, unknown>;
     importOptions(options: unknown): { id: string | undefined; overwrite: boolean };
     events(): Bindings.CompactorEventName[];
     history(id: string, meta: unknown, messages: unknown, records: unknown): Bindings.HistoryEntry[];
@@ -159,6 +161,7 @@ export interface CompactorCoreHandle extends Freed {
   undo(id: string, now: string): CompactorCallHandle;
   status(id: string): CompactorCallHandle;
   search(id: string, query: unknown, options: unknown): CompactorCallHandle;
+  recall(id: string, args: unknown): CompactorCallHandle;
   ahead(id: string, now: string): CompactorCallHandle;
   import(data: unknown, id: string | undefined, now: string): { id: string; batch: { messages: unknown[] } & Record<string, unknown> };
   forget(id: string): void;

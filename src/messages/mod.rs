@@ -96,6 +96,18 @@ pub enum MessageRole {
     Tool,
 }
 
+impl MessageRole {
+    /// Its name, as every format's JSON spells it (`"user"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MessageRole::System => "system",
+            MessageRole::User => "user",
+            MessageRole::Assistant => "assistant",
+            MessageRole::Tool => "tool",
+        }
+    }
+}
+
 /// One piece of a message.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Part {

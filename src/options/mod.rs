@@ -20,7 +20,9 @@ use crate::messages::MessageFormat;
 use crate::tokenizer::Encoding;
 use crate::Error;
 
+pub mod recall_option;
 pub mod tracked;
+pub use recall_option::{Recall, RecallOptions};
 pub use tracked::{Path, Problem, Segment, What};
 
 /// Options of `compact` and `plan`. Every knob has a default; unknown keys are errors. Give a
@@ -169,6 +171,13 @@ pub struct CompactOptions {
     pub summary_prompt: Option<String>,
     /// Per-call instructions (e.g. from `/compact focus on the API`).
     pub instructions: Option<String>,
+    /// The model has the recall tool (`compactor.recallTool`, the AI SDK middleware's
+    /// `recall`): the summary says in one line that earlier messages can be read again with
+    /// it. `true`, or `{ maxTokens }` (one recall's budget, default 1000). Default: off, and
+    /// the summary is what it is without it.
+    #[ts(optional, type = "boolean | RecallOptions")]
+    #[serde(default, deserialize_with = "present")]
+    pub recall: Option<Recall>,
 }
 
 impl Config {
@@ -214,6 +223,7 @@ impl Config {
             overflow,
             summary_prompt,
             instructions,
+            recall,
         } = o;
         let mut c = Config::preset(preset.unwrap_or_default());
         let ratio = |target: &mut f64, r: &Option<Ratio>| {
@@ -256,6 +266,10 @@ impl Config {
         c.overflow = overflow.unwrap_or(c.overflow);
         c.summary_prompt.clone_from(summary_prompt);
         c.instructions.clone_from(instructions);
+        if let Some(r) = recall {
+            c.recall = r.on();
+            c.recall_max_tokens = r.max_tokens();
+        }
         c
     }
 

@@ -97,6 +97,7 @@ pub mod guards;
 pub mod memory;
 pub mod options;
 pub mod prepare_ahead;
+pub mod recall;
 pub mod recent;
 pub mod request_key;
 pub mod search;
@@ -251,6 +252,16 @@ impl Sessions {
     /// `search(id, query, { limit })`: the stored messages that best match `query`.
     pub fn search(&mut self, id: &str, query: &str, limit: usize) -> Call {
         let kind = Kind::Search {
+            query: query.to_owned(),
+            limit,
+        };
+        self.call(id, kind, None)
+    }
+
+    /// `recall(id, { query, limit })`: the stored messages the model's input does not hold
+    /// that best match `query`, within the recall budget.
+    pub fn recall(&mut self, id: &str, query: &str, limit: usize) -> Call {
+        let kind = Kind::Recall {
             query: query.to_owned(),
             limit,
         };

@@ -9,7 +9,8 @@ use ts_rs::TS;
 use super::cached::Cached;
 use super::StoredMeta;
 use crate::compact::partition::head_len;
-use crate::messages::MessageRole;
+use crate::compact::state::CompactState;
+use crate::messages::{Message, MessageRole};
 use crate::recall::{message_text, snippet};
 
 /// How long a snippet is, in bytes (about).
@@ -41,18 +42,7 @@ pub(super) fn search(
     let (index, conv) = cache.searchable();
     let messages = conv.messages();
     let hits = index.search(query, limit, |i| message_text(&messages[i as usize]));
-    let head = head_len(messages);
-    let state = meta.map(|m| &m.state);
-    let in_input = |i: usize| {
-        let Some(boundary) = state.and_then(|s| s.boundary.as_ref()) else {
-            return true;
-        };
-        let pinned = state
-            .and_then(|s| s.pinned.as_ref())
-            .is_some_and(|p| p.index == i + 1);
-        // A provider's compaction goes out whatever was summarized around it.
-        i < head || i >= boundary.index || pinned || messages[i].holds_compaction()
-    };
+    let in_input = in_input(meta.map(|m| &m.state), messages);
     hits.into_iter()
         .map(|h| {
             let i = h.index as usize;
@@ -66,4 +56,24 @@ pub(super) fn search(
             }
         })
         .collect()
+}
+
+/// Whether the model's input holds message `i` of `messages` verbatim now, as `state` says:
+/// the head, the verbatim tail, the pinned first user message and any provider compaction;
+/// all of them before any compaction.
+pub(super) fn in_input<'a>(
+    state: Option<&'a CompactState>,
+    messages: &'a [Message],
+) -> impl Fn(usize) -> bool + 'a {
+    let head = head_len(messages);
+    move |i: usize| {
+        let Some(boundary) = state.and_then(|s| s.boundary.as_ref()) else {
+            return true;
+        };
+        let pinned = state
+            .and_then(|s| s.pinned.as_ref())
+            .is_some_and(|p| p.index == i + 1);
+        // A provider's compaction goes out whatever was summarized around it.
+        i < head || i >= boundary.index || pinned || messages[i].holds_compaction()
+    }
 }

@@ -15,6 +15,7 @@ mod indexeddb;
 mod lifecycle;
 mod models;
 mod options;
+mod recall;
 mod recent;
 mod refusal;
 mod reply;

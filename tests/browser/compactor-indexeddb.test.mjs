@@ -112,6 +112,34 @@ test("a conversation survives a page reload: history, summaries, records, and th
   }
 });
 
+test("recall over IndexedDB survives a reload: the same excerpts from the stored history, none the input holds", async () => {
+  const ctx = await browser.newContext();
+  try {
+    const p = await openPage(ctx);
+    const args = { query: "what is x_2_40 in /srv/a/file_2.py?", limit: 3 };
+    const ask = async (args) => {
+      const c = compactor("recall", { recall: true });
+      const hits = await c.search("chat", args.query, { limit: 100 });
+      return { recalled: await c.recall("chat", args), inInput: hits.filter((h) => h.inInput).map((h) => h.index), records: (await c.records("chat")).length };
+    };
+    const before = await p.evaluate(async ([args, ask]) => {
+      await talk.converse(compactor("recall", { recall: true }), "chat", 30);
+      return new Function(`return (${ask})`)()(args);
+    }, [args, ask.toString()]);
+    assert.ok(before.records >= 1, "the conversation compacted");
+    await p.reload();
+    await p.waitForFunction(() => window.ready === true, null, { timeout: 30_000 });
+    const after = await p.evaluate(([args, ask]) => new Function(`return (${ask})`)()(args), [args, ask.toString()]);
+    assert.deepEqual(after.recalled, before.recalled, "the index made again from the stored history answers the same");
+    const { matches, tokens, text } = after.recalled;
+    assert.ok(matches.length >= 1 && matches.every((m) => !after.inInput.includes(m.index)), JSON.stringify(matches.map((m) => m.index)));
+    assert.ok(text.includes("x_2_40 = 80"), text);
+    assert.ok(tokens <= 1000);
+  } finally {
+    await ctx.close();
+  }
+});
+
 test("a page closed while the summarizer runs leaves a consistent conversation; the next prepare completes it", async () => {
   const ctx = await browser.newContext();
   try {

@@ -14,6 +14,13 @@ import {
   type ConversationStatus,
   type ExportedConversation,
   type SearchHit,
+  type Recalled,
+  type RecallMatch,
+  type RecallToolOpenAI,
+  type RecallToolAnthropic,
+  type RecallToolOpenAIResponses,
+  type RecallToolAiSdk,
+  type RecallToolSchema,
   type HistoryEntry,
   type PrepareResult,
   type StoredMeta,
@@ -105,6 +112,32 @@ async function chatApp(): Promise<void> {
   await compactor.search("chat-1", "port", { limit: "3" });
   // @ts-expect-error: no such option
   await compactor.search("chat-1", "port", { max: 3 });
+  const recalled: Recalled = await compactor.recall("chat-1", { query: "staging proxy port", limit: 3 });
+  const match: RecallMatch | undefined = recalled.matches[0];
+  const toolResult: string = recalled.text;
+  const spent: number = recalled.tokens;
+  void [match?.cut, match?.role, toolResult, spent];
+  // @ts-expect-error: the query is required
+  await compactor.recall("chat-1", { limit: 3 });
+  // @ts-expect-error: no such argument
+  await compactor.recall("chat-1", { query: "port", k: 3 });
+  const chat: RecallToolOpenAI = compactor.recallTool("chat-1", { format: "openai" });
+  const chatName: "recall" = chat.function.name;
+  const responses: RecallToolOpenAIResponses = compactor.recallTool("chat-1", { format: "openai-responses" });
+  const anthropic: RecallToolAnthropic = compactor.recallTool("chat-1", { format: "anthropic" });
+  const required: ["query"] = anthropic.input_schema.required;
+  const wrapped = compactor.recallTool("chat-1", { format: "ai-sdk", jsonSchema: (schema) => ({ wrapped: schema }) });
+  expectType<Equal<typeof wrapped, RecallToolAiSdk<{ wrapped: RecallToolSchema }>>>();
+  const out: Promise<string> = wrapped.execute({ query: "port" });
+  void [chatName, responses, required, out];
+  // @ts-expect-error: the AI SDK's shape needs the SDK's jsonSchema
+  compactor.recallTool("chat-1", { format: "ai-sdk" });
+  // @ts-expect-error: no such format
+  compactor.recallTool("chat-1", { format: "gemini" });
+  new Compactor({ model: "gpt-4o", recall: true });
+  new Compactor({ model: "gpt-4o", recall: { maxTokens: 500 } });
+  // @ts-expect-error: recall is a boolean or { maxTokens }
+  new Compactor({ model: "gpt-4o", recall: "on" });
   const data: ExportedConversation = await compactor.export("chat-1");
   const id: string = await compactor.import(data, { id: "chat-2", overwrite: true });
   const ids: string[] = await compactor.list();

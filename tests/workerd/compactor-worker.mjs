@@ -59,6 +59,13 @@ export class Chat extends DurableObject {
         const r = await compactor.prepare(body.id, body.messages);
         return { messages: r.messages, tokensAfter: r.report.tokensAfter, budget: r.report.budget.input, record: r.record, length: (await compactor.status(body.id)).length };
       }
+      case "/recall": {
+        // A Compactor made for this request (recall: true): it reads the history stored and
+        // indexes it, then answers the model's call.
+        const compactor = new Compactor({ model: "gpt-4o", contextWindow: 16384, store: durableObjectStore(this.ctx.storage), recall: true });
+        if (body.messages) await compactor.prepare(body.id, body.messages);
+        return { recalled: await compactor.recall(body.id, body.args), hits: await compactor.search(body.id, body.args.query, { limit: 100 }) };
+      }
       case "/shared-turn": {
         const r = await this.compactor.prepare(body.id, body.messages);
         return { record: r.record, last: r.messages.at(-1) };

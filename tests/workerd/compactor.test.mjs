@@ -10,7 +10,9 @@ import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { repoRoot } from "../support/paths.mjs";
 import { modelCalls } from "../support/compactor-suite.mjs";
-import { toolConversations } from "../support/corpus.mjs";
+import { readFileSync } from "node:fs";
+import { conversationFiles, toolConversations } from "../support/corpus.mjs";
+import { Compactor as NodeCompactor } from "ctxfold";
 
 const backends = { kv: null, sqlite: null };
 
@@ -146,4 +148,22 @@ test("prepareAhead in a Durable Object: the summary is made after the commit's r
     await new Promise((r) => setTimeout(r, 450));
   }
   assert.equal(crossings, 2, "the chat did not compact twice");
+});
+
+test("recall in a Durable Object, from a cold start over durableObjectStore: what Node gives over MemoryStore, nothing the input holds", async () => {
+  const mf = backends.sqlite;
+  const { path } = conversationFiles().find((f) => f.file.endsWith("pytest-dev__pytest-6197.json"));
+  const c = JSON.parse(readFileSync(path, "utf8"));
+  const probe = c.probes.find((p) => p.evidence_message_indexes?.length === 1);
+  const args = { query: probe.question };
+  await call(mf, "recall", "/recall", { id: "r", messages: c.messages, args });
+  // Another request: another Compactor, whose first call reads the stored history.
+  const { recalled, hits } = await call(mf, "recall", "/recall", { id: "r", args });
+  const node = new NodeCompactor({ model: "gpt-4o", contextWindow: 16384, recall: true });
+  await node.prepare("r", c.messages);
+  assert.deepEqual(recalled, await node.recall("r", args));
+  const inInput = new Set(hits.filter((h) => h.inInput).map((h) => h.index));
+  assert.ok(recalled.matches.length > 0 && recalled.matches.every((m) => !inInput.has(m.index)), JSON.stringify(recalled.matches.map((m) => m.index)));
+  assert.ok(recalled.tokens <= 1000);
+  assert.ok(recalled.text.includes(probe.answer), "the probe's answer comes back");
 });

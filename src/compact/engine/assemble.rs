@@ -63,7 +63,7 @@ impl Compaction {
             if over == 0 || self.rounds.chunks.is_empty() || at_marker {
                 break;
             }
-            let own = super::chunk_tokens(&self.rounds.chunks, self.counter());
+            let own = super::chunk_tokens(&self.rounds.chunks, self.counter(), self.input.config.recall);
             self.shrink_summaries(own.saturating_sub(over));
             layout = self.layout();
             self.merge_summary(&mut layout);
@@ -131,7 +131,8 @@ impl Compaction {
     /// `[head] [summary] [pinned newest user message] [tail]`, with the breakpoints after
     /// the head, after the summary (and the pinned message), and at the prune boundary.
     fn layout(&self) -> Layout {
-        let summary = (!self.rounds.chunks.is_empty()).then(|| summary_text(&self.rounds.chunks));
+        let summary = (!self.rounds.chunks.is_empty())
+            .then(|| summary_text(&self.rounds.chunks, self.input.config.recall));
         self.layout_with(summary)
     }
 
@@ -254,7 +255,8 @@ impl Compaction {
             tokens_after = self.output_tokens(order);
         }
         if tokens_after > available {
-            let summaries = super::chunk_tokens(&self.rounds.chunks, self.counter());
+            let summaries =
+                super::chunk_tokens(&self.rounds.chunks, self.counter(), self.input.config.recall);
             return Err(Error::ContextOverflow {
                 needed: tokens_after.saturating_sub(summaries),
                 summaries,

@@ -208,18 +208,18 @@ fn join_chunks(chunks: &[SummaryChunk]) -> String {
 }
 
 /// The summary message's text as it goes out: the chunks joined, framed as data
-/// ([`super::summary::frame`]).
-fn summary_text(chunks: &[SummaryChunk]) -> String {
-    super::summary::frame::framed(&join_chunks(chunks))
+/// ([`super::summary::frame`]), saying so with `recall` when the model can recall.
+fn summary_text(chunks: &[SummaryChunk], recall: bool) -> String {
+    super::summary::frame::framed(&join_chunks(chunks), recall)
 }
 
 /// The tokens of a summary message holding `chunks` (none: 0), its framing included.
-fn chunk_tokens(chunks: &[SummaryChunk], counter: &dyn TextCounter) -> usize {
+fn chunk_tokens(chunks: &[SummaryChunk], counter: &dyn TextCounter, recall: bool) -> usize {
     if chunks.is_empty() {
         return 0;
     }
     count_message(
-        &text_message(MessageRole::Assistant, &summary_text(chunks)),
+        &text_message(MessageRole::Assistant, &summary_text(chunks, recall)),
         counter,
     )
 }

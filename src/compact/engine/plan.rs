@@ -136,7 +136,7 @@ impl Head {
                 + pinned_first.map_or(0, |i| raw[i])
                 + kept.iter().map(|&i| raw[i]).sum::<usize>(),
             kept,
-            summaries: chunk_tokens(&state.chunks, &input.counter),
+            summaries: chunk_tokens(&state.chunks, &input.counter, input.config.recall),
             given: 0,
         };
         head.given = unpruned_total(input, &head);
@@ -271,7 +271,8 @@ pub(super) const SUMMARY_FRAMING: usize = 16;
 /// says it is data ([`crate::compact::summary::frame`]), with its closing line when the
 /// summary may go at the start of another message (`alternateRoles`).
 pub(super) fn framing(input: &Input) -> usize {
-    SUMMARY_FRAMING + crate::compact::summary::frame::cost(&input.counter, input.config.alternate_roles)
+    let c = &input.config;
+    SUMMARY_FRAMING + crate::compact::summary::frame::cost(&input.counter, c.alternate_roles, c.recall)
 }
 
 /// What one summary chunk may take in the input: its cap, the reserved identifier ledger,

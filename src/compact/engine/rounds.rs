@@ -350,6 +350,7 @@ impl Compaction {
                     ..self.rounds.chunks[0].clone()
                 }],
                 self.counter(),
+                self.input.config.recall,
             ) + ROLE_SLACK
                 <= room;
             if fits {

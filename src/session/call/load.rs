@@ -97,6 +97,10 @@ fn not_stored(core: &Core, cache: Option<Cached>) -> Went<usize> {
         Kind::Undo => Done::Undone(None),
         Kind::Status => Done::Status(None),
         Kind::Search { .. } => Done::Searched(Vec::new()),
+        Kind::Recall { .. } => match super::super::recall::nothing(&core.ctx.options) {
+            Ok(r) => Done::Recalled(r),
+            Err(e) => return (Phase::Load(cache), Err(e)),
+        },
         Kind::Ahead => Done::Ahead(Vec::new()),
         Kind::Prepare { .. } | Kind::Commit { .. } => {
             let fresh = Cached::build(
@@ -228,6 +232,14 @@ impl Work<'_> {
                 let meta = self.at.meta.as_ref();
                 let hits = super::super::search::search(&mut self.at.cache, meta, query, *limit);
                 Ok(Next::Done(Done::Searched(hits)))
+            }
+            Kind::Recall { query, limit } => {
+                let (setup, ..) = self.setup(false, None)?;
+                let meta = self.at.meta.as_ref();
+                let (cache, budget) = (&mut self.at.cache, setup.config.recall_max_tokens);
+                let r =
+                    super::super::recall::recall(cache, meta, query, *limit, &setup.counting.counter, budget);
+                Ok(Next::Done(Done::Recalled(r)))
             }
             Kind::Ahead => self.plan_ahead(),
             // An undo never loads its history (see `loaded`).

@@ -82,6 +82,14 @@ pub enum Kind {
         /// At most this many.
         limit: usize,
     },
+    /// The stored messages that best match `query` and the model's input does not hold,
+    /// within the recall budget ([`super::recall`]).
+    Recall {
+        /// What to look for.
+        query: String,
+        /// At most this many.
+        limit: usize,
+    },
     /// The summarizer requests the next turn's compaction would make (`prepareAhead`):
     /// nothing is written.
     Ahead,
@@ -146,6 +154,9 @@ pub enum Done {
     Status(Option<Box<ConversationStatus>>),
     /// `search`: best first (none for a conversation the store does not hold).
     Searched(Vec<super::search::SearchHit>),
+    /// `recall`: what the model asked for, framed (none found for a conversation the store
+    /// does not hold).
+    Recalled(crate::recall::Recalled),
     /// `ahead`: the requests to make now (none: nothing to prepare).
     Ahead(Vec<Request>),
 }

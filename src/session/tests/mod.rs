@@ -8,6 +8,7 @@ mod guards;
 mod overflow;
 mod prepare_ahead;
 mod prune;
+mod recall;
 mod replay;
 mod search;
 

@@ -292,6 +292,7 @@ impl CompactorCall {
             Done::Undone(u) => to_plain(&u),
             Done::Status(s) => to_plain(&s),
             Done::Searched(hits) => to_plain(&hits),
+            Done::Recalled(r) => to_plain(&r),
             Done::Ahead(requests) => Ok(keyed(&requests)?.into()),
         }
     }

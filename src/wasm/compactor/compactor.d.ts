@@ -195,6 +195,37 @@ export declare class Compactor<M = unknown> {
    * ```
    */
   search(conversationId: string, query: string, options?: SearchOptions): Promise<SearchHit[]>;
+  /**
+   * What the model asked the recall tool for: the stored messages the model's input does not
+   * hold now (summarized away) that best match `args.query`, at most `args.limit` (1 to 20,
+   * default 5), each whole or a passage of it, and the same as `text`, framed as data, ready
+   * to be the tool's result. Within the `recall` option's `maxTokens` (default 1000), counted
+   * with the conversation's counter. `args` is the model's: a bad one is a `TypeError` or
+   * `RangeError` naming it (`args.query`).
+   *
+   * ```ts
+   * const call = reply.tool_calls[0];
+   * const { text } = await compactor.recall(id, JSON.parse(call.function.arguments));
+   * messages.push({ role: "tool", tool_call_id: call.id, content: text });
+   * ```
+   */
+  recall(conversationId: string, args: RecallArgs): Promise<Recalled>;
+  /**
+   * The recall tool's definition for an API's `tools`: OpenAI Chat Completions (`"openai"`),
+   * OpenAI Responses, Anthropic, or the AI SDK (`"ai-sdk"`: an entry for
+   * `generateText({ tools: { recall } })` whose `execute` calls `recall` on this
+   * conversation; pass the SDK's `jsonSchema`). Give the Compactor `recall: true` so the
+   * summary tells the model it can recall.
+   *
+   * ```ts
+   * import { jsonSchema } from "ai";
+   * const tools = { recall: compactor.recallTool(id, { format: "ai-sdk", jsonSchema }) };
+   * ```
+   */
+  recallTool(conversationId: string, options: { format: "openai" }): RecallToolOpenAI;
+  recallTool(conversationId: string, options: { format: "openai-responses" }): RecallToolOpenAIResponses;
+  recallTool(conversationId: string, options: { format: "anthropic" }): RecallToolAnthropic;
+  recallTool<S>(conversationId: string, options: { format: "ai-sdk"; jsonSchema: (schema: RecallToolSchema) => S }): RecallToolAiSdk<S>;
   /** The ids of the stored conversations. */
   list(): Promise<string[]>;
   /** Removes a conversation from the store. */
@@ -246,3 +277,43 @@ export interface DurableObjectTransactionLike {
  * ```
  */
 export function durableObjectStore(storage: DurableObjectStorageLike, options?: { prefix?: string }): CompactorStore;
+
+/** The AI SDK's `jsonSchema` helper, as `recallTool` calls it: the schema in, the SDK's schema object out. */
+export type RecallJsonSchema = (schema: RecallToolSchema) => unknown;
+
+/** The JSON schema of the recall tool's arguments ({@link RecallArgs}). */
+export interface RecallToolSchema {
+  type: "object";
+  properties: { query: { type: "string"; description: string }; limit: { type: "integer"; minimum: number; maximum: number; description: string } };
+  required: ["query"];
+  additionalProperties: false;
+}
+
+/** The recall tool in OpenAI Chat Completions' `tools`. */
+export interface RecallToolOpenAI {
+  type: "function";
+  function: { name: "recall"; description: string; parameters: RecallToolSchema };
+}
+
+/** The recall tool in OpenAI Responses' `tools`. */
+export interface RecallToolOpenAIResponses {
+  type: "function";
+  name: "recall";
+  description: string;
+  parameters: RecallToolSchema;
+}
+
+/** The recall tool in Anthropic Messages' `tools`. */
+export interface RecallToolAnthropic {
+  name: "recall";
+  description: string;
+  input_schema: RecallToolSchema;
+}
+
+/** The recall tool as an AI SDK tool (`tools: { recall }`); `S` is what `jsonSchema` made. */
+export interface RecallToolAiSdk<S> {
+  description: string;
+  inputSchema: S;
+  /** Runs `compactor.recall` on the conversation; resolves to its framed `text`. */
+  execute(args: RecallArgs, options?: unknown): Promise<string>;
+}

@@ -27,6 +27,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{invalid_argument, to_js};
 use super::options::{self, json_arg};
 use crate::options::{ImportOptions, ManualCompactOptions, SearchOptions};
+use crate::recall::tool::{RecallArgs, RecallToolOptions};
 use crate::session::options::{CompactorOptions, CompactorSettings, SET_ASIDE};
 use crate::session::{refused, Around, Call, ExportedConversation, Sessions, REFUSED_OPTIONS};
 use crate::Error;
@@ -279,6 +280,33 @@ impl CompactorCore {
         let o = options::read::<SearchOptions>("options", &options, &[], true)?.value;
         let limit = o.limit().map_err(to_js)?;
         Ok(self.call(|s| s.search(&id, &query, limit)))
+    }
+
+    /// `recall(id, { query, limit })`: the messages the model's input does not hold that best
+    /// match, within the recall budget, framed for a tool result. The arguments are the
+    /// model's, checked here (`args.query`).
+    pub fn recall(&self, id: JsValue, args: JsValue) -> Result<CompactorCall, JsValue> {
+        let id = conversation_id(&id)?;
+        let a = options::read::<RecallArgs>("args", &args, &[], false)?.value;
+        let query = a.query().map_err(to_js)?.to_owned();
+        Ok(self.call(|s| s.recall(&id, &query, a.limit())))
+    }
+
+    /// The recall tool's definition in `options.format`'s shape (`recallTool`). For the AI
+    /// SDK its schema is wrapped by the SDK's own `jsonSchema` (what it throws is thrown as
+    /// it is); the face adds `execute`.
+    #[wasm_bindgen(js_name = recallTool)]
+    pub fn recall_tool(options: JsValue) -> Result<JsValue, JsValue> {
+        let read = options::read::<RecallToolOptions>("options", &options, &["jsonSchema"], false)?;
+        let wrap = read.function("jsonSchema");
+        read.value.check(wrap.is_some()).map_err(to_js)?;
+        let definition = super::to_plain(&crate::recall::tool::definition(read.value.format))?;
+        if let Some(wrap) = wrap {
+            let key = JsValue::from_str("inputSchema");
+            let schema = wrap.call1(&JsValue::NULL, &Reflect::get(&definition, &key)?)?;
+            Reflect::set(&definition, &key, &schema)?;
+        }
+        Ok(definition)
     }
 
     /// The summarizer requests to make ahead of the next turn (`prepareAhead`); its result
