@@ -9,19 +9,7 @@ import assert from "node:assert/strict";
 import { Compactor, countMessages, countTokens, plan } from "ctxfold";
 import { compactionMiddleware } from "ctxfold/ai-sdk";
 import { VERSIONS } from "./lib/versions.mjs";
-import { conversations, toModelMessage } from "./lib/corpus.mjs";
-
-const WINDOW = 8192;
-const FILE = "mini-swe-agent-gemini-3-pro__pytest-dev__pytest-6197.json";
-const conversation = conversations().find((c) => c.file === FILE);
-const probe = conversation.probes.find((p) => p.evidence_message_indexes?.length === 1);
-const [evidence] = probe.evidence_message_indexes;
-
-/** The corpus conversation as AI SDK model messages, its system message first (indexes as the corpus's). */
-function modelMessages() {
-  const names = new Map();
-  return conversation.messages.map((m) => (m.role === "system" ? { role: "system", content: m.content } : toModelMessage(m, names)));
-}
+import { FILE, WINDOW, evidence, modelMessages, probe } from "./lib/recall-probe.mjs";
 
 /** A mock that calls recall with the probe's question, then answers with what the tool gave it. */
 function scripted(version) {
