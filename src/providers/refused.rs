@@ -7,6 +7,7 @@
 //! summary of a summary needs first) and its end (the newest), with a line where the middle
 //! was. Characters stand in for tokens here, at the request's own ratio.
 
+use crate::compact::elide;
 use crate::refusal::{Refusal, MARGIN};
 
 /// The share kept when the refusal gives no count or no limit.
@@ -28,23 +29,13 @@ pub fn shortened(refusal: &Refusal, text: &str, max_tokens: usize) -> (String, u
     (cut(text, share), estimate)
 }
 
-/// `text` with its middle left out, `share` of its characters kept (two thirds of them from
-/// the start, a third from the end).
+/// `text` with its middle left out, `share` of it kept (two thirds from the start, a third
+/// from the end, as [`elide::cut`] keeps them).
 fn cut(text: &str, share: f64) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let keep = ((chars.len() as f64) * share.clamp(0.0, 1.0)).floor() as usize;
-    if keep >= chars.len() {
-        return text.to_owned();
-    }
-    let head = keep * 2 / 3;
-    let tail = keep - head;
-    let left_out = chars.len() - keep;
-    let mut out: String = chars[..head].iter().collect();
-    out.push_str(&format!(
-        "\n\n[{left_out} characters left out here: the text was too long for the summarizer's context window]\n\n"
-    ));
-    out.extend(&chars[chars.len() - tail..]);
-    out
+    let keep = ((text.len() as f64) * share.clamp(0.0, 1.0)).floor() as usize;
+    elide::cut(text, keep, &|left_out| {
+        format!("\n\n[{left_out} characters left out here: the text was too long for the summarizer's context window]\n\n")
+    })
 }
 
 #[cfg(test)]
