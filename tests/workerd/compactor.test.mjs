@@ -13,6 +13,7 @@ import { modelCalls, usesTools } from "../support/compactor-suite.mjs";
 import { readFileSync } from "node:fs";
 import { conversationFiles, toolConversations } from "../support/corpus.mjs";
 import { Compactor as NodeCompactor } from "ctxfold";
+import { recallProbe } from "../support/recall-probe.mjs";
 
 const backends = { kv: null, sqlite: null };
 
@@ -154,23 +155,10 @@ test("recall in a Durable Object, from a cold start over durableObjectStore: wha
   const mf = backends.sqlite;
   // The first tool transcript (in file order) with a probe whose answer Node's recall at 16k
   // brings back: what is checked here is that workerd gives the same.
-  let chosen = null;
-  for (const { path } of conversationFiles()) {
-    const c = JSON.parse(readFileSync(path, "utf8"));
-    if (!usesTools(c.messages)) continue;
-    const node = new NodeCompactor({ model: "gpt-4o", contextWindow: 16384, recall: true });
-    await node.prepare("r", c.messages);
-    for (const probe of (c.probes ?? []).filter((p) => p.evidence_message_indexes?.length === 1)) {
-      const expected = await node.recall("r", { query: probe.question });
-      if (expected.text.includes(probe.answer)) {
-        chosen = { c, probe, expected };
-        break;
-      }
-    }
-    if (chosen) break;
-  }
-  assert.ok(chosen, "a corpus probe whose answer recall brings back in Node");
-  const { c, probe, expected } = chosen;
+  const candidates = conversationFiles()
+    .map(({ path }) => JSON.parse(readFileSync(path, "utf8")))
+    .filter((c) => usesTools(c.messages));
+  const { conversation: c, probe, recalled: expected } = await recallProbe(NodeCompactor, { window: 16384, candidates });
   const args = { query: probe.question };
   await call(mf, "recall", "/recall", { id: "r", messages: c.messages, args });
   // Another request: another Compactor, whose first call reads the stored history.
